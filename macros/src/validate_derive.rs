@@ -1,0 +1,266 @@
+//! `#[derive(Validate)]`: run-time checks from the schemars validation attributes.
+//!
+//! Reads `#[schemars(length(min = .., max = ..))]`, `#[schemars(range(min = .., max = ..))]` and
+//! `#[schemars(pattern("..."))]` (or `regex(pattern = "...")`) on named fields, which schemars
+//! writes as `minLength`/`maxLength` (or `minItems`/`maxItems`), `minimum`/`maximum` and
+//! `pattern`. The same attribute therefore feeds the document and the check. Field names in
+//! messages follow serde's `rename` and `rename_all`, so they match what the client sent.
+//! Patterns are compiled here, so a bad one is a compile error, and must stay inside the subset
+//! that both ECMA-262 (the schema's dialect) and Rust's `regex` understand.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Error, Expr, Fields, LitStr, Result};
+
+#[derive(Default)]
+struct Checks {
+    length: (Option<Expr>, Option<Expr>),
+    range: (Option<Expr>, Option<Expr>),
+    pattern: Option<LitStr>,
+}
+
+fn parse_min_max(meta: &syn::meta::ParseNestedMeta) -> Result<(Option<Expr>, Option<Expr>)> {
+    let mut out = (None, None);
+    meta.parse_nested_meta(|inner| {
+        let v: Expr = inner.value()?.parse()?;
+        if inner.path.is_ident("min") {
+            out.0 = Some(v);
+        } else if inner.path.is_ident("max") {
+            out.1 = Some(v);
+        } else if inner.path.is_ident("equal") {
+            out.0 = Some(v.clone());
+            out.1 = Some(v);
+        } else {
+            return Err(inner.error("expected min, max or equal"));
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn check_pattern_literal(lit: &LitStr) -> Result<()> {
+    let p = lit.value();
+    if let Err(e) = regex::Regex::new(&p) {
+        return Err(Error::new(lit.span(), format!("invalid pattern: {e}")));
+    }
+    // Inline groups other than (?: are Rust-only syntax; ECMA-262 readers of the schema would
+    // reject them or read them differently.
+    if p.replace("(?:", "").contains("(?") || p.contains("\\A") || p.contains("\\z") {
+        return Err(Error::new(
+            lit.span(),
+            "keep patterns to the ECMA-262 and Rust regex common subset",
+        ));
+    }
+    Ok(())
+}
+
+fn field_checks(field: &syn::Field) -> Result<Checks> {
+    let mut checks = Checks::default();
+    for attr in &field.attrs {
+        if !attr.path().is_ident("schemars") {
+            continue;
+        }
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("length") {
+                checks.length = parse_min_max(&meta)?;
+            } else if meta.path.is_ident("range") {
+                checks.range = parse_min_max(&meta)?;
+            } else if meta.path.is_ident("pattern") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let lit: LitStr = content.parse()?;
+                check_pattern_literal(&lit)?;
+                checks.pattern = Some(lit);
+            } else if meta.path.is_ident("regex") {
+                meta.parse_nested_meta(|inner| {
+                    if inner.path.is_ident("pattern") {
+                        let lit: LitStr = inner.value()?.parse()?;
+                        check_pattern_literal(&lit)?;
+                        checks.pattern = Some(lit);
+                        Ok(())
+                    } else {
+                        Err(inner.error("write regex(pattern = \"...\") with a string literal"))
+                    }
+                })?;
+            } else {
+                // Everything else (description, example, with, ...) is schemars' own business;
+                // consume its arguments without interpreting them.
+                if meta.input.peek(syn::Token![=]) {
+                    let _: Expr = meta.value()?.parse()?;
+                } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    let _: proc_macro2::Group = meta.input.parse()?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    Ok(checks)
+}
+
+/// The JSON name of a field, as serde sees it.
+fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
+    let mut rename = None;
+    for attr in &field.attrs {
+        if !attr.path().is_ident("serde") {
+            continue;
+        }
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                let lit: LitStr = meta.value()?.parse()?;
+                rename = Some(lit.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: Expr = meta.value()?.parse()?;
+            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                let _: proc_macro2::Group = meta.input.parse()?;
+            }
+            Ok(())
+        })?;
+    }
+    let ident = field
+        .ident
+        .as_ref()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_string();
+    if let Some(r) = rename {
+        return Ok(r);
+    }
+    Ok(match rename_all {
+        Some("camelCase") => {
+            let mut out = String::new();
+            let mut upper = false;
+            for c in ident.chars() {
+                if c == '_' {
+                    upper = true;
+                } else if upper {
+                    out.extend(c.to_uppercase());
+                    upper = false;
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        Some("kebab-case") => ident.replace('_', "-"),
+        Some("SCREAMING_SNAKE_CASE") => ident.to_uppercase(),
+        _ => ident,
+    })
+}
+
+fn container_rename_all(input: &DeriveInput) -> Result<Option<String>> {
+    let mut out = None;
+    for attr in &input.attrs {
+        if !attr.path().is_ident("serde") {
+            continue;
+        }
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename_all") {
+                let lit: LitStr = meta.value()?.parse()?;
+                out = Some(lit.value());
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: Expr = meta.value()?.parse()?;
+            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                let _: proc_macro2::Group = meta.input.parse()?;
+            }
+            Ok(())
+        })?;
+    }
+    if let Some(r) = &out
+        && !matches!(
+            r.as_str(),
+            "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE"
+        )
+    {
+        return Err(Error::new_spanned(
+            &input.ident,
+            format!("Validate does not know rename_all = \"{r}\""),
+        ));
+    }
+    Ok(out)
+}
+
+fn opt(e: &Option<Expr>, cast: TokenStream) -> TokenStream {
+    match e {
+        Some(e) => quote!(::std::option::Option::Some((#e) as #cast)),
+        None => quote!(::std::option::Option::None),
+    }
+}
+
+pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
+    let input: DeriveInput = syn::parse2(item)?;
+    let name = &input.ident;
+    let rename_all = container_rename_all(&input)?;
+    let body = match &input.data {
+        Data::Struct(s) => {
+            let Fields::Named(named) = &s.fields else {
+                return Err(Error::new_spanned(
+                    name,
+                    "Validate is derived for structs with named fields",
+                ));
+            };
+            let mut parts = Vec::new();
+            for field in &named.named {
+                let ident = field.ident.as_ref().expect("named field");
+                let jname = json_name(field, rename_all.as_deref())?;
+                let c = field_checks(field)?;
+                let mut checks = Vec::new();
+                if c.length.0.is_some() || c.length.1.is_some() {
+                    let (lo, hi) = (
+                        opt(&c.length.0, quote!(usize)),
+                        opt(&c.length.1, quote!(usize)),
+                    );
+                    checks.push(
+                        quote!(::wrench::validate::check_length(&self.#ident, &p, #lo, #hi)?;),
+                    );
+                }
+                if c.range.0.is_some() || c.range.1.is_some() {
+                    let (lo, hi) = (opt(&c.range.0, quote!(f64)), opt(&c.range.1, quote!(f64)));
+                    checks.push(
+                        quote!(::wrench::validate::check_range(&self.#ident, &p, #lo, #hi)?;),
+                    );
+                }
+                if let Some(pat) = &c.pattern {
+                    checks.push(quote! {
+                        static RE: ::std::sync::LazyLock<::wrench::__private::regex::Regex> =
+                            ::std::sync::LazyLock::new(|| {
+                                ::wrench::__private::regex::Regex::new(#pat).expect("pattern checked at compile time")
+                            });
+                        ::wrench::validate::check_pattern(&self.#ident, &p, &RE, #pat)?;
+                    });
+                }
+                parts.push(quote! {
+                    {
+                        let p = ::wrench::validate::join(path, #jname);
+                        #(#checks)*
+                        ::wrench::validate::Validate::validate(&self.#ident, &p)?;
+                    }
+                });
+            }
+            quote!(#(#parts)*)
+        }
+        Data::Enum(e) => {
+            if e.variants.iter().any(|v| !matches!(v.fields, Fields::Unit)) {
+                return Err(Error::new_spanned(
+                    name,
+                    "Validate is derived for enums of unit variants only",
+                ));
+            }
+            quote!(let _ = path;)
+        }
+        Data::Union(_) => {
+            return Err(Error::new_spanned(
+                name,
+                "Validate is not derived for unions",
+            ));
+        }
+    };
+    let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_g ::wrench::validate::Validate for #name #ty_g #where_g {
+            fn validate(&self, path: &str) -> ::std::result::Result<(), ::wrench::validate::FieldError> {
+                #body
+                ::std::result::Result::Ok(())
+            }
+        }
+    })
+}

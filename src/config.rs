@@ -1,0 +1,232 @@
+//! The one typed configuration of the service.
+//!
+//! Sources, later ones winning: built-in defaults, an optional TOML file (its path in
+//! `WRENCH_CONFIG` or `wrench serve --config FILE`), then `WRENCH_*` environment variables.
+//! Every setting is validated at start-up with a message that names it, so a typo never
+//! becomes a silently ignored setting. The README documents each one; keep the two in step.
+
+use std::{net::SocketAddr, path::Path, time::Duration};
+
+use serde::Deserialize;
+
+/// All settings of a running instance.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `WRENCH_LISTEN`: address and port to listen on.
+    pub listen: SocketAddr,
+    /// `WRENCH_API_KEYS`: SHA-256 digests of the accepted API keys.
+    pub api_keys: Vec<[u8; 32]>,
+    /// `WRENCH_BODY_LIMIT`: largest accepted request body, in bytes.
+    pub body_limit: usize,
+    /// `WRENCH_LOG`: log filter (`info`, `wrench=debug`, ...).
+    pub log: String,
+    /// `WRENCH_LOG_FORMAT`: `text` or `json`.
+    pub log_format: LogFormat,
+    /// `WRENCH_SHUTDOWN_GRACE`: how long in-flight requests may finish after SIGTERM.
+    pub shutdown_grace: Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            api_keys: Vec::new(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            log: "info".to_string(),
+            log_format: LogFormat::Text,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The TOML file: every key optional, same names as the variables without `WRENCH_`, lower case.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    listen: Option<String>,
+    api_keys: Option<Vec<String>>,
+    body_limit: Option<toml::Value>,
+    log: Option<String>,
+    log_format: Option<String>,
+    shutdown_grace: Option<u64>,
+}
+
+impl Config {
+    /// Reads the file (if any) and the environment.
+    pub fn load(file: Option<&Path>) -> Result<Config, String> {
+        let vars: Vec<(String, String)> = std::env::vars()
+            .filter(|(k, _)| k.starts_with("WRENCH_"))
+            .collect();
+        let from_env = vars
+            .iter()
+            .find(|(k, _)| k == "WRENCH_CONFIG")
+            .map(|(_, v)| v.clone());
+        let file = file
+            .map(Path::to_path_buf)
+            .or_else(|| from_env.map(Into::into));
+        let file_config = match file {
+            Some(path) => {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("config file {}: {e}", path.display()))?;
+                toml::from_str::<FileConfig>(&text)
+                    .map_err(|e| format!("config file {}: {e}", path.display()))?
+            }
+            None => FileConfig::default(),
+        };
+        Config::from_parts(file_config, &vars)
+    }
+
+    /// Builds a config from variables only (tests use this with their own list).
+    pub fn from_vars(vars: &[(String, String)]) -> Result<Config, String> {
+        Config::from_parts(FileConfig::default(), vars)
+    }
+
+    fn from_parts(file: FileConfig, vars: &[(String, String)]) -> Result<Config, String> {
+        let mut c = Config::default();
+        if let Some(v) = file.listen {
+            c.listen = parse_listen("listen", &v)?;
+        }
+        if let Some(keys) = file.api_keys {
+            c.api_keys = keys
+                .iter()
+                .map(|k| parse_digest("api_keys", k))
+                .collect::<Result<_, _>>()?;
+        }
+        if let Some(v) = file.body_limit {
+            let s = match v {
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::String(s) => s,
+                other => {
+                    return Err(format!(
+                        "body_limit: expected bytes such as 1048576 or \"1MiB\", got {other}"
+                    ));
+                }
+            };
+            c.body_limit = parse_size("body_limit", &s)?;
+        }
+        if let Some(v) = file.log {
+            c.log = v;
+        }
+        if let Some(v) = file.log_format {
+            c.log_format = parse_log_format("log_format", &v)?;
+        }
+        if let Some(v) = file.shutdown_grace {
+            c.shutdown_grace = Duration::from_secs(v);
+        }
+        for (k, v) in vars {
+            match k.as_str() {
+                "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
+                "WRENCH_API_KEYS" => {
+                    c.api_keys = v
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(|s| parse_digest(k, s))
+                        .collect::<Result<_, _>>()?
+                }
+                "WRENCH_BODY_LIMIT" => c.body_limit = parse_size(k, v)?,
+                "WRENCH_LOG" => c.log = v.clone(),
+                "WRENCH_LOG_FORMAT" => c.log_format = parse_log_format(k, v)?,
+                "WRENCH_SHUTDOWN_GRACE" => {
+                    c.shutdown_grace = Duration::from_secs(
+                        v.parse()
+                            .map_err(|_| format!("{k}: expected whole seconds, got {v:?}"))?,
+                    )
+                }
+                _ => {}
+            }
+        }
+        if c.body_limit < 1024 {
+            return Err("body limit: must be at least 1024 bytes".to_string());
+        }
+        Ok(c)
+    }
+}
+
+fn parse_listen(name: &str, v: &str) -> Result<SocketAddr, String> {
+    v.parse()
+        .map_err(|_| format!("{name}: expected an address such as 127.0.0.1:8080, got {v:?}"))
+}
+
+fn parse_digest(name: &str, v: &str) -> Result<[u8; 32], String> {
+    let mut out = [0u8; 32];
+    hex::decode_to_slice(v.trim(), &mut out).map_err(|_| {
+        format!("{name}: each entry is the 64-hex-digit SHA-256 of a key (see `wrench keys new`)")
+    })?;
+    Ok(out)
+}
+
+fn parse_log_format(name: &str, v: &str) -> Result<LogFormat, String> {
+    match v {
+        "text" => Ok(LogFormat::Text),
+        "json" => Ok(LogFormat::Json),
+        _ => Err(format!("{name}: expected text or json, got {v:?}")),
+    }
+}
+
+/// Bytes, optionally with a binary suffix: `1048576`, `512KiB`, `1MiB` (K/M also accepted).
+pub fn parse_size(name: &str, v: &str) -> Result<usize, String> {
+    let v = v.trim();
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, unit) = v.split_at(split);
+    let n: usize = num
+        .parse()
+        .map_err(|_| format!("{name}: expected a size such as 1048576 or 1MiB, got {v:?}"))?;
+    let mult = match unit.trim() {
+        "" | "B" => 1,
+        "K" | "KiB" | "k" => 1024,
+        "M" | "MiB" => 1024 * 1024,
+        _ => return Err(format!("{name}: unknown unit {unit:?}; use B, KiB or MiB")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("{name}: {v:?} is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let c = Config::from_vars(&[]).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.body_limit, 1 << 20);
+        let c = Config::from_vars(&vars(&[
+            ("WRENCH_BODY_LIMIT", "2MiB"),
+            ("WRENCH_LISTEN", "0.0.0.0:9000"),
+        ]))
+        .unwrap();
+        assert_eq!((c.body_limit, c.listen.port()), (2 << 20, 9000));
+    }
+
+    #[test]
+    fn bad_values_name_the_setting() {
+        let e = Config::from_vars(&vars(&[("WRENCH_API_KEYS", "nothex")])).unwrap_err();
+        assert!(e.starts_with("WRENCH_API_KEYS"), "{e}");
+        let e = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "1GB")])).unwrap_err();
+        assert!(e.contains("unit"), "{e}");
+    }
+
+    #[test]
+    fn toml_file_is_read_and_env_wins() {
+        let file: FileConfig =
+            toml::from_str("listen = \"127.0.0.1:9001\"\nbody_limit = \"64KiB\"").unwrap();
+        let c = Config::from_parts(file, &vars(&[("WRENCH_LISTEN", "127.0.0.1:9002")])).unwrap();
+        assert_eq!((c.listen.port(), c.body_limit), (9002, 64 * 1024));
+        assert!(toml::from_str::<FileConfig>("listn = \"x\"").is_err());
+    }
+}

@@ -1,0 +1,201 @@
+//! Turning a request into an operation's input type, with errors a client can act on.
+//!
+//! Syntax errors in the body become `INVALID_JSON` with line and column; everything else that
+//! serde or the derived `Validate` refuses becomes `VALIDATION_ERROR` naming the field in the
+//! client's spelling (`data[2].name`, `count`). serde's messages are rephrased where they speak
+//! of Rust rather than of the request ("missing field" becomes "is required").
+
+use serde::de::DeserializeOwned;
+
+use crate::{
+    envelope::{ApiError, ErrorCode},
+    op::OpRequest,
+    validate::Validate,
+};
+
+/// Decodes the JSON body. An empty body counts as `{}`, so operations without required
+/// fields can be called with no body at all.
+pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+    let bytes: &[u8] = if req.body.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        &req.body
+    };
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = match serde_path_to_error::deserialize(&mut de) {
+        Ok(v) => v,
+        Err(e) => return Err(json_error(&e.path().to_string(), e.inner())),
+    };
+    if let Err(e) = de.end() {
+        return Err(syntax_error(&e));
+    }
+    value.validate("")?;
+    Ok(value)
+}
+
+/// Decodes query-string and path parameters (path parameters win over a query parameter of
+/// the same name).
+pub fn query<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+    let mut pairs: Vec<(String, String)> = req
+        .path_params
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
+        if !req.path_params.contains_key(k.as_ref()) {
+            pairs.push((k.into_owned(), v.into_owned()));
+        }
+    }
+    let encoded = serde_urlencoded::to_string(&pairs).map_err(|e| ApiError::invalid("query", e))?;
+    let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(encoded.as_bytes()));
+    let value: T = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let (field, message) = rephrase(&path, &e.inner().to_string());
+        ApiError::invalid(&field, message)
+    })?;
+    value.validate("")?;
+    Ok(value)
+}
+
+/// Hands the undecoded request to operations that take anything (`input = raw`).
+pub fn raw<T: From<OpRequest>>(req: OpRequest) -> Result<T, ApiError> {
+    Ok(T::from(req))
+}
+
+/// The INVALID_JSON error for a syntax error, with its position.
+pub fn syntax_error(e: &serde_json::Error) -> ApiError {
+    let mut err = ApiError::new(
+        ErrorCode::InvalidJson,
+        format!(
+            "body is not valid JSON: {} at line {} column {}",
+            strip_position(&e.to_string()),
+            e.line(),
+            e.column()
+        ),
+    );
+    err.line = Some(e.line());
+    err.column = Some(e.column());
+    err
+}
+
+fn json_error(path: &str, e: &serde_json::Error) -> ApiError {
+    use serde_json::error::Category;
+    match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => syntax_error(e),
+        Category::Data => {
+            let (field, message) = rephrase(path, &strip_position(&e.to_string()));
+            ApiError::invalid(&field, message)
+        }
+    }
+}
+
+/// serde's "... at line 1 column 7" suffix, which is noise for a field error.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Names between the first pair of backticks in a serde message.
+fn quoted(msg: &str) -> Option<&str> {
+    let start = msg.find('`')? + 1;
+    let len = msg[start..].find('`')?;
+    Some(&msg[start..start + len])
+}
+
+fn choices(msg: &str) -> String {
+    match msg.find("expected one of ") {
+        Some(i) => msg[i + "expected one of ".len()..].replace('`', ""),
+        None => match msg.find("expected ") {
+            Some(i) => msg[i + "expected ".len()..].replace('`', ""),
+            None => String::new(),
+        },
+    }
+}
+
+/// Turns serde's path and message into (field, message) in the client's terms.
+fn rephrase(path: &str, msg: &str) -> (String, String) {
+    let base = if path == "." || path.is_empty() {
+        String::new()
+    } else {
+        path.to_string()
+    };
+    let child = |name: &str| {
+        if base.is_empty() {
+            name.to_string()
+        } else {
+            format!("{base}.{name}")
+        }
+    };
+    if msg.starts_with("missing field") {
+        let name = quoted(msg).unwrap_or("?");
+        return (child(name), "is required".to_string());
+    }
+    if msg.starts_with("unknown field") {
+        let name = quoted(msg).unwrap_or("?");
+        let expected = choices(msg);
+        let msg = if expected.is_empty() || msg.contains("there are no fields") {
+            "is not a known field (this operation takes no fields)".to_string()
+        } else {
+            format!("is not a known field; expected one of {expected}")
+        };
+        return (child(name), msg);
+    }
+    if msg.starts_with("unknown variant") {
+        let got = quoted(msg).unwrap_or("?");
+        return (
+            or_body(base),
+            format!("must be one of {} (got {got:?})", choices(msg)),
+        );
+    }
+    if msg.starts_with("invalid type") && base.is_empty() {
+        return ("body".to_string(), "must be a JSON object".to_string());
+    }
+    if let Some(rest) = msg.strip_prefix("invalid type: ") {
+        return (base, format!("has the wrong type: {rest}"));
+    }
+    (or_body(base), msg.to_string())
+}
+
+fn or_body(base: String) -> String {
+    if base.is_empty() {
+        "body".to_string()
+    } else {
+        base
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rephrases_serde_messages() {
+        assert_eq!(
+            rephrase(".", "missing field `text`"),
+            ("text".into(), "is required".into())
+        );
+        assert_eq!(
+            rephrase("opts", "unknown field `x`, expected `a` or `b`"),
+            (
+                "opts.x".into(),
+                "is not a known field; expected one of a or b".into()
+            )
+        );
+        assert_eq!(
+            rephrase(
+                "to",
+                "unknown variant `up`, expected one of `camel`, `snake`"
+            ),
+            (
+                "to".into(),
+                "must be one of camel, snake (got \"up\")".into()
+            )
+        );
+        assert_eq!(
+            rephrase(".", "invalid type: sequence, expected struct X"),
+            ("body".into(), "must be a JSON object".into())
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! The response envelope and the closed set of error codes.
+//!
+//! Every JSON response, success or failure, is `{"success", "data" | "error", "meta"}`. Error
+//! codes are part of the API contract (clients branch on them), so they are one enum whose
+//! statuses and descriptions feed both the rendered responses and the OpenAPI document: the
+//! two cannot drift apart. Adding a code is a contract change; add one only when a client would
+//! branch on it.
+
+use std::{borrow::Cow, fmt};
+
+use poem::{
+    Response,
+    http::{HeaderName, HeaderValue, StatusCode, header},
+};
+use serde::Serialize;
+
+macro_rules! error_codes {
+    ($($variant:ident = ($status:literal, $wire:literal, $doc:literal),)*) => {
+        /// Machine-readable error codes. The wire form is SCREAMING_SNAKE_CASE.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ErrorCode { $($variant,)* }
+
+        impl ErrorCode {
+            /// Every code, in a stable order (the order of the OpenAPI enum).
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The code as sent on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $wire,)* }
+            }
+
+            /// The HTTP status this code is always sent with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ErrorCode::$variant => StatusCode::from_u16($status).expect("valid status"),)*
+                }
+            }
+
+            /// When the code is given, for the document and `GET /v1/errors`-style listings.
+            pub fn describe(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $doc,)* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    InvalidJson = (400, "INVALID_JSON", "The body is not valid JSON; the message gives line and column."),
+    ValidationError = (400, "VALIDATION_ERROR", "The input breaks the schema or a semantic rule; the message names the field."),
+    InvalidSlug = (400, "INVALID_SLUG", "A custom short-link slug breaks the slug rules."),
+    Unauthorized = (401, "UNAUTHORIZED", "An API key was sent and is not valid."),
+    TargetForbidden = (403, "TARGET_FORBIDDEN", "A URL or host resolves to a private, loopback or metadata address."),
+    NotFound = (404, "NOT_FOUND", "No such route or resource."),
+    InboxNotFound = (404, "INBOX_NOT_FOUND", "The webhook inbox is unknown or has expired."),
+    MethodNotAllowed = (405, "METHOD_NOT_ALLOWED", "The path exists but not with this method; see the Allow header."),
+    SlugTaken = (409, "SLUG_TAKEN", "The custom short-link slug is already in use."),
+    PayloadTooLarge = (413, "PAYLOAD_TOO_LARGE", "The body is larger than the configured limit."),
+    UnsupportedMediaType = (415, "UNSUPPORTED_MEDIA_TYPE", "The body is declared as something other than JSON."),
+    RateLimited = (429, "RATE_LIMITED", "Too many requests; see Retry-After and the RateLimit headers."),
+    InternalError = (500, "INTERNAL_ERROR", "A bug in the service; it is logged with the request id."),
+    UpstreamError = (502, "UPSTREAM_ERROR", "A provider or target failed."),
+    StoreUnavailable = (503, "STORE_UNAVAILABLE", "The store (Redis or the embedded file) is not answering."),
+    ProviderNotConfigured = (503, "PROVIDER_NOT_CONFIGURED", "The operation needs a provider that is not configured; the message says what to set."),
+    DatasetNotInstalled = (503, "DATASET_NOT_INSTALLED", "The operation needs a data set that is not installed; the message gives the command."),
+    UpstreamTimeout = (504, "UPSTREAM_TIMEOUT", "A provider or target did not answer in time."),
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error an operation (or the pipeline) answers with.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: Cow<'static, str>,
+    /// The input field at fault, in the client's spelling (`data[2].name`).
+    pub field: Option<String>,
+    /// Position in the body for INVALID_JSON (1-based).
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// Extra response headers (Allow, Retry-After, ...).
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        ApiError {
+            code,
+            message: message.into(),
+            field: None,
+            line: None,
+            column: None,
+            headers: Vec::new(),
+        }
+    }
+
+    /// 400 VALIDATION_ERROR for `field`, with the message prefixed by the field name.
+    pub fn invalid(field: &str, message: impl fmt::Display) -> Self {
+        let mut e = ApiError::new(ErrorCode::ValidationError, format!("{field}: {message}"));
+        e.field = Some(field.to_string());
+        e
+    }
+
+    pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
+        ApiError::new(ErrorCode::NotFound, message)
+    }
+
+    pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
+        ApiError::new(ErrorCode::InternalError, message)
+    }
+
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.code.status()
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+/// `meta` of every envelope.
+#[derive(Debug, Clone, Serialize)]
+pub struct Meta<'a> {
+    #[serde(rename = "requestId")]
+    pub request_id: &'a str,
+    /// Milliseconds spent on the request, with microsecond resolution.
+    pub duration: f64,
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    code: &'static str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    success: bool,
+    error: ErrorBody<'a>,
+    meta: Meta<'a>,
+}
+
+/// Writes a success envelope around already-serialized `data`, without parsing it again.
+pub fn success_bytes(data: &[u8], meta: &Meta<'_>) -> Vec<u8> {
+    let meta = serde_json::to_vec(meta).unwrap_or_else(|_| b"{}".to_vec());
+    let mut out = Vec::with_capacity(data.len() + meta.len() + 40);
+    out.extend_from_slice(b"{\"success\":true,\"data\":");
+    out.extend_from_slice(data);
+    out.extend_from_slice(b",\"meta\":");
+    out.extend_from_slice(&meta);
+    out.push(b'}');
+    out
+}
+
+/// Renders an error as its envelope response, headers included.
+pub fn error_response(err: &ApiError, meta: &Meta<'_>) -> Response {
+    let body = Failure {
+        success: false,
+        error: ErrorBody {
+            code: err.code.as_str(),
+            message: &err.message,
+            field: err.field.as_deref(),
+            line: err.line,
+            column: err.column,
+        },
+        meta: meta.clone(),
+    };
+    let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
+        br#"{"success":false,"error":{"code":"INTERNAL_ERROR","message":"unrenderable error"}}"#
+            .to_vec()
+    });
+    let mut resp = Response::builder()
+        .status(err.status())
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(bytes);
+    for (k, v) in &err.headers {
+        resp.headers_mut().append(k.clone(), v.clone());
+    }
+    resp
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_codes_are_unique_and_screaming() {
+        let mut seen = std::collections::HashSet::new();
+        for c in ErrorCode::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate {c}");
+            assert!(
+                c.as_str()
+                    .chars()
+                    .all(|ch| ch.is_ascii_uppercase() || ch == '_')
+            );
+            assert!(c.status().is_client_error() || c.status().is_server_error());
+        }
+    }
+
+    #[test]
+    fn success_envelope_is_valid_json() {
+        let meta = Meta {
+            request_id: "r1",
+            duration: 1.5,
+        };
+        let v: serde_json::Value =
+            serde_json::from_slice(&success_bytes(br#"{"a":1}"#, &meta)).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"success": true, "data": {"a": 1}, "meta": {"requestId": "r1", "duration": 1.5}})
+        );
+    }
+}

@@ -1,0 +1,292 @@
+//! Server assembly: routing from the registry, the edges of HTTP, logs and shutdown.
+//!
+//! Each distinct path gets one endpoint that knows every method declared on it, so a wrong
+//! method is a 405 envelope with an `Allow` header (never the framework's bare 405), and an
+//! unknown path is a 404 envelope. Every response, whatever produced it, leaves through
+//! [`App`], which stamps `X-Request-Id`, `X-Content-Type-Options: nosniff` and writes the one
+//! log line of the request (method, path without query, status, duration; never bodies, query
+//! strings or keys).
+
+mod pipeline;
+mod site;
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, OnceLock},
+    time::Instant,
+};
+
+use poem::{
+    Endpoint, EndpointExt, Request, Response, Route,
+    http::{HeaderValue, Method, StatusCode, header},
+    listener::TcpListener,
+};
+use tracing::info;
+
+use crate::{
+    config::{Config, LogFormat},
+    envelope::{ApiError, ErrorCode, error_response},
+    keys::KeyRing,
+    op::{HttpMethod, Operation},
+};
+
+/// What every endpoint of the app shares.
+pub(crate) struct State {
+    pub(crate) config: Arc<Config>,
+    pub(crate) keys: KeyRing,
+    pub(crate) openapi: Vec<u8>,
+    pub(crate) operation_count: usize,
+}
+
+/// Per-request values, put in the request's extensions by [`App`].
+pub(crate) struct RequestMeta {
+    pub(crate) id: Arc<str>,
+    started: Instant,
+    op: OnceLock<&'static str>,
+}
+
+impl RequestMeta {
+    fn new() -> Self {
+        RequestMeta {
+            id: uuid::Uuid::new_v4().simple().to_string().into(),
+            started: Instant::now(),
+            op: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn set_op(&self, id: &'static str) {
+        let _ = self.op.set(id);
+    }
+
+    /// Values for `meta`, with the duration measured now.
+    pub(crate) fn envelope_meta(&self) -> pipeline::MetaValues {
+        let ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        pipeline::MetaValues::new(self.id.clone(), (ms * 1000.0).round() / 1000.0)
+    }
+}
+
+fn meta_of(req: &Request) -> Arc<RequestMeta> {
+    req.extensions()
+        .get::<Arc<RequestMeta>>()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(RequestMeta::new()))
+}
+
+/// The whole service as one poem endpoint.
+pub struct App {
+    route: Route,
+}
+
+/// `{name}` (OpenAPI) to `:name` (poem).
+fn route_path(path: &str) -> String {
+    path.split('/')
+        .map(
+            |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+                Some(name) => format!(":{name}"),
+                None => s.to_string(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Builds the app from a config and a list of operations. Refuses duplicate ids or routes.
+pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
+    let mut ids = std::collections::HashSet::new();
+    let mut by_path: BTreeMap<String, Vec<Arc<Operation>>> = BTreeMap::new();
+    for op in &ops {
+        if !ids.insert(op.id) {
+            return Err(format!("two operations have the id {}", op.id));
+        }
+        let op = Arc::new(op.clone());
+        for path in std::iter::once(op.path).chain(op.aliases.iter().copied()) {
+            let entry = by_path.entry(route_path(path)).or_default();
+            if entry.iter().any(|o| o.method == op.method) {
+                return Err(format!(
+                    "two operations answer {} {path}",
+                    op.method.as_str()
+                ));
+            }
+            entry.push(op.clone());
+        }
+    }
+    let doc = crate::openapi::document(&ops);
+    let state = Arc::new(State {
+        keys: KeyRing::new(config.api_keys.clone()),
+        config,
+        openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
+        operation_count: ops.len(),
+    });
+    let mut route = Route::new();
+    for (path, ops) in by_path {
+        route = route.at(
+            path,
+            PathEndpoint {
+                state: state.clone(),
+                ops,
+            },
+        );
+    }
+    route = site::mount(route, state);
+    Ok(App { route })
+}
+
+struct PathEndpoint {
+    state: Arc<State>,
+    ops: Vec<Arc<Operation>>,
+}
+
+impl Endpoint for PathEndpoint {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        let meta = meta_of(&req);
+        let method = req.method().clone();
+        let wanted = |m: HttpMethod| m.as_str() == method.as_str();
+        let op = self.ops.iter().find(|o| wanted(o.method)).or_else(|| {
+            if method == Method::HEAD {
+                self.ops.iter().find(|o| o.method == HttpMethod::Get)
+            } else {
+                None
+            }
+        });
+        match op {
+            Some(op) => Ok(pipeline::run(&self.state, op, req, &meta).await),
+            None => {
+                let mut allow: Vec<&str> = self.ops.iter().map(|o| o.method.as_str()).collect();
+                if allow.contains(&"GET") {
+                    allow.push("HEAD");
+                }
+                Ok(method_not_allowed(&method, &allow, &meta))
+            }
+        }
+    }
+}
+
+pub(crate) fn method_not_allowed(method: &Method, allow: &[&str], meta: &RequestMeta) -> Response {
+    let allow = allow.join(", ");
+    let err = ApiError::new(
+        ErrorCode::MethodNotAllowed,
+        format!("{method} is not allowed here; use {allow}"),
+    )
+    .with_header(
+        header::ALLOW,
+        HeaderValue::from_str(&allow).unwrap_or(HeaderValue::from_static("GET")),
+    );
+    error_response(&err, &meta.envelope_meta().as_meta())
+}
+
+impl Endpoint for App {
+    type Output = Response;
+
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let meta = Arc::new(RequestMeta::new());
+        req.extensions_mut().insert(meta.clone());
+        let method = req.method().clone();
+        let path = req.uri().path().to_string();
+        let mut resp = match self.route.call(req).await {
+            Ok(r) => r,
+            Err(e) => {
+                let err = if e.status() == StatusCode::NOT_FOUND {
+                    ApiError::not_found(format!(
+                        "there is nothing at {path}; see /openapi.json for the operations"
+                    ))
+                } else {
+                    let code = ErrorCode::ALL
+                        .iter()
+                        .copied()
+                        .find(|c| c.status() == e.status())
+                        .unwrap_or(ErrorCode::InternalError);
+                    ApiError::new(code, e.to_string())
+                };
+                error_response(&err, &meta.envelope_meta().as_meta())
+            }
+        };
+        let h = resp.headers_mut();
+        if let Ok(v) = HeaderValue::from_str(&meta.id) {
+            h.insert("x-request-id", v);
+        }
+        h.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        if !h.contains_key(header::CACHE_CONTROL) {
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        }
+        let status = resp.status().as_u16();
+        let duration_ms = (meta.started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
+        info!(
+            target: "wrench::request",
+            request_id = %meta.id,
+            method = %method,
+            path = %path,
+            operation = meta.op.get().copied().unwrap_or("-"),
+            status,
+            duration_ms,
+            "request"
+        );
+        Ok(resp)
+    }
+}
+
+/// Installs the log subscriber from the config. Safe to call more than once.
+pub fn init_logging(config: &Config) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = match config.log_format {
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Text => builder.try_init(),
+    };
+    // Log where a panic happened but not its message: messages can quote client input.
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        tracing::error!(%location, "panic");
+    }));
+}
+
+/// Runs the server until SIGTERM or Ctrl-C, then lets in-flight requests finish.
+pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
+    init_logging(&config);
+    let config = Arc::new(config);
+    let app = app(config.clone(), ops)?;
+    let listener = TcpListener::bind(config.listen);
+    info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
+    poem::Server::new(listener)
+        .run_with_graceful_shutdown(
+            app.map_to_response(),
+            shutdown_signal(),
+            Some(config.shutdown_grace),
+        )
+        .await
+        .map_err(|e| format!("server: {e}"))?;
+    info!("wrench stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    info!("shutdown signal received; finishing in-flight requests");
+}

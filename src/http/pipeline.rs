@@ -1,0 +1,193 @@
+//! One request through one operation: auth, media type, body limit, decode, run, envelope.
+//!
+//! The order matters and is part of the contract: a bad key is refused before the body is
+//! read; a declared non-JSON body is refused (415) before its size is considered; the size
+//! limit is checked against `Content-Length` first, so an oversized upload is refused without
+//! being read, and enforced again while reading for chunked bodies. A panicking operation is
+//! caught here and becomes a 500 envelope on a connection that stays usable.
+
+use std::{panic::AssertUnwindSafe, sync::Arc};
+
+use futures_util::FutureExt;
+use poem::{
+    Request, Response,
+    error::ReadBodyError,
+    http::{HeaderValue, StatusCode, header},
+};
+
+use super::{RequestMeta, State};
+use crate::{
+    envelope::{self, ApiError, ErrorCode},
+    op::{Ctx, InputKind, OpRequest, Operation, Reply},
+};
+
+pub(super) async fn run(
+    state: &State,
+    op: &Operation,
+    mut req: Request,
+    meta: &RequestMeta,
+) -> Response {
+    let result = call(state, op, &mut req, meta).await;
+    meta.set_op(op.id);
+    render(result, meta)
+}
+
+async fn call(
+    state: &State,
+    op: &Operation,
+    req: &mut Request,
+    meta: &RequestMeta,
+) -> Result<Reply, ApiError> {
+    let caller = state.keys.identify(req.headers())?;
+    let mut op_req = OpRequest::default();
+    if matches!(op.input, InputKind::Body | InputKind::Raw) {
+        let content_type = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| v.to_str().unwrap_or("?").to_string());
+        if op.input == InputKind::Body
+            && let Some(ct) = &content_type
+            && !is_json(ct)
+        {
+            return Err(ApiError::new(
+                ErrorCode::UnsupportedMediaType,
+                format!("the body must be JSON (Content-Type: application/json), not {ct:?}"),
+            ));
+        }
+        let limit = state.config.body_limit;
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > limit as u64) {
+            return Err(too_large(limit));
+        }
+        op_req.body = req
+            .take_body()
+            .into_bytes_limit(limit)
+            .await
+            .map_err(|e| match e {
+                ReadBodyError::PayloadTooLarge => too_large(limit),
+                other => ApiError::new(
+                    ErrorCode::InvalidJson,
+                    format!("the body could not be read: {other}"),
+                ),
+            })?;
+        op_req.content_type = content_type;
+    }
+    op_req.query = req.uri().query().unwrap_or("").to_string();
+    for name in op.path_params() {
+        if let Some(v) = req.raw_path_param(name) {
+            op_req.path_params.insert(name.to_string(), v.to_string());
+        }
+    }
+    if op.input == InputKind::Raw {
+        op_req.headers = req.headers().clone();
+    }
+    let ctx = Ctx {
+        config: state.config.clone(),
+        request_id: meta.id.clone(),
+        caller,
+        client_ip: req.remote_addr().as_socket_addr().map(|a| a.ip()),
+    };
+    match AssertUnwindSafe((op.handler)(ctx, op_req))
+        .catch_unwind()
+        .await
+    {
+        Ok(result) => result,
+        Err(_) => {
+            // The panic hook has logged where it happened; the payload may quote input, so it
+            // is not repeated here.
+            tracing::error!(request_id = %meta.id, operation = op.id, "operation panicked");
+            Err(ApiError::internal(format!(
+                "the operation failed unexpectedly; this is a bug, reported with request id {}",
+                meta.id
+            )))
+        }
+    }
+}
+
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        ErrorCode::PayloadTooLarge,
+        format!("the body is larger than the limit of {limit} bytes"),
+    )
+}
+
+/// `application/json`, any `+json` type, with or without parameters.
+fn is_json(ct: &str) -> bool {
+    let essence = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
+    let m = meta.envelope_meta();
+    match result {
+        Ok(Reply::Json(data)) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(envelope::success_bytes(&data, &m.as_meta())),
+        Ok(Reply::Image(img)) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, img.content_type)
+            // Generated images are pure functions of the request: safe to cache.
+            .header(header::CACHE_CONTROL, "public, max-age=86400, immutable")
+            // An SVG opened directly must not run script or load anything.
+            .header(
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+            )
+            .body(img.bytes),
+        Ok(Reply::Redirect(r)) => match HeaderValue::from_str(&r.location) {
+            Ok(loc) => Response::builder()
+                .status(StatusCode::FOUND)
+                .header(header::LOCATION, loc)
+                .finish(),
+            Err(_) => envelope::error_response(
+                &ApiError::internal("redirect target is not a valid header"),
+                &m.as_meta(),
+            ),
+        },
+        Err(e) => envelope::error_response(&e, &m.as_meta()),
+    }
+}
+
+/// Helper for the per-request meta values as the envelope needs them.
+pub(crate) struct MetaValues {
+    id: Arc<str>,
+    duration: f64,
+}
+
+impl MetaValues {
+    pub(super) fn new(id: Arc<str>, duration: f64) -> Self {
+        MetaValues { id, duration }
+    }
+
+    pub(crate) fn as_meta(&self) -> envelope::Meta<'_> {
+        envelope::Meta {
+            request_id: &self.id,
+            duration: self.duration,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_json;
+
+    #[test]
+    fn json_media_types() {
+        assert!(is_json("application/json"));
+        assert!(is_json("application/json; charset=utf-8"));
+        assert!(is_json("Application/JSON"));
+        assert!(is_json("application/merge-patch+json"));
+        assert!(!is_json("text/plain"));
+        assert!(!is_json("application/x-www-form-urlencoded"));
+    }
+}

@@ -1,0 +1,112 @@
+//! The routes that are not operations: the document, Swagger UI, the index and health.
+//!
+//! Swagger UI is compiled into the binary (utoipa-swagger-ui's vendored copy), so `/docs`
+//! works offline. Its "Try it out" calls the serving host, because the document declares no
+//! servers, and its "Authorize" dialog offers the `X-API-Key` scheme from the document.
+
+use std::sync::Arc;
+
+use poem::{
+    Endpoint, Request, Response, Route,
+    http::{Method, StatusCode, header},
+};
+
+use super::{State, meta_of, method_not_allowed};
+use crate::envelope::{self, ApiError};
+
+#[derive(Clone, Copy)]
+enum Page {
+    OpenApi,
+    DocsRoot,
+    DocsFile,
+    Index,
+    Health,
+}
+
+struct SiteEndpoint {
+    page: Page,
+    state: Arc<State>,
+    swagger: Arc<utoipa_swagger_ui::Config<'static>>,
+}
+
+pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
+    let swagger = Arc::new(
+        utoipa_swagger_ui::Config::from("/openapi.json")
+            .try_it_out_enabled(true)
+            .persist_authorization(true)
+            .display_operation_id(true),
+    );
+    let ep = |page| SiteEndpoint {
+        page,
+        state: state.clone(),
+        swagger: swagger.clone(),
+    };
+    route
+        .at("/openapi.json", ep(Page::OpenApi))
+        .at("/docs", ep(Page::DocsRoot))
+        .at("/docs/*tail", ep(Page::DocsFile))
+        .at("/", ep(Page::Index))
+        .at("/health", ep(Page::Health))
+}
+
+impl Endpoint for SiteEndpoint {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        let meta = meta_of(&req);
+        if req.method() != Method::GET && req.method() != Method::HEAD {
+            return Ok(method_not_allowed(req.method(), &["GET", "HEAD"], &meta));
+        }
+        let json = |data: serde_json::Value| {
+            let bytes = serde_json::to_vec(&data).unwrap_or_default();
+            Response::builder()
+                .content_type("application/json")
+                .body(envelope::success_bytes(
+                    &bytes,
+                    &meta.envelope_meta().as_meta(),
+                ))
+        };
+        Ok(match self.page {
+            Page::OpenApi => Response::builder()
+                .content_type("application/json")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(self.state.openapi.clone()),
+            Page::DocsRoot => Response::builder()
+                .status(StatusCode::FOUND)
+                .header(header::LOCATION, "/docs/")
+                .finish(),
+            Page::DocsFile => {
+                let tail = req.raw_path_param("tail").unwrap_or("").to_string();
+                match utoipa_swagger_ui::serve(&tail, self.swagger.clone()) {
+                    Ok(Some(file)) => {
+                        let b = Response::builder().content_type(file.content_type);
+                        let b = if file.gzpipped {
+                            b.header(header::CONTENT_ENCODING, "gzip")
+                        } else {
+                            b
+                        };
+                        b.header(header::CACHE_CONTROL, "public, max-age=3600")
+                            .body(file.bytes.into_owned())
+                    }
+                    Ok(None) => envelope::error_response(
+                        &ApiError::not_found(format!("no such documentation file: {tail}")),
+                        &meta.envelope_meta().as_meta(),
+                    ),
+                    Err(e) => envelope::error_response(
+                        &ApiError::internal(format!("documentation page failed: {e}")),
+                        &meta.envelope_meta().as_meta(),
+                    ),
+                }
+            }
+            Page::Index => json(serde_json::json!({
+                "name": "wrench",
+                "version": env!("CARGO_PKG_VERSION"),
+                "apiVersion": crate::openapi::API_VERSION,
+                "operations": self.state.operation_count,
+                "docs": "/docs/",
+                "openapi": "/openapi.json",
+            })),
+            Page::Health => json(serde_json::json!({"status": "ok"})),
+        })
+    }
+}

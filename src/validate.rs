@@ -1,0 +1,277 @@
+//! Run-time enforcement of the schema constraints serde cannot check.
+//!
+//! serde already enforces types, required fields, enums and unknown fields. What it does not
+//! check (string and list lengths, numeric ranges, patterns) is declared once with
+//! `#[schemars(length(..), range(..), pattern(..))]`; schemars writes it into the document and
+//! `#[derive(Validate)]` calls the helpers below with the very same values. Lengths of strings
+//! are counted in Unicode code points, as JSON Schema does.
+
+use regex::Regex;
+
+pub use wrench_macros::Validate;
+
+use crate::envelope::ApiError;
+
+/// A rule broken by one field: the path in the client's spelling and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    pub path: String,
+    pub message: String,
+}
+
+impl From<FieldError> for ApiError {
+    fn from(e: FieldError) -> ApiError {
+        if e.path.is_empty() {
+            ApiError::invalid("body", e.message)
+        } else {
+            ApiError::invalid(&e.path, e.message)
+        }
+    }
+}
+
+/// Checks the constraints of a decoded input. `path` is the location of `self` (empty at the root).
+pub trait Validate {
+    fn validate(&self, path: &str) -> Result<(), FieldError>;
+}
+
+pub fn join(path: &str, field: &str) -> String {
+    if path.is_empty() {
+        field.to_string()
+    } else {
+        format!("{path}.{field}")
+    }
+}
+
+fn fail(path: &str, message: String) -> Result<(), FieldError> {
+    Err(FieldError {
+        path: path.to_string(),
+        message,
+    })
+}
+
+/// Things with a length in the JSON Schema sense.
+pub trait Measure {
+    /// `None` when there is nothing to measure (an absent optional value).
+    fn measure(&self) -> Option<(usize, &'static str)>;
+}
+
+impl Measure for String {
+    fn measure(&self) -> Option<(usize, &'static str)> {
+        Some((self.chars().count(), "characters"))
+    }
+}
+
+impl<T> Measure for Vec<T> {
+    fn measure(&self) -> Option<(usize, &'static str)> {
+        Some((self.len(), "items"))
+    }
+}
+
+impl<T: Measure> Measure for Option<T> {
+    fn measure(&self) -> Option<(usize, &'static str)> {
+        self.as_ref().and_then(Measure::measure)
+    }
+}
+
+pub fn check_length<T: Measure>(
+    v: &T,
+    path: &str,
+    min: Option<usize>,
+    max: Option<usize>,
+) -> Result<(), FieldError> {
+    let Some((n, unit)) = v.measure() else {
+        return Ok(());
+    };
+    match (min, max) {
+        (Some(lo), Some(hi)) if n < lo || n > hi => {
+            if lo == hi {
+                fail(path, format!("must have exactly {lo} {unit} (got {n})"))
+            } else {
+                fail(
+                    path,
+                    format!("must have between {lo} and {hi} {unit} (got {n})"),
+                )
+            }
+        }
+        (Some(lo), None) if n < lo => {
+            fail(path, format!("must have at least {lo} {unit} (got {n})"))
+        }
+        (None, Some(hi)) if n > hi => {
+            fail(path, format!("must have at most {hi} {unit} (got {n})"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Numbers with a range.
+pub trait Bounded {
+    fn number(&self) -> Option<f64>;
+}
+
+macro_rules! bounded {
+    ($($t:ty),*) => {$(
+        impl Bounded for $t {
+            fn number(&self) -> Option<f64> { Some(*self as f64) }
+        }
+    )*};
+}
+bounded!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64);
+
+impl<T: Bounded> Bounded for Option<T> {
+    fn number(&self) -> Option<f64> {
+        self.as_ref().and_then(Bounded::number)
+    }
+}
+
+fn show(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+pub fn check_range<T: Bounded>(
+    v: &T,
+    path: &str,
+    min: Option<f64>,
+    max: Option<f64>,
+) -> Result<(), FieldError> {
+    let Some(n) = v.number() else { return Ok(()) };
+    let bad = min.is_some_and(|lo| n < lo) || max.is_some_and(|hi| n > hi) || n.is_nan();
+    if !bad {
+        return Ok(());
+    }
+    match (min, max) {
+        (Some(lo), Some(hi)) => fail(
+            path,
+            format!(
+                "must be between {} and {} (got {})",
+                show(lo),
+                show(hi),
+                show(n)
+            ),
+        ),
+        (Some(lo), None) => fail(
+            path,
+            format!("must be at least {} (got {})", show(lo), show(n)),
+        ),
+        (None, Some(hi)) => fail(
+            path,
+            format!("must be at most {} (got {})", show(hi), show(n)),
+        ),
+        (None, None) => Ok(()),
+    }
+}
+
+/// Strings with a pattern.
+pub trait Text {
+    fn text(&self) -> Option<&str>;
+}
+
+impl Text for String {
+    fn text(&self) -> Option<&str> {
+        Some(self)
+    }
+}
+
+impl<T: Text> Text for Option<T> {
+    fn text(&self) -> Option<&str> {
+        self.as_ref().and_then(Text::text)
+    }
+}
+
+pub fn check_pattern<T: Text>(
+    v: &T,
+    path: &str,
+    re: &Regex,
+    pattern: &str,
+) -> Result<(), FieldError> {
+    match v.text() {
+        Some(s) if !re.is_match(s) => fail(path, format!("must match the pattern {pattern}")),
+        _ => Ok(()),
+    }
+}
+
+macro_rules! leaf {
+    ($($t:ty),*) => {$(
+        impl Validate for $t {
+            fn validate(&self, _: &str) -> Result<(), FieldError> { Ok(()) }
+        }
+    )*};
+}
+leaf!(
+    String,
+    bool,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    f32,
+    f64,
+    serde_json::Value,
+    char
+);
+
+impl<T: Validate> Validate for Option<T> {
+    fn validate(&self, path: &str) -> Result<(), FieldError> {
+        match self {
+            Some(v) => v.validate(path),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<T: Validate> Validate for Vec<T> {
+    fn validate(&self, path: &str) -> Result<(), FieldError> {
+        for (i, v) in self.iter().enumerate() {
+            v.validate(&format!("{path}[{i}]"))?;
+        }
+        Ok(())
+    }
+}
+
+impl Validate for serde_json::Map<String, serde_json::Value> {
+    fn validate(&self, _: &str) -> Result<(), FieldError> {
+        Ok(())
+    }
+}
+
+impl<V: Validate> Validate for std::collections::BTreeMap<String, V> {
+    fn validate(&self, path: &str) -> Result<(), FieldError> {
+        for (k, v) in self {
+            v.validate(&join(path, k))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_count_code_points() {
+        let s = "héllo".to_string();
+        assert!(check_length(&s, "t", Some(5), Some(5)).is_ok());
+        let e = check_length(&s, "t", None, Some(4)).unwrap_err();
+        assert_eq!(e.message, "must have at most 4 characters (got 5)");
+    }
+
+    #[test]
+    fn ranges_name_the_bounds() {
+        let e = check_range(&0u32, "count", Some(1.0), Some(100.0)).unwrap_err();
+        assert_eq!(
+            (e.path.as_str(), e.message.as_str()),
+            ("count", "must be between 1 and 100 (got 0)")
+        );
+        assert!(check_range(&Some(100u32), "count", Some(1.0), Some(100.0)).is_ok());
+        assert!(check_range(&None::<u32>, "count", Some(1.0), Some(100.0)).is_ok());
+    }
+}
