@@ -13,8 +13,7 @@ use std::{
 };
 
 fn main() {
-    let root =
-        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this")).join("ops");
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this")).join("ops");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut groups: Vec<(String, Vec<(String, PathBuf, Vec<String>)>)> = Vec::new();
     let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
@@ -46,28 +45,15 @@ fn main() {
     for (group, modules) in &groups {
         writeln!(out, "pub(crate) mod {group} {{").unwrap();
         for (module, path, fns) in modules {
-            writeln!(
-                out,
-                "    #[path = {:?}]\n    pub(crate) mod {module};",
-                path.display().to_string()
-            )
-            .unwrap();
+            writeln!(out, "    #[path = {:?}]\n    pub(crate) mod {module};", path.display().to_string()).unwrap();
             for f in fns {
                 calls.push(format!("{group}::{module}::__op_{f}()"));
             }
         }
         writeln!(out, "}}").unwrap();
     }
-    writeln!(
-        out,
-        "/// Every operation declared under `ops/`, in file order."
-    )
-    .unwrap();
-    writeln!(
-        out,
-        "pub(crate) fn all() -> ::std::vec::Vec<crate::op::Operation> {{"
-    )
-    .unwrap();
+    writeln!(out, "/// Every operation declared under `ops/`, in file order.").unwrap();
+    writeln!(out, "pub(crate) fn all() -> ::std::vec::Vec<crate::op::Operation> {{").unwrap();
     writeln!(out, "    ::std::vec![{}]", calls.join(",\n        ")).unwrap();
     writeln!(out, "}}").unwrap();
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this")).join("ops.rs");
@@ -75,13 +61,9 @@ fn main() {
 }
 
 fn module_name(path: &Path) -> String {
-    let stem = path
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .expect("utf-8 file names under ops/");
+    let stem = path.file_stem().and_then(|s| s.to_str()).expect("utf-8 file names under ops/");
     assert!(
-        stem.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+        stem.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
         "ops/ file and folder names are snake_case module names: {}",
         path.display()
     );
@@ -100,14 +82,8 @@ fn op_functions(text: &str) -> Vec<String> {
         }
         if pending && let Some(i) = t.find("fn ") {
             let before = &t[..i];
-            if before
-                .split_whitespace()
-                .all(|w| matches!(w, "async" | "pub" | "pub(crate)"))
-            {
-                let name: String = t[i + 3..]
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
+            if before.split_whitespace().all(|w| matches!(w, "async" | "pub" | "pub(crate)")) {
+                let name: String = t[i + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
                 out.push(name);
                 pending = false;
             }

@@ -62,22 +62,14 @@ struct FileConfig {
 impl Config {
     /// Reads the file (if any) and the environment.
     pub fn load(file: Option<&Path>) -> Result<Config, String> {
-        let vars: Vec<(String, String)> = std::env::vars()
-            .filter(|(k, _)| k.starts_with("WRENCH_"))
-            .collect();
-        let from_env = vars
-            .iter()
-            .find(|(k, _)| k == "WRENCH_CONFIG")
-            .map(|(_, v)| v.clone());
-        let file = file
-            .map(Path::to_path_buf)
-            .or_else(|| from_env.map(Into::into));
+        let vars: Vec<(String, String)> = std::env::vars().filter(|(k, _)| k.starts_with("WRENCH_")).collect();
+        let from_env = vars.iter().find(|(k, _)| k == "WRENCH_CONFIG").map(|(_, v)| v.clone());
+        let file = file.map(Path::to_path_buf).or_else(|| from_env.map(Into::into));
         let file_config = match file {
             Some(path) => {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("config file {}: {e}", path.display()))?;
-                toml::from_str::<FileConfig>(&text)
-                    .map_err(|e| format!("config file {}: {e}", path.display()))?
+                let text =
+                    std::fs::read_to_string(&path).map_err(|e| format!("config file {}: {e}", path.display()))?;
+                toml::from_str::<FileConfig>(&text).map_err(|e| format!("config file {}: {e}", path.display()))?
             }
             None => FileConfig::default(),
         };
@@ -95,19 +87,14 @@ impl Config {
             c.listen = parse_listen("listen", &v)?;
         }
         if let Some(keys) = file.api_keys {
-            c.api_keys = keys
-                .iter()
-                .map(|k| parse_digest("api_keys", k))
-                .collect::<Result<_, _>>()?;
+            c.api_keys = keys.iter().map(|k| parse_digest("api_keys", k)).collect::<Result<_, _>>()?;
         }
         if let Some(v) = file.body_limit {
             let s = match v {
                 toml::Value::Integer(i) => i.to_string(),
                 toml::Value::String(s) => s,
                 other => {
-                    return Err(format!(
-                        "body_limit: expected bytes such as 1048576 or \"1MiB\", got {other}"
-                    ));
+                    return Err(format!("body_limit: expected bytes such as 1048576 or \"1MiB\", got {other}"));
                 }
             };
             c.body_limit = parse_size("body_limit", &s)?;
@@ -136,10 +123,8 @@ impl Config {
                 "WRENCH_LOG" => c.log = v.clone(),
                 "WRENCH_LOG_FORMAT" => c.log_format = parse_log_format(k, v)?,
                 "WRENCH_SHUTDOWN_GRACE" => {
-                    c.shutdown_grace = Duration::from_secs(
-                        v.parse()
-                            .map_err(|_| format!("{k}: expected whole seconds, got {v:?}"))?,
-                    )
+                    c.shutdown_grace =
+                        Duration::from_secs(v.parse().map_err(|_| format!("{k}: expected whole seconds, got {v:?}"))?)
                 }
                 _ => {}
             }
@@ -152,15 +137,13 @@ impl Config {
 }
 
 fn parse_listen(name: &str, v: &str) -> Result<SocketAddr, String> {
-    v.parse()
-        .map_err(|_| format!("{name}: expected an address such as 127.0.0.1:8080, got {v:?}"))
+    v.parse().map_err(|_| format!("{name}: expected an address such as 127.0.0.1:8080, got {v:?}"))
 }
 
 fn parse_digest(name: &str, v: &str) -> Result<[u8; 32], String> {
     let mut out = [0u8; 32];
-    hex::decode_to_slice(v.trim(), &mut out).map_err(|_| {
-        format!("{name}: each entry is the 64-hex-digit SHA-256 of a key (see `wrench keys new`)")
-    })?;
+    hex::decode_to_slice(v.trim(), &mut out)
+        .map_err(|_| format!("{name}: each entry is the 64-hex-digit SHA-256 of a key (see `wrench keys new`)"))?;
     Ok(out)
 }
 
@@ -177,17 +160,14 @@ pub fn parse_size(name: &str, v: &str) -> Result<usize, String> {
     let v = v.trim();
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (num, unit) = v.split_at(split);
-    let n: usize = num
-        .parse()
-        .map_err(|_| format!("{name}: expected a size such as 1048576 or 1MiB, got {v:?}"))?;
+    let n: usize = num.parse().map_err(|_| format!("{name}: expected a size such as 1048576 or 1MiB, got {v:?}"))?;
     let mult = match unit.trim() {
         "" | "B" => 1,
         "K" | "KiB" | "k" => 1024,
         "M" | "MiB" => 1024 * 1024,
         _ => return Err(format!("{name}: unknown unit {unit:?}; use B, KiB or MiB")),
     };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("{name}: {v:?} is too large"))
+    n.checked_mul(mult).ok_or_else(|| format!("{name}: {v:?} is too large"))
 }
 
 #[cfg(test)]
@@ -195,9 +175,7 @@ mod tests {
     use super::*;
 
     fn vars(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        list.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
@@ -205,11 +183,7 @@ mod tests {
         let c = Config::from_vars(&[]).unwrap();
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.body_limit, 1 << 20);
-        let c = Config::from_vars(&vars(&[
-            ("WRENCH_BODY_LIMIT", "2MiB"),
-            ("WRENCH_LISTEN", "0.0.0.0:9000"),
-        ]))
-        .unwrap();
+        let c = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "2MiB"), ("WRENCH_LISTEN", "0.0.0.0:9000")])).unwrap();
         assert_eq!((c.body_limit, c.listen.port()), (2 << 20, 9000));
     }
 
@@ -223,8 +197,7 @@ mod tests {
 
     #[test]
     fn toml_file_is_read_and_env_wins() {
-        let file: FileConfig =
-            toml::from_str("listen = \"127.0.0.1:9001\"\nbody_limit = \"64KiB\"").unwrap();
+        let file: FileConfig = toml::from_str("listen = \"127.0.0.1:9001\"\nbody_limit = \"64KiB\"").unwrap();
         let c = Config::from_parts(file, &vars(&[("WRENCH_LISTEN", "127.0.0.1:9002")])).unwrap();
         assert_eq!((c.listen.port(), c.body_limit), (9002, 64 * 1024));
         assert!(toml::from_str::<FileConfig>("listn = \"x\"").is_err());

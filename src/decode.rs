@@ -16,11 +16,7 @@ use crate::{
 /// Decodes the JSON body. An empty body counts as `{}`, so operations without required
 /// fields can be called with no body at all.
 pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
-    let bytes: &[u8] = if req.body.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        &req.body
-    };
+    let bytes: &[u8] = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &req.body };
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => v,
@@ -36,11 +32,7 @@ pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiErr
 /// Decodes query-string and path parameters (path parameters win over a query parameter of
 /// the same name).
 pub fn query<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
-    let mut pairs: Vec<(String, String)> = req
-        .path_params
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let mut pairs: Vec<(String, String)> = req.path_params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
         if !req.path_params.contains_key(k.as_ref()) {
             pairs.push((k.into_owned(), v.into_owned()));
@@ -116,17 +108,9 @@ fn choices(msg: &str) -> String {
 
 /// Turns serde's path and message into (field, message) in the client's terms.
 fn rephrase(path: &str, msg: &str) -> (String, String) {
-    let base = if path == "." || path.is_empty() {
-        String::new()
-    } else {
-        path.to_string()
-    };
+    let base = if path == "." || path.is_empty() { String::new() } else { path.to_string() };
     let child = |name: &str| {
-        if base.is_empty() {
-            name.to_string()
-        } else {
-            format!("{base}.{name}")
-        }
+        if base.is_empty() { name.to_string() } else { format!("{base}.{name}") }
     };
     if msg.starts_with("missing field") {
         let name = quoted(msg).unwrap_or("?");
@@ -144,10 +128,7 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
     }
     if msg.starts_with("unknown variant") {
         let got = quoted(msg).unwrap_or("?");
-        return (
-            or_body(base),
-            format!("must be one of {} (got {got:?})", choices(msg)),
-        );
+        return (or_body(base), format!("must be one of {} (got {got:?})", choices(msg)));
     }
     if msg.starts_with("invalid type") && base.is_empty() {
         return ("body".to_string(), "must be a JSON object".to_string());
@@ -159,11 +140,7 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
 }
 
 fn or_body(base: String) -> String {
-    if base.is_empty() {
-        "body".to_string()
-    } else {
-        base
-    }
+    if base.is_empty() { "body".to_string() } else { base }
 }
 
 #[cfg(test)]
@@ -172,26 +149,14 @@ mod tests {
 
     #[test]
     fn rephrases_serde_messages() {
-        assert_eq!(
-            rephrase(".", "missing field `text`"),
-            ("text".into(), "is required".into())
-        );
+        assert_eq!(rephrase(".", "missing field `text`"), ("text".into(), "is required".into()));
         assert_eq!(
             rephrase("opts", "unknown field `x`, expected `a` or `b`"),
-            (
-                "opts.x".into(),
-                "is not a known field; expected one of a or b".into()
-            )
+            ("opts.x".into(), "is not a known field; expected one of a or b".into())
         );
         assert_eq!(
-            rephrase(
-                "to",
-                "unknown variant `up`, expected one of `camel`, `snake`"
-            ),
-            (
-                "to".into(),
-                "must be one of camel, snake (got \"up\")".into()
-            )
+            rephrase("to", "unknown variant `up`, expected one of `camel`, `snake`"),
+            ("to".into(), "must be one of camel, snake (got \"up\")".into())
         );
         assert_eq!(
             rephrase(".", "invalid type: sequence, expected struct X"),

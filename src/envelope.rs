@@ -87,14 +87,7 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        ApiError {
-            code,
-            message: message.into(),
-            field: None,
-            line: None,
-            column: None,
-            headers: Vec::new(),
-        }
+        ApiError { code, message: message.into(), field: None, line: None, column: None, headers: Vec::new() }
     }
 
     /// 400 VALIDATION_ERROR for `field`, with the message prefixed by the field name.
@@ -184,13 +177,10 @@ pub fn error_response(err: &ApiError, meta: &Meta<'_>) -> Response {
         meta: meta.clone(),
     };
     let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
-        br#"{"success":false,"error":{"code":"INTERNAL_ERROR","message":"unrenderable error"}}"#
-            .to_vec()
+        br#"{"success":false,"error":{"code":"INTERNAL_ERROR","message":"unrenderable error"}}"#.to_vec()
     });
-    let mut resp = Response::builder()
-        .status(err.status())
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(bytes);
+    let mut resp =
+        Response::builder().status(err.status()).header(header::CONTENT_TYPE, "application/json").body(bytes);
     for (k, v) in &err.headers {
         resp.headers_mut().append(k.clone(), v.clone());
     }
@@ -206,23 +196,15 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for c in ErrorCode::ALL {
             assert!(seen.insert(c.as_str()), "duplicate {c}");
-            assert!(
-                c.as_str()
-                    .chars()
-                    .all(|ch| ch.is_ascii_uppercase() || ch == '_')
-            );
+            assert!(c.as_str().chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'));
             assert!(c.status().is_client_error() || c.status().is_server_error());
         }
     }
 
     #[test]
     fn success_envelope_is_valid_json() {
-        let meta = Meta {
-            request_id: "r1",
-            duration: 1.5,
-        };
-        let v: serde_json::Value =
-            serde_json::from_slice(&success_bytes(br#"{"a":1}"#, &meta)).unwrap();
+        let meta = Meta { request_id: "r1", duration: 1.5 };
+        let v: serde_json::Value = serde_json::from_slice(&success_bytes(br#"{"a":1}"#, &meta)).unwrap();
         assert_eq!(
             v,
             serde_json::json!({"success": true, "data": {"a": 1}, "meta": {"requestId": "r1", "duration": 1.5}})

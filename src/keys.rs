@@ -38,29 +38,21 @@ impl KeyRing {
                 found = Some(i);
             }
         }
-        found
-            .map(Caller::Key)
-            .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the API key is not valid"))
+        found.map(Caller::Key).ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the API key is not valid"))
     }
 }
 
 fn presented_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let bad = |why: &str| ApiError::new(ErrorCode::Unauthorized, why.to_string());
     if let Some(v) = headers.get("x-api-key") {
-        let s = v
-            .to_str()
-            .map_err(|_| bad("the X-API-Key header is not valid text"))?
-            .trim();
+        let s = v.to_str().map_err(|_| bad("the X-API-Key header is not valid text"))?.trim();
         if s.is_empty() {
             return Err(bad("the X-API-Key header is empty"));
         }
         return Ok(Some(s.to_string()));
     }
     if let Some(v) = headers.get(header::AUTHORIZATION) {
-        let s = v
-            .to_str()
-            .map_err(|_| bad("the Authorization header is not valid text"))?
-            .trim();
+        let s = v.to_str().map_err(|_| bad("the Authorization header is not valid text"))?.trim();
         let token = s
             .split_once(' ')
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
@@ -77,10 +69,7 @@ pub fn new_key() -> Result<(String, String), String> {
     use base64::Engine;
     let mut raw = [0u8; 32];
     getrandom::fill(&mut raw).map_err(|e| format!("the system random generator failed: {e}"))?;
-    let key = format!(
-        "wr_{}",
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw)
-    );
+    let key = format!("wr_{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw));
     let digest = hex::encode(Sha256::digest(key.as_bytes()));
     Ok((key, digest))
 }
@@ -91,11 +80,7 @@ mod tests {
     use poem::http::HeaderValue;
 
     fn ring(keys: &[&str]) -> KeyRing {
-        KeyRing::new(
-            keys.iter()
-                .map(|k| Sha256::digest(k.as_bytes()).into())
-                .collect(),
-        )
+        KeyRing::new(keys.iter().map(|k| Sha256::digest(k.as_bytes()).into()).collect())
     }
 
     #[test]
@@ -106,15 +91,9 @@ mod tests {
         h.insert("x-api-key", HeaderValue::from_static("beta"));
         assert_eq!(r.identify(&h).unwrap(), Caller::Key(1));
         let mut h = HeaderMap::new();
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("Bearer alpha"),
-        );
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer alpha"));
         assert_eq!(r.identify(&h).unwrap(), Caller::Key(0));
-        h.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("Basic YTpi"),
-        );
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic YTpi"));
         assert_eq!(r.identify(&h).unwrap_err().code, ErrorCode::Unauthorized);
     }
 
@@ -122,10 +101,7 @@ mod tests {
     fn unknown_key_is_refused() {
         let mut h = HeaderMap::new();
         h.insert("x-api-key", HeaderValue::from_static("gamma"));
-        assert_eq!(
-            ring(&["alpha"]).identify(&h).unwrap_err().code,
-            ErrorCode::Unauthorized
-        );
+        assert_eq!(ring(&["alpha"]).identify(&h).unwrap_err().code, ErrorCode::Unauthorized);
     }
 
     #[test]

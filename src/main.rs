@@ -20,11 +20,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         ["--version" | "-V"] => {
-            println!(
-                "wrench {} (API {})",
-                env!("CARGO_PKG_VERSION"),
-                wrench::openapi::API_VERSION
-            );
+            println!("wrench {} (API {})", env!("CARGO_PKG_VERSION"), wrench::openapi::API_VERSION);
             ExitCode::SUCCESS
         }
         ["openapi"] => match serde_json::to_string_pretty(&wrench::openapi_document()) {
@@ -39,9 +35,7 @@ fn main() -> ExitCode {
                 println!("key:    {key}");
                 println!("digest: {digest}");
                 println!();
-                println!(
-                    "Give the key to the client; add the digest to WRENCH_API_KEYS (comma-separated)."
-                );
+                println!("Give the key to the client; add the digest to WRENCH_API_KEYS (comma-separated).");
                 ExitCode::SUCCESS
             }
             Err(e) => fail(&e),
@@ -60,10 +54,7 @@ fn serve(file: Option<PathBuf>) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(&format!("configuration: {e}")),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };

@@ -150,22 +150,13 @@ impl Operation {
 
     /// Names of `{param}` segments of the path.
     pub fn path_params(&self) -> Vec<&'static str> {
-        self.path
-            .split('/')
-            .filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
-            .collect()
+        self.path.split('/').filter_map(|s| s.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect()
     }
 }
 
 impl std::fmt::Debug for Operation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "Operation({} {} {})",
-            self.method.as_str(),
-            self.path,
-            self.id
-        )
+        write!(f, "Operation({} {} {})", self.method.as_str(), self.path, self.id)
     }
 }
 

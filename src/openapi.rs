@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use schemars::{Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 use utoipa::openapi::{
-    ContentBuilder, HttpMethod as UHttpMethod, InfoBuilder, LicenseBuilder, OpenApiBuilder,
-    PathItem, PathsBuilder, Ref, Required, ResponseBuilder,
+    ContentBuilder, HttpMethod as UHttpMethod, InfoBuilder, LicenseBuilder, OpenApiBuilder, PathItem, PathsBuilder,
+    Ref, Required, ResponseBuilder,
     example::ExampleBuilder,
     path::OperationBuilder,
     request_body::RequestBodyBuilder,
@@ -36,22 +36,10 @@ pub const API_VERSION: &str = "1.0.0";
 
 /// Tags in document order, with their descriptions. An operation's tag must be one of these.
 pub const TAGS: &[(&str, &str)] = &[
-    (
-        "Text and data",
-        "Encoding, formatting and converting text and structured data.",
-    ),
-    (
-        "Developer utilities",
-        "Hashes, identifiers, URLs, passwords, time, numbers and more.",
-    ),
-    (
-        "Images",
-        "Generated images: Open Graph cards, QR codes, placeholders, avatars, barcodes.",
-    ),
-    (
-        "Security and validation",
-        "Validators, encryption and one-time passwords.",
-    ),
+    ("Text and data", "Encoding, formatting and converting text and structured data."),
+    ("Developer utilities", "Hashes, identifiers, URLs, passwords, time, numbers and more."),
+    ("Images", "Generated images: Open Graph cards, QR codes, placeholders, avatars, barcodes."),
+    ("Security and validation", "Validators, encryption and one-time passwords."),
     ("Lookups", "DNS, IP, network and data-set lookups."),
     ("Storage", "Webhook inboxes, pastes and short links."),
 ];
@@ -79,9 +67,7 @@ fn settings() -> SchemaSettings {
 
 fn pascal(id: &str) -> String {
     let mut c = id.chars();
-    c.next()
-        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-        .unwrap_or_default()
+    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 /// Name for a response-status group, used in descriptions.
@@ -106,11 +92,7 @@ fn status_title(status: u16) -> &'static str {
 
 /// A `$ref` string for `schema`, registering it under `name` when schemars inlined it.
 fn schema_ref(schema: Schema, name: String, extra: &mut Map<String, Value>) -> String {
-    match schema
-        .as_object()
-        .and_then(|o| o.get("$ref"))
-        .and_then(Value::as_str)
-    {
+    match schema.as_object().and_then(|o| o.get("$ref")).and_then(Value::as_str) {
         Some(r) => r.to_string(),
         None => {
             extra.insert(name.clone(), schema.to_value());
@@ -121,27 +103,17 @@ fn schema_ref(schema: Schema, name: String, extra: &mut Map<String, Value>) -> S
 
 fn error_response(codes: &[ErrorCode]) -> utoipa::openapi::Response {
     let status = codes[0].status().as_u16();
-    let lines: Vec<String> = codes
-        .iter()
-        .map(|c| format!("`{}`: {}", c.as_str(), c.describe()))
-        .collect();
+    let lines: Vec<String> = codes.iter().map(|c| format!("`{}`: {}", c.as_str(), c.describe())).collect();
     ResponseBuilder::new()
         .description(format!("{}. {}", status_title(status), lines.join(" ")))
         .header("X-Request-Id", request_id_header())
-        .content(
-            "application/json",
-            ContentBuilder::new()
-                .schema(Some(Ref::from_schema_name("ErrorEnvelope")))
-                .build(),
-        )
+        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorEnvelope"))).build())
         .build()
 }
 
 fn request_id_header() -> utoipa::openapi::header::Header {
     utoipa::openapi::header::HeaderBuilder::new()
-        .schema(Some(utoipa::openapi::schema::Object::with_type(
-            utoipa::openapi::schema::Type::String,
-        )))
+        .schema(Some(utoipa::openapi::schema::Object::with_type(utoipa::openapi::schema::Type::String)))
         .description(Some("The request identifier, also in `meta.requestId`."))
         .build()
 }
@@ -160,20 +132,13 @@ pub fn document(ops: &[Operation]) -> Value {
     for op in ops {
         let all_paths: Vec<(&str, String)> = std::iter::once((op.path, op.id.to_string()))
             .chain(op.aliases.iter().enumerate().map(|(i, a)| {
-                (
-                    *a,
-                    if i == 0 {
-                        format!("{}Alias", op.id)
-                    } else {
-                        format!("{}Alias{}", op.id, i + 1)
-                    },
-                )
+                (*a, if i == 0 { format!("{}Alias", op.id) } else { format!("{}Alias{}", op.id, i + 1) })
             }))
             .collect();
-        let input = (op.input_schema)(&mut in_gen)
-            .map(|s| schema_ref(s, format!("{}Input", pascal(op.id)), &mut extra));
-        let output = (op.output_schema)(&mut out_gen)
-            .map(|s| schema_ref(s, format!("{}Output", pascal(op.id)), &mut extra));
+        let input =
+            (op.input_schema)(&mut in_gen).map(|s| schema_ref(s, format!("{}Input", pascal(op.id)), &mut extra));
+        let output =
+            (op.output_schema)(&mut out_gen).map(|s| schema_ref(s, format!("{}Output", pascal(op.id)), &mut extra));
         let envelope_name = format!("{}Response", pascal(op.id));
         if let Some(out_ref) = &output {
             extra.insert(
@@ -201,11 +166,7 @@ pub fn document(ops: &[Operation]) -> Value {
             let mut b = OperationBuilder::new()
                 .operation_id(Some(op_id.clone()))
                 .summary(Some(op.summary))
-                .description(if description.is_empty() {
-                    None
-                } else {
-                    Some(description)
-                })
+                .description(if description.is_empty() { None } else { Some(description) })
                 .tag(op.tag);
             if let (InputKind::Body, Some(in_ref)) = (op.input, &input) {
                 let examples = (op.examples)()
@@ -216,13 +177,7 @@ pub fn document(ops: &[Operation]) -> Value {
                         } else {
                             format!("{} ({})", e.name.replace('_', " "), e.status)
                         };
-                        (
-                            e.name,
-                            ExampleBuilder::new()
-                                .summary(summary)
-                                .value(Some(e.input))
-                                .build(),
-                        )
+                        (e.name, ExampleBuilder::new().summary(summary).value(Some(e.input)).build())
                     })
                     .collect::<Vec<_>>();
                 b = b.request_body(Some(
@@ -313,10 +268,7 @@ pub fn document(ops: &[Operation]) -> Value {
                 "An API key. Optional: without one you call anonymously.",
             ))),
         )
-        .security_scheme(
-            "bearerAuth",
-            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
-        )
+        .security_scheme("bearerAuth", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)))
         .build();
     let doc = OpenApiBuilder::new()
         .info(
@@ -325,18 +277,13 @@ pub fn document(ops: &[Operation]) -> Value {
                 .version(API_VERSION)
                 .description(Some(DESCRIPTION))
                 .license(Some(
-                    LicenseBuilder::new()
-                        .name("MIT OR Apache-2.0")
-                        .identifier(Some("MIT OR Apache-2.0"))
-                        .build(),
+                    LicenseBuilder::new().name("MIT OR Apache-2.0").identifier(Some("MIT OR Apache-2.0")).build(),
                 ))
                 .build(),
         )
         .paths(paths.build())
         .components(Some(components))
-        .tags(Some(TAGS.iter().map(|(name, d)| {
-            TagBuilder::new().name(*name).description(Some(*d)).build()
-        })))
+        .tags(Some(TAGS.iter().map(|(name, d)| TagBuilder::new().name(*name).description(Some(*d)).build())))
         .build();
 
     let mut doc = serde_json::to_value(&doc).expect("the document serializes");
@@ -362,10 +309,7 @@ pub fn document(ops: &[Operation]) -> Value {
     let out_defs = out_gen.take_definitions(true);
     for (k, v) in in_defs.into_iter().chain(out_defs).chain(extra) {
         if let Some(prev) = schemas.get(&k) {
-            assert_eq!(
-                prev, &v,
-                "two schemas are both named {k}; rename one of the types"
-            );
+            assert_eq!(prev, &v, "two schemas are both named {k}; rename one of the types");
         }
         schemas.insert(k, v);
     }
@@ -391,10 +335,8 @@ pub fn document(ops: &[Operation]) -> Value {
 fn parameters(doc: &Value, path: &str, in_ref: &str) -> Vec<Value> {
     let name = in_ref.rsplit('/').next().unwrap_or_default();
     let schema = &doc["components"]["schemas"][name];
-    let required: Vec<&str> = schema["required"]
-        .as_array()
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required: Vec<&str> =
+        schema["required"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     let mut out = Vec::new();
     if let Some(props) = schema["properties"].as_object() {
         for (prop, s) in props {
@@ -431,14 +373,7 @@ fn error_body_schema() -> Value {
     let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     let table: Vec<String> = ErrorCode::ALL
         .iter()
-        .map(|c| {
-            format!(
-                "- `{}` ({}): {}",
-                c.as_str(),
-                c.status().as_u16(),
-                c.describe()
-            )
-        })
+        .map(|c| format!("- `{}` ({}): {}", c.as_str(), c.status().as_u16(), c.describe()))
         .collect();
     json!({
         "type": "object",

@@ -17,8 +17,7 @@ use crate::{
 
 /// Builds an app serving just `op`, with default settings.
 pub(crate) fn app_for(op: &Operation) -> crate::http::App {
-    crate::http::app(Arc::new(Config::default()), vec![op.clone()])
-        .expect("the operation registers")
+    crate::http::app(Arc::new(Config::default()), vec![op.clone()]).expect("the operation registers")
 }
 
 /// Query string for a GET example: every top-level field as `name=value`.
@@ -33,17 +32,11 @@ fn query_of(input: &serde_json::Value) -> (String, Vec<(String, String)>) {
             pairs.push((k.clone(), s));
         }
     }
-    (
-        serde_urlencoded::to_string(&pairs).unwrap_or_default(),
-        pairs,
-    )
+    (serde_urlencoded::to_string(&pairs).unwrap_or_default(), pairs)
 }
 
 pub(crate) async fn check_example(op: Operation, name: &str) {
-    let example = (op.examples)()
-        .into_iter()
-        .find(|e| e.name == name)
-        .expect("the example exists");
+    let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
     let cli = TestClient::new(app_for(&op));
     let resp = match (op.method, op.input) {
         (HttpMethod::Get, InputKind::Query) | (HttpMethod::Delete, InputKind::Query) => {
@@ -59,36 +52,16 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
                 }
             }
             let q = serde_urlencoded::to_string(&rest).unwrap_or_default();
-            let uri = if q.is_empty() {
-                path
-            } else {
-                format!("{path}?{q}")
-            };
-            let req = if op.method == HttpMethod::Get {
-                cli.get(uri)
-            } else {
-                cli.delete(uri)
-            };
+            let uri = if q.is_empty() { path } else { format!("{path}?{q}") };
+            let req = if op.method == HttpMethod::Get { cli.get(uri) } else { cli.delete(uri) };
             req.send().await
         }
         _ => cli.post(op.path).body_json(&example.input).send().await,
     };
     let status = resp.0.status().as_u16();
-    let content_type = resp
-        .0
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
+    let content_type = resp.0.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let bytes = resp.0.into_body().into_vec().await.expect("body reads");
-    assert_eq!(
-        status,
-        example.status,
-        "{} example {name}: {}",
-        op.id,
-        String::from_utf8_lossy(&bytes)
-    );
+    assert_eq!(status, example.status, "{} example {name}: {}", op.id, String::from_utf8_lossy(&bytes));
 
     let snapshot: serde_json::Value = if op.output == OutputKind::Json || status != 200 {
         let body: serde_json::Value = serde_json::from_slice(&bytes).expect("a JSON envelope");

@@ -21,11 +21,7 @@ pub struct FieldError {
 
 impl From<FieldError> for ApiError {
     fn from(e: FieldError) -> ApiError {
-        if e.path.is_empty() {
-            ApiError::invalid("body", e.message)
-        } else {
-            ApiError::invalid(&e.path, e.message)
-        }
+        if e.path.is_empty() { ApiError::invalid("body", e.message) } else { ApiError::invalid(&e.path, e.message) }
     }
 }
 
@@ -35,18 +31,11 @@ pub trait Validate {
 }
 
 pub fn join(path: &str, field: &str) -> String {
-    if path.is_empty() {
-        field.to_string()
-    } else {
-        format!("{path}.{field}")
-    }
+    if path.is_empty() { field.to_string() } else { format!("{path}.{field}") }
 }
 
 fn fail(path: &str, message: String) -> Result<(), FieldError> {
-    Err(FieldError {
-        path: path.to_string(),
-        message,
-    })
+    Err(FieldError { path: path.to_string(), message })
 }
 
 /// Things with a length in the JSON Schema sense.
@@ -73,12 +62,7 @@ impl<T: Measure> Measure for Option<T> {
     }
 }
 
-pub fn check_length<T: Measure>(
-    v: &T,
-    path: &str,
-    min: Option<usize>,
-    max: Option<usize>,
-) -> Result<(), FieldError> {
+pub fn check_length<T: Measure>(v: &T, path: &str, min: Option<usize>, max: Option<usize>) -> Result<(), FieldError> {
     let Some((n, unit)) = v.measure() else {
         return Ok(());
     };
@@ -87,18 +71,11 @@ pub fn check_length<T: Measure>(
             if lo == hi {
                 fail(path, format!("must have exactly {lo} {unit} (got {n})"))
             } else {
-                fail(
-                    path,
-                    format!("must have between {lo} and {hi} {unit} (got {n})"),
-                )
+                fail(path, format!("must have between {lo} and {hi} {unit} (got {n})"))
             }
         }
-        (Some(lo), None) if n < lo => {
-            fail(path, format!("must have at least {lo} {unit} (got {n})"))
-        }
-        (None, Some(hi)) if n > hi => {
-            fail(path, format!("must have at most {hi} {unit} (got {n})"))
-        }
+        (Some(lo), None) if n < lo => fail(path, format!("must have at least {lo} {unit} (got {n})")),
+        (None, Some(hi)) if n > hi => fail(path, format!("must have at most {hi} {unit} (got {n})")),
         _ => Ok(()),
     }
 }
@@ -124,42 +101,19 @@ impl<T: Bounded> Bounded for Option<T> {
 }
 
 fn show(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
+    if n.fract() == 0.0 && n.abs() < 1e15 { format!("{}", n as i64) } else { format!("{n}") }
 }
 
-pub fn check_range<T: Bounded>(
-    v: &T,
-    path: &str,
-    min: Option<f64>,
-    max: Option<f64>,
-) -> Result<(), FieldError> {
+pub fn check_range<T: Bounded>(v: &T, path: &str, min: Option<f64>, max: Option<f64>) -> Result<(), FieldError> {
     let Some(n) = v.number() else { return Ok(()) };
     let bad = min.is_some_and(|lo| n < lo) || max.is_some_and(|hi| n > hi) || n.is_nan();
     if !bad {
         return Ok(());
     }
     match (min, max) {
-        (Some(lo), Some(hi)) => fail(
-            path,
-            format!(
-                "must be between {} and {} (got {})",
-                show(lo),
-                show(hi),
-                show(n)
-            ),
-        ),
-        (Some(lo), None) => fail(
-            path,
-            format!("must be at least {} (got {})", show(lo), show(n)),
-        ),
-        (None, Some(hi)) => fail(
-            path,
-            format!("must be at most {} (got {})", show(hi), show(n)),
-        ),
+        (Some(lo), Some(hi)) => fail(path, format!("must be between {} and {} (got {})", show(lo), show(hi), show(n))),
+        (Some(lo), None) => fail(path, format!("must be at least {} (got {})", show(lo), show(n))),
+        (None, Some(hi)) => fail(path, format!("must be at most {} (got {})", show(hi), show(n))),
         (None, None) => Ok(()),
     }
 }
@@ -181,12 +135,7 @@ impl<T: Text> Text for Option<T> {
     }
 }
 
-pub fn check_pattern<T: Text>(
-    v: &T,
-    path: &str,
-    re: &Regex,
-    pattern: &str,
-) -> Result<(), FieldError> {
+pub fn check_pattern<T: Text>(v: &T, path: &str, re: &Regex, pattern: &str) -> Result<(), FieldError> {
     match v.text() {
         Some(s) if !re.is_match(s) => fail(path, format!("must match the pattern {pattern}")),
         _ => Ok(()),
@@ -200,24 +149,7 @@ macro_rules! leaf {
         }
     )*};
 }
-leaf!(
-    String,
-    bool,
-    u8,
-    u16,
-    u32,
-    u64,
-    usize,
-    i8,
-    i16,
-    i32,
-    i64,
-    isize,
-    f32,
-    f64,
-    serde_json::Value,
-    char
-);
+leaf!(String, bool, u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64, serde_json::Value, char);
 
 impl<T: Validate> Validate for Option<T> {
     fn validate(&self, path: &str) -> Result<(), FieldError> {
@@ -267,10 +199,7 @@ mod tests {
     #[test]
     fn ranges_name_the_bounds() {
         let e = check_range(&0u32, "count", Some(1.0), Some(100.0)).unwrap_err();
-        assert_eq!(
-            (e.path.as_str(), e.message.as_str()),
-            ("count", "must be between 1 and 100 (got 0)")
-        );
+        assert_eq!((e.path.as_str(), e.message.as_str()), ("count", "must be between 1 and 100 (got 0)"));
         assert!(check_range(&Some(100u32), "count", Some(1.0), Some(100.0)).is_ok());
         assert!(check_range(&None::<u32>, "count", Some(1.0), Some(100.0)).is_ok());
     }

@@ -19,15 +19,11 @@ use proc_macro::TokenStream;
 /// Declares an operation. See `src/op.rs` in the runtime for the grammar and an example.
 #[proc_macro_attribute]
 pub fn op(attr: TokenStream, item: TokenStream) -> TokenStream {
-    op_attr::expand(attr.into(), item.into())
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
+    op_attr::expand(attr.into(), item.into()).unwrap_or_else(|e| e.to_compile_error()).into()
 }
 
 /// Derives `wrench::validate::Validate` from the `#[schemars(length, range, pattern)]` attributes.
 #[proc_macro_derive(Validate, attributes(schemars, serde))]
 pub fn derive_validate(item: TokenStream) -> TokenStream {
-    validate_derive::expand(item.into())
-        .unwrap_or_else(|e| e.to_compile_error())
-        .into()
+    validate_derive::expand(item.into()).unwrap_or_else(|e| e.to_compile_error()).into()
 }

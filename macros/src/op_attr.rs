@@ -113,11 +113,7 @@ impl Parse for OpAttr {
                     if !content.is_empty() {
                         return Err(content.error("unexpected tokens in example(...)"));
                     }
-                    attr.examples.push(Example {
-                        name,
-                        input: body,
-                        status,
-                    });
+                    attr.examples.push(Example { name, input: body, status });
                 }
                 other => {
                     return Err(Error::new(
@@ -142,15 +138,8 @@ fn value(input: ParseStream) -> Result<LitStr> {
 /// `NOT_FOUND` -> `NotFound`: the wire code is what authors know, the variant is Rust's.
 fn variant_of(code: &Ident) -> Result<Ident> {
     let s = code.to_string();
-    if s.is_empty()
-        || !s
-            .chars()
-            .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
-    {
-        return Err(Error::new(
-            code.span(),
-            "error codes are written as on the wire, e.g. NOT_FOUND",
-        ));
+    if s.is_empty() || !s.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit()) {
+        return Err(Error::new(code.span(), "error codes are written as on the wire, e.g. NOT_FOUND"));
     }
     let camel: String = s
         .split('_')
@@ -175,10 +164,7 @@ fn docs(item: &ItemFn) -> Result<(String, String)> {
             continue;
         }
         if let syn::Meta::NameValue(nv) = &attr.meta
-            && let syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = &nv.value
+            && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
         {
             let v = s.value();
             lines.push(v.strip_prefix(' ').unwrap_or(&v).to_string());
@@ -211,12 +197,7 @@ fn is_ctx(ty: &Type) -> bool {
 
 /// `Result<T, ApiError>` -> `T`.
 fn ok_type(ret: &ReturnType) -> Result<Type> {
-    let err = || {
-        Error::new(
-            ret.span(),
-            "an operation returns `Result<Output, ApiError>`",
-        )
-    };
+    let err = || Error::new(ret.span(), "an operation returns `Result<Output, ApiError>`");
     let ReturnType::Type(_, ty) = ret else {
         return Err(err());
     };
@@ -239,31 +220,22 @@ fn ok_type(ret: &ReturnType) -> Result<Type> {
 fn check_path(path: &LitStr) -> Result<Vec<String>> {
     let p = path.value();
     if !p.starts_with('/') || p.contains("//") || p.contains(' ') {
-        return Err(Error::new(
-            path.span(),
-            "a path starts with `/` and has no empty segments",
-        ));
+        return Err(Error::new(path.span(), "a path starts with `/` and has no empty segments"));
     }
     let mut params = Vec::new();
     for seg in p.split('/') {
         if let Some(rest) = seg.strip_prefix('{') {
-            let name = rest.strip_suffix('}').filter(|n| {
-                !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            });
+            let name = rest
+                .strip_suffix('}')
+                .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
             match name {
                 Some(n) => params.push(n.to_string()),
                 None => {
-                    return Err(Error::new(
-                        path.span(),
-                        "a path parameter is a whole segment `{name}`",
-                    ));
+                    return Err(Error::new(path.span(), "a path parameter is a whole segment `{name}`"));
                 }
             }
         } else if seg.contains('{') || seg.contains('}') || seg.contains(':') || seg.contains('*') {
-            return Err(Error::new(
-                path.span(),
-                "write path parameters as whole segments `{name}`",
-            ));
+            return Err(Error::new(path.span(), "write path parameters as whole segments `{name}`"));
         }
     }
     Ok(params)
@@ -275,16 +247,10 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
     let name = &func.sig.ident;
 
     if func.sig.asyncness.is_none() {
-        return Err(Error::new(
-            func.sig.fn_token.span(),
-            "an operation is an `async fn`",
-        ));
+        return Err(Error::new(func.sig.fn_token.span(), "an operation is an `async fn`"));
     }
     if !func.sig.generics.params.is_empty() {
-        return Err(Error::new(
-            func.sig.generics.span(),
-            "an operation takes no generic parameters",
-        ));
+        return Err(Error::new(func.sig.generics.span(), "an operation takes no generic parameters"));
     }
 
     let method = attr.method.to_string();
@@ -295,69 +261,39 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         "patch" => quote!(Patch),
         "delete" => quote!(Delete),
         _ => {
-            return Err(Error::new(
-                attr.method.span(),
-                "method is one of get, post, put, patch, delete",
-            ));
+            return Err(Error::new(attr.method.span(), "method is one of get, post, put, patch, delete"));
         }
     };
     let path_params = check_path(&attr.path)?;
     for alias in &attr.aliases {
         if check_path(alias)? != path_params {
-            return Err(Error::new(
-                alias.span(),
-                "an alias must have the same path parameters",
-            ));
+            return Err(Error::new(alias.span(), "an alias must have the same path parameters"));
         }
     }
-    let id = attr
-        .id
-        .as_ref()
-        .ok_or_else(|| Error::new(attr.path.span(), "missing `id = \"camelCaseName\"`"))?;
+    let id = attr.id.as_ref().ok_or_else(|| Error::new(attr.path.span(), "missing `id = \"camelCaseName\"`"))?;
     let id_value = id.value();
     let mut chars = id_value.chars();
-    if !chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        || !chars.all(|c| c.is_ascii_alphanumeric())
-    {
-        return Err(Error::new(
-            id.span(),
-            "operation ids are camelCase: letters and digits, lower-case first",
-        ));
+    if !chars.next().is_some_and(|c| c.is_ascii_lowercase()) || !chars.all(|c| c.is_ascii_alphanumeric()) {
+        return Err(Error::new(id.span(), "operation ids are camelCase: letters and digits, lower-case first"));
     }
-    let tag = attr
-        .tag
-        .as_ref()
-        .ok_or_else(|| Error::new(attr.path.span(), "missing `tag = \"...\"`"))?;
+    let tag = attr.tag.as_ref().ok_or_else(|| Error::new(attr.path.span(), "missing `tag = \"...\"`"))?;
     if attr.examples.is_empty() {
-        return Err(Error::new(
-            attr.path.span(),
-            "declare at least one `example(name, {...})`",
-        ));
+        return Err(Error::new(attr.path.span(), "declare at least one `example(name, {...})`"));
     }
     for (i, ex) in attr.examples.iter().enumerate() {
         if attr.examples[..i].iter().any(|e| e.name == ex.name) {
             return Err(Error::new(ex.name.span(), "example names must be unique"));
         }
-        if !matches!(&ex.input, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace)
-        {
-            return Err(Error::new(
-                ex.input.span(),
-                "an example input is a JSON object `{...}`",
-            ));
+        if !matches!(&ex.input, TokenTree::Group(g) if g.delimiter() == proc_macro2::Delimiter::Brace) {
+            return Err(Error::new(ex.input.span(), "an example input is a JSON object `{...}`"));
         }
         if !(100..600).contains(&ex.status) {
-            return Err(Error::new(
-                ex.name.span(),
-                "status must be an HTTP status code",
-            ));
+            return Err(Error::new(ex.name.span(), "status must be an HTTP status code"));
         }
     }
     for r in &attr.redact {
         if !r.value().starts_with('.') {
-            return Err(Error::new(
-                r.span(),
-                "a redaction is an insta selector such as \".data.uuid\"",
-            ));
+            return Err(Error::new(r.span(), "a redaction is an insta selector such as \".data.uuid\""));
         }
     }
     let (summary, description) = docs(&func)?;
@@ -375,10 +311,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
             input_ty = Some((*pt.ty).clone());
             call_args.push(quote!(input));
         } else {
-            return Err(Error::new(
-                pt.span(),
-                "an operation takes one input value and optionally `&Ctx`",
-            ));
+            return Err(Error::new(pt.span(), "an operation takes one input value and optionally `&Ctx`"));
         }
     }
 
@@ -389,30 +322,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         (None, Some(_)) => "body".to_string(),
     };
     let (kind_variant, decode) = match (input_kind.as_str(), &input_ty) {
-        ("body", Some(t)) => (
-            quote!(Body),
-            quote!(let input: #t = ::wrench::decode::body(&req)?;),
-        ),
-        ("query", Some(t)) => (
-            quote!(Query),
-            quote!(let input: #t = ::wrench::decode::query(&req)?;),
-        ),
-        ("raw", Some(t)) => (
-            quote!(Raw),
-            quote!(let input: #t = ::wrench::decode::raw(req)?;),
-        ),
+        ("body", Some(t)) => (quote!(Body), quote!(let input: #t = ::wrench::decode::body(&req)?;)),
+        ("query", Some(t)) => (quote!(Query), quote!(let input: #t = ::wrench::decode::query(&req)?;)),
+        ("raw", Some(t)) => (quote!(Raw), quote!(let input: #t = ::wrench::decode::raw(req)?;)),
         ("none", None) => (quote!(None), quote!(let _ = req;)),
         ("none", Some(t)) => {
-            return Err(Error::new(
-                t.span(),
-                "`input = none` takes no input parameter",
-            ));
+            return Err(Error::new(t.span(), "`input = none` takes no input parameter"));
         }
         (k @ ("body" | "query" | "raw"), None) => {
-            return Err(Error::new(
-                func.sig.span(),
-                format!("`input = {k}` needs an input parameter"),
-            ));
+            return Err(Error::new(func.sig.span(), format!("`input = {k}` needs an input parameter")));
         }
         _ => {
             let span = attr.input.as_ref().map_or(Span::call_site(), |i| i.span());
@@ -420,33 +338,21 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         }
     };
     if !path_params.is_empty() && !matches!(input_kind.as_str(), "query" | "raw") {
-        return Err(Error::new(
-            attr.path.span(),
-            "path parameters need `input = query` (they decode with the query)",
-        ));
+        return Err(Error::new(attr.path.span(), "path parameters need `input = query` (they decode with the query)"));
     }
 
     let out_ty = ok_type(&func.sig.output)?;
-    let output_kind = attr
-        .output
-        .as_ref()
-        .map_or("json".to_string(), |o| o.to_string());
+    let output_kind = attr.output.as_ref().map_or("json".to_string(), |o| o.to_string());
     let (out_variant, out_schema, reply) = match output_kind.as_str() {
         "json" => (
             quote!(Json),
             quote!(::std::option::Option::Some(g.subschema_for::<#out_ty>())),
             quote!(::wrench::op::Reply::json(&output)),
         ),
-        "image" => (
-            quote!(Image),
-            quote!(::std::option::Option::None),
-            quote!(::wrench::op::Reply::image(output)),
-        ),
-        "redirect" => (
-            quote!(Redirect),
-            quote!(::std::option::Option::None),
-            quote!(::wrench::op::Reply::redirect(output)),
-        ),
+        "image" => (quote!(Image), quote!(::std::option::Option::None), quote!(::wrench::op::Reply::image(output))),
+        "redirect" => {
+            (quote!(Redirect), quote!(::std::option::Option::None), quote!(::wrench::op::Reply::redirect(output)))
+        }
         _ => {
             let span = attr.output.as_ref().map_or(Span::call_site(), |o| o.span());
             return Err(Error::new(span, "output is one of json, image, redirect"));
@@ -459,11 +365,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         _ => quote!(::std::option::Option::None),
     };
 
-    let errors = attr
-        .errors
-        .iter()
-        .map(variant_of)
-        .collect::<Result<Vec<_>>>()?;
+    let errors = attr.errors.iter().map(variant_of).collect::<Result<Vec<_>>>()?;
     let path = &attr.path;
     let aliases = &attr.aliases;
     let redact = &attr.redact;

@@ -46,10 +46,7 @@ fn check_pattern_literal(lit: &LitStr) -> Result<()> {
     // Inline groups other than (?: are Rust-only syntax; ECMA-262 readers of the schema would
     // reject them or read them differently.
     if p.replace("(?:", "").contains("(?") || p.contains("\\A") || p.contains("\\z") {
-        return Err(Error::new(
-            lit.span(),
-            "keep patterns to the ECMA-262 and Rust regex common subset",
-        ));
+        return Err(Error::new(lit.span(), "keep patterns to the ECMA-262 and Rust regex common subset"));
     }
     Ok(())
 }
@@ -116,11 +113,7 @@ fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
             Ok(())
         })?;
     }
-    let ident = field
-        .ident
-        .as_ref()
-        .map(|i| i.to_string())
-        .unwrap_or_default();
+    let ident = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
     let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_string();
     if let Some(r) = rename {
         return Ok(r);
@@ -166,15 +159,9 @@ fn container_rename_all(input: &DeriveInput) -> Result<Option<String>> {
         })?;
     }
     if let Some(r) = &out
-        && !matches!(
-            r.as_str(),
-            "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE"
-        )
+        && !matches!(r.as_str(), "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE")
     {
-        return Err(Error::new_spanned(
-            &input.ident,
-            format!("Validate does not know rename_all = \"{r}\""),
-        ));
+        return Err(Error::new_spanned(&input.ident, format!("Validate does not know rename_all = \"{r}\"")));
     }
     Ok(out)
 }
@@ -192,32 +179,32 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     let rename_all = container_rename_all(&input)?;
     let body = match &input.data {
         Data::Struct(s) => {
-            let Fields::Named(named) = &s.fields else {
-                return Err(Error::new_spanned(
-                    name,
-                    "Validate is derived for structs with named fields",
-                ));
+            let fields: Vec<&syn::Field> = match &s.fields {
+                Fields::Named(named) => named.named.iter().collect(),
+                // A newtype (`#[serde(transparent)]`) is validated at its own path.
+                Fields::Unnamed(u) if u.unnamed.len() == 1 => u.unnamed.iter().collect(),
+                _ => {
+                    return Err(Error::new_spanned(name, "Validate is derived for structs with named fields or newtypes"));
+                }
             };
             let mut parts = Vec::new();
-            for field in &named.named {
-                let ident = field.ident.as_ref().expect("named field");
-                let jname = json_name(field, rename_all.as_deref())?;
+            for field in fields {
+                let (ident, p_expr) = match &field.ident {
+                    Some(i) => {
+                        let jname = json_name(field, rename_all.as_deref())?;
+                        (quote!(#i), quote!(::wrench::validate::join(path, #jname)))
+                    }
+                    None => (quote!(0), quote!(path.to_string())),
+                };
                 let c = field_checks(field)?;
                 let mut checks = Vec::new();
                 if c.length.0.is_some() || c.length.1.is_some() {
-                    let (lo, hi) = (
-                        opt(&c.length.0, quote!(usize)),
-                        opt(&c.length.1, quote!(usize)),
-                    );
-                    checks.push(
-                        quote!(::wrench::validate::check_length(&self.#ident, &p, #lo, #hi)?;),
-                    );
+                    let (lo, hi) = (opt(&c.length.0, quote!(usize)), opt(&c.length.1, quote!(usize)));
+                    checks.push(quote!(::wrench::validate::check_length(&self.#ident, &p, #lo, #hi)?;));
                 }
                 if c.range.0.is_some() || c.range.1.is_some() {
                     let (lo, hi) = (opt(&c.range.0, quote!(f64)), opt(&c.range.1, quote!(f64)));
-                    checks.push(
-                        quote!(::wrench::validate::check_range(&self.#ident, &p, #lo, #hi)?;),
-                    );
+                    checks.push(quote!(::wrench::validate::check_range(&self.#ident, &p, #lo, #hi)?;));
                 }
                 if let Some(pat) = &c.pattern {
                     checks.push(quote! {
@@ -230,7 +217,7 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
                 }
                 parts.push(quote! {
                     {
-                        let p = ::wrench::validate::join(path, #jname);
+                        let p = #p_expr;
                         #(#checks)*
                         ::wrench::validate::Validate::validate(&self.#ident, &p)?;
                     }
@@ -240,18 +227,12 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
         }
         Data::Enum(e) => {
             if e.variants.iter().any(|v| !matches!(v.fields, Fields::Unit)) {
-                return Err(Error::new_spanned(
-                    name,
-                    "Validate is derived for enums of unit variants only",
-                ));
+                return Err(Error::new_spanned(name, "Validate is derived for enums of unit variants only"));
             }
             quote!(let _ = path;)
         }
         Data::Union(_) => {
-            return Err(Error::new_spanned(
-                name,
-                "Validate is not derived for unions",
-            ));
+            return Err(Error::new_spanned(name, "Validate is not derived for unions"));
         }
     };
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();

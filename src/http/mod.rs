@@ -66,10 +66,7 @@ impl RequestMeta {
 }
 
 fn meta_of(req: &Request) -> Arc<RequestMeta> {
-    req.extensions()
-        .get::<Arc<RequestMeta>>()
-        .cloned()
-        .unwrap_or_else(|| Arc::new(RequestMeta::new()))
+    req.extensions().get::<Arc<RequestMeta>>().cloned().unwrap_or_else(|| Arc::new(RequestMeta::new()))
 }
 
 /// The whole service as one poem endpoint.
@@ -80,12 +77,10 @@ pub struct App {
 /// `{name}` (OpenAPI) to `:name` (poem).
 fn route_path(path: &str) -> String {
     path.split('/')
-        .map(
-            |s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-                Some(name) => format!(":{name}"),
-                None => s.to_string(),
-            },
-        )
+        .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
+            Some(name) => format!(":{name}"),
+            None => s.to_string(),
+        })
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -102,10 +97,7 @@ pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
         for path in std::iter::once(op.path).chain(op.aliases.iter().copied()) {
             let entry = by_path.entry(route_path(path)).or_default();
             if entry.iter().any(|o| o.method == op.method) {
-                return Err(format!(
-                    "two operations answer {} {path}",
-                    op.method.as_str()
-                ));
+                return Err(format!("two operations answer {} {path}", op.method.as_str()));
             }
             entry.push(op.clone());
         }
@@ -119,13 +111,7 @@ pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
     });
     let mut route = Route::new();
     for (path, ops) in by_path {
-        route = route.at(
-            path,
-            PathEndpoint {
-                state: state.clone(),
-                ops,
-            },
-        );
+        route = route.at(path, PathEndpoint { state: state.clone(), ops });
     }
     route = site::mount(route, state);
     Ok(App { route })
@@ -144,11 +130,7 @@ impl Endpoint for PathEndpoint {
         let method = req.method().clone();
         let wanted = |m: HttpMethod| m.as_str() == method.as_str();
         let op = self.ops.iter().find(|o| wanted(o.method)).or_else(|| {
-            if method == Method::HEAD {
-                self.ops.iter().find(|o| o.method == HttpMethod::Get)
-            } else {
-                None
-            }
+            if method == Method::HEAD { self.ops.iter().find(|o| o.method == HttpMethod::Get) } else { None }
         });
         match op {
             Some(op) => Ok(pipeline::run(&self.state, op, req, &meta).await),
@@ -165,14 +147,8 @@ impl Endpoint for PathEndpoint {
 
 pub(crate) fn method_not_allowed(method: &Method, allow: &[&str], meta: &RequestMeta) -> Response {
     let allow = allow.join(", ");
-    let err = ApiError::new(
-        ErrorCode::MethodNotAllowed,
-        format!("{method} is not allowed here; use {allow}"),
-    )
-    .with_header(
-        header::ALLOW,
-        HeaderValue::from_str(&allow).unwrap_or(HeaderValue::from_static("GET")),
-    );
+    let err = ApiError::new(ErrorCode::MethodNotAllowed, format!("{method} is not allowed here; use {allow}"))
+        .with_header(header::ALLOW, HeaderValue::from_str(&allow).unwrap_or(HeaderValue::from_static("GET")));
     error_response(&err, &meta.envelope_meta().as_meta())
 }
 
@@ -188,9 +164,7 @@ impl Endpoint for App {
             Ok(r) => r,
             Err(e) => {
                 let err = if e.status() == StatusCode::NOT_FOUND {
-                    ApiError::not_found(format!(
-                        "there is nothing at {path}; see /openapi.json for the operations"
-                    ))
+                    ApiError::not_found(format!("there is nothing at {path}; see /openapi.json for the operations"))
                 } else {
                     let code = ErrorCode::ALL
                         .iter()
@@ -206,10 +180,7 @@ impl Endpoint for App {
         if let Ok(v) = HeaderValue::from_str(&meta.id) {
             h.insert("x-request-id", v);
         }
-        h.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
+        h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
         if !h.contains_key(header::CACHE_CONTROL) {
             h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         }
@@ -233,19 +204,14 @@ impl Endpoint for App {
 pub fn init_logging(config: &Config) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
     let _ = match config.log_format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Text => builder.try_init(),
     };
     // Log where a panic happened but not its message: messages can quote client input.
     std::panic::set_hook(Box::new(|info| {
-        let location = info
-            .location()
-            .map(|l| format!("{}:{}", l.file(), l.line()))
-            .unwrap_or_default();
+        let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
         tracing::error!(%location, "panic");
     }));
 }
@@ -258,11 +224,7 @@ pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
     let listener = TcpListener::bind(config.listen);
     info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
     poem::Server::new(listener)
-        .run_with_graceful_shutdown(
-            app.map_to_response(),
-            shutdown_signal(),
-            Some(config.shutdown_grace),
-        )
+        .run_with_graceful_shutdown(app.map_to_response(), shutdown_signal(), Some(config.shutdown_grace))
         .await
         .map_err(|e| format!("server: {e}"))?;
     info!("wrench stopped");

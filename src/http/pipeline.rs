@@ -21,30 +21,17 @@ use crate::{
     op::{Ctx, InputKind, OpRequest, Operation, Reply},
 };
 
-pub(super) async fn run(
-    state: &State,
-    op: &Operation,
-    mut req: Request,
-    meta: &RequestMeta,
-) -> Response {
+pub(super) async fn run(state: &State, op: &Operation, mut req: Request, meta: &RequestMeta) -> Response {
     let result = call(state, op, &mut req, meta).await;
     meta.set_op(op.id);
     render(result, meta)
 }
 
-async fn call(
-    state: &State,
-    op: &Operation,
-    req: &mut Request,
-    meta: &RequestMeta,
-) -> Result<Reply, ApiError> {
+async fn call(state: &State, op: &Operation, req: &mut Request, meta: &RequestMeta) -> Result<Reply, ApiError> {
     let caller = state.keys.identify(req.headers())?;
     let mut op_req = OpRequest::default();
     if matches!(op.input, InputKind::Body | InputKind::Raw) {
-        let content_type = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| v.to_str().unwrap_or("?").to_string());
+        let content_type = req.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("?").to_string());
         if op.input == InputKind::Body
             && let Some(ct) = &content_type
             && !is_json(ct)
@@ -55,24 +42,14 @@ async fn call(
             ));
         }
         let limit = state.config.body_limit;
-        let declared = req
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
         if declared.is_some_and(|n| n > limit as u64) {
             return Err(too_large(limit));
         }
-        op_req.body = req
-            .take_body()
-            .into_bytes_limit(limit)
-            .await
-            .map_err(|e| match e {
-                ReadBodyError::PayloadTooLarge => too_large(limit),
-                other => ApiError::new(
-                    ErrorCode::InvalidJson,
-                    format!("the body could not be read: {other}"),
-                ),
-            })?;
+        op_req.body = req.take_body().into_bytes_limit(limit).await.map_err(|e| match e {
+            ReadBodyError::PayloadTooLarge => too_large(limit),
+            other => ApiError::new(ErrorCode::InvalidJson, format!("the body could not be read: {other}")),
+        })?;
         op_req.content_type = content_type;
     }
     op_req.query = req.uri().query().unwrap_or("").to_string();
@@ -90,10 +67,7 @@ async fn call(
         caller,
         client_ip: req.remote_addr().as_socket_addr().map(|a| a.ip()),
     };
-    match AssertUnwindSafe((op.handler)(ctx, op_req))
-        .catch_unwind()
-        .await
-    {
+    match AssertUnwindSafe((op.handler)(ctx, op_req)).catch_unwind().await {
         Ok(result) => result,
         Err(_) => {
             // The panic hook has logged where it happened; the payload may quote input, so it
@@ -108,22 +82,13 @@ async fn call(
 }
 
 fn too_large(limit: usize) -> ApiError {
-    ApiError::new(
-        ErrorCode::PayloadTooLarge,
-        format!("the body is larger than the limit of {limit} bytes"),
-    )
+    ApiError::new(ErrorCode::PayloadTooLarge, format!("the body is larger than the limit of {limit} bytes"))
 }
 
 /// `application/json`, any `+json` type, with or without parameters.
 fn is_json(ct: &str) -> bool {
-    let essence = ct
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    essence == "application/json"
-        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
 fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
@@ -139,20 +104,13 @@ fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
             // Generated images are pure functions of the request: safe to cache.
             .header(header::CACHE_CONTROL, "public, max-age=86400, immutable")
             // An SVG opened directly must not run script or load anything.
-            .header(
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-            )
+            .header(header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'; sandbox")
             .body(img.bytes),
         Ok(Reply::Redirect(r)) => match HeaderValue::from_str(&r.location) {
-            Ok(loc) => Response::builder()
-                .status(StatusCode::FOUND)
-                .header(header::LOCATION, loc)
-                .finish(),
-            Err(_) => envelope::error_response(
-                &ApiError::internal("redirect target is not a valid header"),
-                &m.as_meta(),
-            ),
+            Ok(loc) => Response::builder().status(StatusCode::FOUND).header(header::LOCATION, loc).finish(),
+            Err(_) => {
+                envelope::error_response(&ApiError::internal("redirect target is not a valid header"), &m.as_meta())
+            }
         },
         Err(e) => envelope::error_response(&e, &m.as_meta()),
     }
@@ -170,10 +128,7 @@ impl MetaValues {
     }
 
     pub(crate) fn as_meta(&self) -> envelope::Meta<'_> {
-        envelope::Meta {
-            request_id: &self.id,
-            duration: self.duration,
-        }
+        envelope::Meta { request_id: &self.id, duration: self.duration }
     }
 }
 

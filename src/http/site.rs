@@ -36,11 +36,7 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
             .persist_authorization(true)
             .display_operation_id(true),
     );
-    let ep = |page| SiteEndpoint {
-        page,
-        state: state.clone(),
-        swagger: swagger.clone(),
-    };
+    let ep = |page| SiteEndpoint { page, state: state.clone(), swagger: swagger.clone() };
     route
         .at("/openapi.json", ep(Page::OpenApi))
         .at("/docs", ep(Page::DocsRoot))
@@ -61,32 +57,21 @@ impl Endpoint for SiteEndpoint {
             let bytes = serde_json::to_vec(&data).unwrap_or_default();
             Response::builder()
                 .content_type("application/json")
-                .body(envelope::success_bytes(
-                    &bytes,
-                    &meta.envelope_meta().as_meta(),
-                ))
+                .body(envelope::success_bytes(&bytes, &meta.envelope_meta().as_meta()))
         };
         Ok(match self.page {
             Page::OpenApi => Response::builder()
                 .content_type("application/json")
                 .header(header::CACHE_CONTROL, "no-cache")
                 .body(self.state.openapi.clone()),
-            Page::DocsRoot => Response::builder()
-                .status(StatusCode::FOUND)
-                .header(header::LOCATION, "/docs/")
-                .finish(),
+            Page::DocsRoot => Response::builder().status(StatusCode::FOUND).header(header::LOCATION, "/docs/").finish(),
             Page::DocsFile => {
                 let tail = req.raw_path_param("tail").unwrap_or("").to_string();
                 match utoipa_swagger_ui::serve(&tail, self.swagger.clone()) {
                     Ok(Some(file)) => {
                         let b = Response::builder().content_type(file.content_type);
-                        let b = if file.gzpipped {
-                            b.header(header::CONTENT_ENCODING, "gzip")
-                        } else {
-                            b
-                        };
-                        b.header(header::CACHE_CONTROL, "public, max-age=3600")
-                            .body(file.bytes.into_owned())
+                        let b = if file.gzpipped { b.header(header::CONTENT_ENCODING, "gzip") } else { b };
+                        b.header(header::CACHE_CONTROL, "public, max-age=3600").body(file.bytes.into_owned())
                     }
                     Ok(None) => envelope::error_response(
                         &ApiError::not_found(format!("no such documentation file: {tail}")),

@@ -1,0 +1,425 @@
+//! JSON formatting, minifying, validation and structural diff.
+//!
+//! Formatting and minifying work on tokens, not on a parsed value: numbers keep their exact
+//! spelling (`1.0`, `1e400`, 20-digit integers), strings keep their escapes, and object keys
+//! keep their order and even their duplicates. The text is first checked with a real parser,
+//! so only valid JSON is ever reformatted. Nesting deeper than 128 levels is refused.
+
+use crate::prelude::*;
+
+/// Checks `text` is one JSON value; on failure, a message and the position of the error.
+fn check(text: &str) -> Result<(), JsonProblem> {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ()).map_err(|e| problem(text, &e))
+}
+
+#[derive(Debug, Serialize, JsonSchema, PartialEq)]
+struct JsonProblem {
+    /// What is wrong.
+    message: String,
+    /// 0-based index of the offending character, counted in Unicode code points.
+    position: usize,
+    /// 1-based line of the error.
+    line: usize,
+    /// 1-based column of the error, counted in Unicode code points.
+    column: usize,
+}
+
+fn problem(text: &str, e: &serde_json::Error) -> JsonProblem {
+    let msg = e.to_string();
+    let message = match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    };
+    // serde_json reports a 1-based line and a byte column; turn that into code points.
+    let line_start: usize = text.split_inclusive('\n').take(e.line().saturating_sub(1)).map(str::len).sum();
+    let mut byte = (line_start + e.column().saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(byte) {
+        byte -= 1;
+    }
+    let position = text[..byte].chars().count();
+    let column = text[line_start.min(byte)..byte].chars().count() + 1;
+    JsonProblem { message, position, line: e.line().max(1), column }
+}
+
+fn invalid(field: &str, p: &JsonProblem) -> ApiError {
+    ApiError::invalid(field, format!("not valid JSON: {} at line {} column {}", p.message, p.line, p.column))
+}
+
+/// Re-emits valid JSON with `indent` spaces per level (0: on one line, without spaces).
+fn reformat(src: &str, indent: usize) -> String {
+    let mut out = String::with_capacity(src.len() + src.len() / 4);
+    let mut depth = 0usize;
+    let mut chars = src.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        if indent > 0 {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', depth * indent));
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                out.push('"');
+                while let Some(s) = chars.next() {
+                    out.push(s);
+                    if s == '\\' {
+                        if let Some(n) = chars.next() {
+                            out.push(n);
+                        }
+                    } else if s == '"' {
+                        break;
+                    }
+                }
+            }
+            '{' | '[' => {
+                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
+                    chars.next();
+                }
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    chars.next();
+                    out.push(c);
+                    out.push(close);
+                } else {
+                    out.push(c);
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(',');
+                newline(&mut out, depth);
+            }
+            ':' => {
+                out.push(':');
+                if indent > 0 {
+                    out.push(' ');
+                }
+            }
+            ' ' | '\t' | '\n' | '\r' => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct JsonFormatInput {
+    /// The JSON text to format.
+    json: String,
+    /// Spaces per nesting level; 0 puts everything on one line.
+    #[serde(default = "two")]
+    #[schemars(range(min = 0, max = 8))]
+    indent: u8,
+}
+
+fn two() -> u8 {
+    2
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct JsonFormatOutput {
+    /// The formatted JSON.
+    formatted: String,
+    /// Always true: invalid JSON is answered with 400 and the position of the error.
+    valid: bool,
+}
+
+/// Pretty-print JSON.
+///
+/// Indents with `indent` spaces per level (default 2; 0 gives one line). Numbers, string
+/// escapes, key order and duplicate keys are kept exactly as written. Invalid JSON is a 400
+/// whose message gives the line and column of the first error; use `/v1/json/validate` to get
+/// the error as data instead.
+#[op(post "/v1/json/format", id = "jsonFormat", tag = "Text and data",
+     rejects = "text that is not valid JSON",
+     example(typical, {"json": "{\"name\":\"wrench\",\"tags\":[\"api\",\"tools\"],\"version\":1.0}"}),
+     example(four_spaces_nested, {"json": "[{\"a\":{}},[],{\"b\":[1e400,12345678901234567890]}]", "indent": 4}),
+     example(invalid, {"json": "{\"a\": 1,}"}, status = 400))]
+async fn json_format(input: JsonFormatInput) -> Result<JsonFormatOutput, ApiError> {
+    check(&input.json).map_err(|p| invalid("json", &p))?;
+    Ok(JsonFormatOutput { formatted: reformat(&input.json, input.indent as usize), valid: true })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct JsonMinifyInput {
+    /// The JSON text to minify.
+    json: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct JsonMinifyOutput {
+    /// The JSON without insignificant whitespace.
+    minified: String,
+    /// Size of the input in bytes (UTF-8).
+    original_size: usize,
+    /// Size of the result in bytes (UTF-8).
+    minified_size: usize,
+    /// Share of bytes saved, as text with two decimals, e.g. "23.08%".
+    savings: String,
+}
+
+/// Minify JSON.
+///
+/// Removes all whitespace outside strings and reports sizes in UTF-8 bytes and the saving as
+/// a percentage. Numbers, escapes and key order are kept exactly. Invalid JSON is a 400 with
+/// line and column.
+#[op(post "/v1/json/minify", id = "jsonMinify", tag = "Text and data",
+     rejects = "text that is not valid JSON",
+     example(typical, {"json": "{\n  \"name\": \"wrench\",\n  \"tags\": [ \"api\", \"tools\" ]\n}"}),
+     example(already_minimal, {"json": "[1,2,3]"}))]
+async fn json_minify(input: JsonMinifyInput) -> Result<JsonMinifyOutput, ApiError> {
+    check(&input.json).map_err(|p| invalid("json", &p))?;
+    let minified = reformat(&input.json, 0);
+    let (before, after) = (input.json.len(), minified.len());
+    let savings = if before == 0 { 0.0 } else { (before - after) as f64 * 100.0 / before as f64 };
+    Ok(JsonMinifyOutput { original_size: before, minified_size: after, savings: format!("{savings:.2}%"), minified })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct JsonValidateInput {
+    /// The text to check.
+    json: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct JsonValidateOutput {
+    /// Whether the text is exactly one valid JSON value (RFC 8259).
+    valid: bool,
+    /// The first error, when not valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<JsonProblem>,
+}
+
+/// Validate JSON.
+///
+/// Answers 200 either way: `valid` says whether the text is one JSON value (RFC 8259, with
+/// nothing but whitespace after it), and `error` gives the first problem with its position
+/// (0-based, in Unicode code points), line and column.
+#[op(post "/v1/json/validate", id = "jsonValidate", tag = "Text and data",
+     example(valid, {"json": "{\"ok\": [true, null, 1.5]}"}),
+     example(trailing_comma, {"json": "{\n  \"a\": 1,\n}"}),
+     example(empty, {"json": ""}))]
+async fn json_validate(input: JsonValidateInput) -> Result<JsonValidateOutput, ApiError> {
+    Ok(match check(&input.json) {
+        Ok(()) => JsonValidateOutput { valid: true, error: None },
+        Err(p) => JsonValidateOutput { valid: false, error: Some(p) },
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct JsonDiffInput {
+    /// The original JSON text.
+    a: String,
+    /// The JSON text to compare with it.
+    b: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema, PartialEq, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum ChangeType {
+    Added,
+    Removed,
+    Changed,
+}
+
+#[derive(Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Difference {
+    /// Where, JSONPath-like from the root `$`: `$.a.b[0]`, `$['key with spaces']`.
+    path: String,
+    /// What happened there.
+    #[serde(rename = "type")]
+    kind: ChangeType,
+    /// The value in `a` (absent for added).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    old_value: Option<Value>,
+    /// The value in `b` (absent for removed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    new_value: Option<Value>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct JsonDiffOutput {
+    /// Whether the two documents are equal as JSON values.
+    equal: bool,
+    /// Each difference, in document order.
+    differences: Vec<Difference>,
+}
+
+fn key_path(base: &str, key: &str) -> String {
+    let mut chars = key.chars();
+    let plain = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if plain {
+        format!("{base}.{key}")
+    } else {
+        let mut out = format!("{base}['");
+        for c in key.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                c => out.push(c),
+            }
+        }
+        out.push_str("']");
+        out
+    }
+}
+
+/// Numbers are equal when their values are (`1` and `1.0`), as JSON compares them.
+fn same_number(a: &serde_json::Number, b: &serde_json::Number) -> bool {
+    if a == b {
+        return true;
+    }
+    match (a.as_i128(), b.as_i128()) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.as_f64().zip(b.as_f64()).is_some_and(|(x, y)| x == y),
+    }
+}
+
+fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, va) in x {
+                match y.get(k) {
+                    Some(vb) => diff(&key_path(path, k), va, vb, out),
+                    None => out.push(Difference {
+                        path: key_path(path, k),
+                        kind: ChangeType::Removed,
+                        old_value: Some(va.clone()),
+                        new_value: None,
+                    }),
+                }
+            }
+            for (k, vb) in y {
+                if !x.contains_key(k) {
+                    out.push(Difference {
+                        path: key_path(path, k),
+                        kind: ChangeType::Added,
+                        old_value: None,
+                        new_value: Some(vb.clone()),
+                    });
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                let p = format!("{path}[{i}]");
+                match (x.get(i), y.get(i)) {
+                    (Some(va), Some(vb)) => diff(&p, va, vb, out),
+                    (Some(va), None) => {
+                        out.push(Difference { path: p, kind: ChangeType::Removed, old_value: Some(va.clone()), new_value: None })
+                    }
+                    (None, Some(vb)) => {
+                        out.push(Difference { path: p, kind: ChangeType::Added, old_value: None, new_value: Some(vb.clone()) })
+                    }
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Number(x), Value::Number(y)) if same_number(x, y) => {}
+        _ if a == b => {}
+        _ => out.push(Difference {
+            path: path.to_string(),
+            kind: ChangeType::Changed,
+            old_value: Some(a.clone()),
+            new_value: Some(b.clone()),
+        }),
+    }
+}
+
+/// Compare two JSON documents.
+///
+/// Walks both documents and lists every difference with a JSONPath-like path from `$`
+/// (`$.a.b[0]`; keys that are not identifiers as `$['a key']`). Objects are compared by key
+/// (order does not matter); arrays by index, so an insertion in the middle shows as changes
+/// followed by an addition. A value whose type differs is `changed`. Numbers compare by value
+/// (`1` equals `1.0`).
+#[op(post "/v1/json/diff", id = "jsonDiff", tag = "Text and data",
+     rejects = "`a` or `b` that is not valid JSON",
+     example(typical, {"a": "{\"name\":\"wrench\",\"tags\":[\"api\"],\"old\":true}", "b": "{\"name\":\"wrench 2\",\"tags\":[\"api\",\"tools\"],\"new\":1}"}),
+     example(equal_with_key_order, {"a": "{\"x\":1,\"y\":[1.0]}", "b": "{\"y\":[1],\"x\":1}"}),
+     example(type_change, {"a": "{\"weird key\":\"1\"}", "b": "{\"weird key\":1}"}))]
+async fn json_diff(input: JsonDiffInput) -> Result<JsonDiffOutput, ApiError> {
+    let a: Value = serde_json::from_str(&input.a).map_err(|e| invalid("a", &problem(&input.a, &e)))?;
+    let b: Value = serde_json::from_str(&input.b).map_err(|e| invalid("b", &problem(&input.b, &e)))?;
+    let mut differences = Vec::new();
+    diff("$", &a, &b, &mut differences);
+    Ok(JsonDiffOutput { equal: differences.is_empty(), differences })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reformat_round_trips_through_a_parser() {
+        let samples = [
+            r#"{"a":[1,2,{"b":null}],"c":"x\"y\\z","d":{},"e":[]}"#,
+            r#"  [ 1e400 , -0.0 , 12345678901234567890123 , "tab\tand \u00e9" ]  "#,
+            r#""just a string with { and [ inside""#,
+            "{\"dup\":1,\"dup\":2}",
+        ];
+        for s in samples {
+            for indent in [0, 2, 4] {
+                let out = reformat(s, indent);
+                // Same tokens: minifying the output gives the minified input.
+                assert_eq!(reformat(&out, 0), reformat(s, 0));
+                check(&out).unwrap();
+            }
+        }
+        assert_eq!(reformat(samples[1], 0), r#"[1e400,-0.0,12345678901234567890123,"tab\tand \u00e9"]"#);
+        assert_eq!(reformat("{\"a\":[1,{}]}", 2), "{\n  \"a\": [\n    1,\n    {}\n  ]\n}");
+    }
+
+    #[test]
+    fn positions_are_in_code_points() {
+        let p = check("{\"é\": tru}").unwrap_err();
+        // The error is detected at the closing brace, the 10th code point (byte 11).
+        assert_eq!((p.line, p.column, p.position), (1, 10, 9), "{p:?}");
+        let p = check("{\n  \"a\": 1,\n}").unwrap_err();
+        assert_eq!((p.line, p.column), (3, 1));
+        assert_eq!(p.position, 12);
+        let p = check("").unwrap_err();
+        assert_eq!(p.position, 0);
+    }
+
+    #[tokio::test]
+    async fn minify_reports_savings() {
+        let out = json_minify(JsonMinifyInput { json: "{ \"a\" : 1 }".into() }).await.unwrap();
+        assert_eq!((out.minified.as_str(), out.original_size, out.minified_size), ("{\"a\":1}", 11, 7));
+        assert_eq!(out.savings, "36.36%");
+    }
+
+    #[tokio::test]
+    async fn diff_paths_and_kinds() {
+        let out = json_diff(JsonDiffInput {
+            a: r#"{"a":{"b":[1,2,3]},"k":"v","x y":1}"#.into(),
+            b: r#"{"a":{"b":[1,5]},"x y":1.0,"n":null}"#.into(),
+        })
+        .await
+        .unwrap();
+        let got: Vec<(String, ChangeType)> = out.differences.iter().map(|d| (d.path.clone(), d.kind)).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("$.a.b[1]".to_string(), ChangeType::Changed),
+                ("$.a.b[2]".to_string(), ChangeType::Removed),
+                ("$.k".to_string(), ChangeType::Removed),
+                ("$.n".to_string(), ChangeType::Added),
+            ]
+        );
+        assert!(!out.equal);
+    }
+}

@@ -1,0 +1,211 @@
+//! Markdown to HTML (CommonMark, GitHub-flavoured by default) and to plain text.
+//!
+//! Rendering is comrak's; sanitizing is ammonia's allow-list cleaner, never a blocklist of
+//! our own. The plain-text walk is iterative, so deeply nested input cannot exhaust the stack.
+
+use comrak::{Arena, Options, nodes::NodeValue};
+
+use crate::prelude::*;
+
+fn options(gfm: bool) -> Options<'static> {
+    let mut o = Options::default();
+    if gfm {
+        o.extension.strikethrough = true;
+        o.extension.table = true;
+        o.extension.autolink = true;
+        o.extension.tasklist = true;
+        o.extension.footnotes = true;
+    }
+    // Raw HTML is passed through (CommonMark behaviour); `sanitize` is the safety switch.
+    o.render.r#unsafe = true;
+    o
+}
+
+/// The cleaner used for `sanitize: true`: ammonia's defaults (no scripts, event handlers,
+/// iframes, objects, embeds, styles or `javascript:` URLs) plus what GFM itself emits.
+fn sanitizer() -> ammonia::Builder<'static> {
+    let mut b = ammonia::Builder::default();
+    b.add_tags(["input"])
+        .add_tag_attributes("input", ["type", "checked", "disabled"])
+        .add_tag_attributes("code", ["class"])
+        .add_tag_attributes("th", ["align"])
+        .add_tag_attributes("td", ["align"]);
+    b
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct MarkdownToHtmlInput {
+    /// Markdown text.
+    markdown: String,
+    /// GitHub-flavoured extensions: tables, strikethrough, autolinks, task lists and
+    /// footnotes. Plain CommonMark when false.
+    #[serde(default = "yes")]
+    gfm: bool,
+    /// Clean the HTML with an allow-list: removes scripts, event handlers, iframes, objects,
+    /// embeds, styles and `javascript:` links.
+    #[serde(default)]
+    sanitize: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct MarkdownToHtmlOutput {
+    /// The rendered HTML fragment.
+    html: String,
+}
+
+/// Render Markdown to HTML.
+///
+/// CommonMark with GitHub's extensions by default (tables, strikethrough, autolinks, task
+/// lists, footnotes). Raw HTML in the Markdown is passed through as CommonMark specifies, so
+/// the output of untrusted input is only safe to embed with `sanitize: true`, which runs an
+/// allow-list cleaner over the result (no scripts, event handlers, iframes, objects, embeds,
+/// styles or `javascript:` links).
+#[op(post "/v1/markdown/to-html", id = "markdownToHtml", tag = "Text and data",
+     rejects = "with `sanitize`, Markdown whose HTML nests deeper than 512 elements",
+     example(typical, {"markdown": "# Title\n\nSome *emphasis*, a [link](https://example.com) and ~~old~~ text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo"}),
+     example(sanitized, {"markdown": "Hi <img src=x onerror=alert(1)> <script>alert(2)</script>\n\n[click](javascript:alert(3))", "sanitize": true}),
+     example(commonmark_only, {"markdown": "~~not struck~~ and www.example.com", "gfm": false}))]
+async fn markdown_to_html(input: MarkdownToHtmlInput) -> Result<MarkdownToHtmlOutput, ApiError> {
+    let html = comrak::markdown_to_html(&input.markdown, &options(input.gfm));
+    let html = if input.sanitize {
+        // The cleaner parses the HTML: bound its nesting first, as html-sanitize does.
+        super::html::check_depth("markdown", &html)?;
+        sanitizer().clean(&html).to_string()
+    } else {
+        html
+    };
+    Ok(MarkdownToHtmlOutput { html })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct MarkdownToTextInput {
+    /// Markdown text.
+    markdown: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct MarkdownToTextOutput {
+    /// The text without Markdown syntax.
+    text: String,
+    /// Words in the text (Unicode word boundaries).
+    word_count: usize,
+}
+
+/// Blocks end with a blank line; list items and table rows with a single line break.
+fn break_lines(out: &mut String, n: usize) {
+    while out.ends_with(' ') {
+        out.pop();
+    }
+    if out.is_empty() {
+        return;
+    }
+    let have = out.chars().rev().take_while(|c| *c == '\n').count();
+    for _ in have..n {
+        out.push('\n');
+    }
+}
+
+/// Plain text of a Markdown document.
+pub(crate) fn markdown_text(md: &str) -> String {
+    let arena = Arena::new();
+    let root = comrak::parse_document(&arena, md, &options(true));
+    let mut out = String::new();
+    // Iterative depth-first walk: (node, children already visited).
+    let mut stack = vec![(root, false)];
+    while let Some((node, done)) = stack.pop() {
+        let value = node.data().value.clone();
+        if done {
+            match value {
+                NodeValue::Paragraph
+                | NodeValue::Heading(_)
+                | NodeValue::CodeBlock(_)
+                | NodeValue::BlockQuote
+                | NodeValue::List(_)
+                | NodeValue::Table(_)
+                | NodeValue::HtmlBlock(_)
+                | NodeValue::ThematicBreak => break_lines(&mut out, 2),
+                NodeValue::Item(_) | NodeValue::TableRow(_) | NodeValue::TaskItem(_) => break_lines(&mut out, 1),
+                NodeValue::TableCell => out.push('\t'),
+                _ => {}
+            }
+            continue;
+        }
+        match &value {
+            NodeValue::Text(t) => out.push_str(t),
+            NodeValue::Code(c) => out.push_str(&c.literal),
+            NodeValue::CodeBlock(c) => out.push_str(c.literal.trim_end_matches('\n')),
+            NodeValue::SoftBreak => out.push(' '),
+            NodeValue::LineBreak => out.push('\n'),
+            NodeValue::Item(_) | NodeValue::TaskItem(_) => {
+                break_lines(&mut out, 1);
+                out.push_str("- ");
+            }
+            NodeValue::TableRow(_) => break_lines(&mut out, 1),
+            // Raw HTML and front matter are not text.
+            NodeValue::HtmlInline(_) | NodeValue::HtmlBlock(_) | NodeValue::FrontMatter(_) => {}
+            _ => {}
+        }
+        stack.push((node, true));
+        let children: Vec<_> = node.children().collect();
+        for child in children.into_iter().rev() {
+            stack.push((child, false));
+        }
+    }
+    let lines: Vec<&str> = out.lines().map(|l| l.trim_end_matches(['\t', ' '])).collect();
+    lines.join("\n").trim().to_string()
+}
+
+/// Convert Markdown to plain text.
+///
+/// Removes the syntax and keeps the words: headings, paragraphs and code as text separated by
+/// blank lines, list items as `- item` lines, links and images as their text, table cells
+/// separated by tabs. Raw HTML is dropped.
+#[op(post "/v1/markdown/to-text", id = "markdownToText", tag = "Text and data",
+     example(typical, {"markdown": "# Release notes\n\nThe **fast** path is [documented](https://example.com).\n\n- one\n- two\n\n```\ncode stays\n```"}),
+     example(html_and_table, {"markdown": "<div>raw html</div>\n\n| a | b |\n|---|---|\n| 1 | 2 |"}))]
+async fn markdown_to_text(input: MarkdownToTextInput) -> Result<MarkdownToTextOutput, ApiError> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let text = markdown_text(&input.markdown);
+    Ok(MarkdownToTextOutput { word_count: text.unicode_words().count(), text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn gfm_features_render() {
+        let md = "| a |\n|---|\n| 1 |\n\n~~x~~ https://example.com\n\n- [x] done";
+        let html = markdown_to_html(MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: false }).await.unwrap().html;
+        for needle in ["<table>", "<del>x</del>", "<a href=\"https://example.com\">", "type=\"checkbox\""] {
+            assert!(html.contains(needle), "{needle} missing in {html}");
+        }
+        let plain = markdown_to_html(MarkdownToHtmlInput { markdown: md.into(), gfm: false, sanitize: false }).await.unwrap().html;
+        assert!(!plain.contains("<table>") && !plain.contains("<del>"));
+    }
+
+    #[tokio::test]
+    async fn sanitize_strips_active_content() {
+        let md = "<script>alert(1)</script><iframe src=x></iframe><object data=x></object><embed src=x>\
+                  <a href=\"javascript:alert(1)\" onclick=\"x()\">a</a><img src=y onerror=\"z()\">\n\n- [x] kept";
+        let html = markdown_to_html(MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: true }).await.unwrap().html;
+        let lower = html.to_lowercase();
+        for bad in ["<script", "<iframe", "<object", "<embed", "onclick", "onerror", "javascript:"] {
+            assert!(!lower.contains(bad), "{bad} survived: {html}");
+        }
+        assert!(html.contains("checkbox"), "{html}");
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow() {
+        let md = ">".repeat(50_000) + " deep";
+        assert_eq!(markdown_text(&md), "deep");
+    }
+}
