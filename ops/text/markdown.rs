@@ -122,7 +122,12 @@ pub(crate) fn markdown_text(md: &str) -> String {
     while let Some((node, done)) = stack.pop() {
         let value = node.data().value.clone();
         if done {
+            let in_item = node
+                .parent()
+                .is_some_and(|p| matches!(p.data().value, NodeValue::Item(_) | NodeValue::TaskItem(_)));
             match value {
+                // A paragraph inside a list item ends the item's line, not a block.
+                NodeValue::Paragraph if in_item => break_lines(&mut out, 1),
                 NodeValue::Paragraph
                 | NodeValue::Heading(_)
                 | NodeValue::CodeBlock(_)
