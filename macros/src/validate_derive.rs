@@ -158,11 +158,6 @@ fn container_rename_all(input: &DeriveInput) -> Result<Option<String>> {
             Ok(())
         })?;
     }
-    if let Some(r) = &out
-        && !matches!(r.as_str(), "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE")
-    {
-        return Err(Error::new_spanned(&input.ident, format!("Validate does not know rename_all = \"{r}\"")));
-    }
     Ok(out)
 }
 
@@ -177,6 +172,12 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     let input: DeriveInput = syn::parse2(item)?;
     let name = &input.ident;
     let rename_all = container_rename_all(&input)?;
+    // Field names are derived for structs only; enums leave variant names to serde.
+    if let (Data::Struct(_), Some(r)) = (&input.data, &rename_all)
+        && !matches!(r.as_str(), "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE")
+    {
+        return Err(Error::new_spanned(&input.ident, format!("Validate does not know rename_all = \"{r}\"")));
+    }
     let body = match &input.data {
         Data::Struct(s) => {
             let fields: Vec<&syn::Field> = match &s.fields {
