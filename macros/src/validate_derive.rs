@@ -185,7 +185,10 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
                 // A newtype (`#[serde(transparent)]`) is validated at its own path.
                 Fields::Unnamed(u) if u.unnamed.len() == 1 => u.unnamed.iter().collect(),
                 _ => {
-                    return Err(Error::new_spanned(name, "Validate is derived for structs with named fields or newtypes"));
+                    return Err(Error::new_spanned(
+                        name,
+                        "Validate is derived for structs with named fields or newtypes",
+                    ));
                 }
             };
             let mut parts = Vec::new();
