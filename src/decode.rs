@@ -17,6 +17,13 @@ use crate::{
 /// fields can be called with no body at all.
 pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
     let bytes: &[u8] = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &req.body };
+    // serde would read a struct from an array too; the contract says object.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+            return Err(syntax_error(&e));
+        }
+        return Err(ApiError::invalid("body", "must be a JSON object"));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => v,
@@ -118,6 +125,10 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
     }
     if msg.starts_with("unknown field") {
         let name = quoted(msg).unwrap_or("?");
+        // serde_path_to_error already puts the unknown field at the end of the path.
+        let child = |name: &str| {
+            if base == name || base.ends_with(&format!(".{name}")) { base.clone() } else { child(name) }
+        };
         let expected = choices(msg);
         let msg = if expected.is_empty() || msg.contains("there are no fields") {
             "is not a known field (this operation takes no fields)".to_string()

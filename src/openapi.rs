@@ -128,6 +128,9 @@ pub fn document(ops: &[Operation]) -> Value {
     // parameter schemas would otherwise go through utoipa's typed model.
     let mut query_inputs: Vec<(String, &'static str, String)> = Vec::new();
     let mut image_ops: Vec<(String, &'static str)> = Vec::new();
+    // Operations that refuse some schema-valid input: marked with `x-rejects`, which contract
+    // fuzzing reads to accept their documented 400s for such input.
+    let mut rejecting: Vec<(String, &'static str, &'static str)> = Vec::new();
 
     for op in ops {
         let all_paths: Vec<(&str, String)> = std::iter::once((op.path, op.id.to_string()))
@@ -158,6 +161,7 @@ pub fn document(ops: &[Operation]) -> Value {
         for (path, op_id) in all_paths {
             let mut description = op.description.to_string();
             if let Some(r) = op.rejects {
+                rejecting.push((path.to_string(), op.method.lower(), r));
                 if !description.is_empty() {
                     description.push_str("\n\n");
                 }
@@ -321,6 +325,9 @@ pub fn document(ops: &[Operation]) -> Value {
     for (path, method, in_ref) in query_inputs {
         let params = parameters(&doc, &path, &in_ref);
         doc["paths"][&path][method]["parameters"] = Value::Array(params);
+    }
+    for (path, method, r) in rejecting {
+        doc["paths"][&path][method]["x-rejects"] = Value::String(r.to_string());
     }
     for (path, method) in image_ops {
         doc["paths"][&path][method]["responses"]["200"]["content"] = json!({

@@ -126,7 +126,7 @@ async fn csv_to_json(input: CsvToJsonInput) -> Result<CsvToJsonOutput, ApiError>
     Ok(CsvToJsonOutput { rows: data.len(), data, columns })
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 enum LineEnding {
     /// `\n`

@@ -118,7 +118,7 @@ fn paragraphs(t: &str) -> usize {
     count
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 enum Separator {
     #[serde(rename = "-")]
     #[schemars(rename = "-")]
@@ -181,7 +181,7 @@ async fn text_slugify(input: SlugifyInput) -> Result<SlugifyOutput, ApiError> {
     Ok(SlugifyOutput { slug: slugify(&input.text, sep) })
 }
 
-#[derive(Debug, Deserialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 enum Boundary {
     Word,

@@ -1,0 +1,275 @@
+//! The edges of HTTP, through the whole pipeline: unknown paths and methods, malformed and
+//! oversized bodies, media types, keys, panics, and the envelope on every answer.
+
+use std::{sync::Arc, time::Duration};
+
+use poem::{http::StatusCode, listener::TcpAcceptor, test::TestClient};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use wrench::{
+    config::Config,
+    op::{Example, HttpMethod, InputKind, Operation, OutputKind},
+};
+
+const KEY: &str = "wr_test_key_for_edges";
+
+fn config() -> Config {
+    let digest: [u8; 32] = Sha256::digest(KEY.as_bytes()).into();
+    Config { api_keys: vec![digest], body_limit: 64 * 1024, ..Config::default() }
+}
+
+/// An operation that always panics, to prove a bug cannot take the connection down.
+fn panicking_op() -> Operation {
+    Operation {
+        id: "testPanic",
+        method: HttpMethod::Post,
+        path: "/v1/test/panic",
+        aliases: &[],
+        tag: "Text and data",
+        summary: "Always panics.",
+        description: "",
+        input: InputKind::None,
+        output: OutputKind::Json,
+        errors: &[],
+        rejects: None,
+        redactions: &[],
+        handler: |_, _| Box::pin(async { panic!("deliberate test panic") }),
+        input_schema: |_| None,
+        output_schema: |_| None,
+        examples: || vec![Example { name: "x", input: json!({}), status: 500 }],
+        function: "test_panic",
+    }
+}
+
+fn app() -> wrench::http::App {
+    let mut ops = wrench::operations();
+    ops.push(panicking_op());
+    wrench::http::app(Arc::new(config()), ops).unwrap()
+}
+
+async fn body(resp: poem::test::TestResponse) -> (StatusCode, poem::http::HeaderMap, Value) {
+    let status = resp.0.status();
+    let headers = resp.0.headers().clone();
+    let bytes = resp.0.into_body().into_vec().await.unwrap();
+    let v: Value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)));
+    (status, headers, v)
+}
+
+fn assert_error(status: StatusCode, v: &Value, want: StatusCode, code: &str) {
+    assert_eq!(status, want, "{v}");
+    assert_eq!(v["success"], false, "{v}");
+    assert_eq!(v["error"]["code"], code, "{v}");
+    assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(v["meta"]["requestId"].is_string() && v["meta"]["duration"].is_number(), "{v}");
+}
+
+#[tokio::test]
+async fn success_envelope_and_request_id_header() {
+    let cli = TestClient::new(app());
+    let (status, headers, v) = body(cli.post("/v1/base64/encode").body_json(&json!({"text": "hi"})).send().await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(v["success"], true);
+    assert_eq!(v["data"]["encoded"], "aGk=");
+    assert_eq!(headers["x-request-id"].to_str().unwrap(), v["meta"]["requestId"].as_str().unwrap());
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert!(v["meta"]["duration"].as_f64().unwrap() >= 0.0);
+}
+
+#[tokio::test]
+async fn unknown_path_is_404_envelope() {
+    let cli = TestClient::new(app());
+    let (status, headers, v) = body(cli.get("/v1/nope").send().await).await;
+    assert_error(status, &v, StatusCode::NOT_FOUND, "NOT_FOUND");
+    assert!(headers.contains_key("x-request-id"));
+}
+
+#[tokio::test]
+async fn wrong_method_is_405_with_allow() {
+    let cli = TestClient::new(app());
+    for method in ["GET", "PUT", "DELETE", "PATCH", "TRACE", "OPTIONS"] {
+        let req = cli.request(method.parse().unwrap(), "/v1/base64/encode");
+        let (status, headers, v) = body(req.send().await).await;
+        assert_error(status, &v, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+        assert_eq!(headers["allow"], "POST", "{method}");
+    }
+    let (status, headers, v) = body(cli.post("/openapi.json").send().await).await;
+    assert_error(status, &v, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+    assert_eq!(headers["allow"], "GET, HEAD");
+}
+
+#[tokio::test]
+async fn malformed_json_is_400_with_position() {
+    let cli = TestClient::new(app());
+    let req = cli.post("/v1/base64/encode").content_type("application/json").body("{\n  \"text\": \"a\",,\n}");
+    let (status, _, v) = body(req.send().await).await;
+    assert_error(status, &v, StatusCode::BAD_REQUEST, "INVALID_JSON");
+    assert_eq!((v["error"]["line"].as_u64(), v["error"]["column"].as_u64()), (Some(2), Some(15)), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("line 2 column 15"));
+    let (status, _, v) = body(cli.post("/v1/base64/encode").body("{\"text\": \"a\"} trailing").send().await).await;
+    assert_error(status, &v, StatusCode::BAD_REQUEST, "INVALID_JSON");
+}
+
+#[tokio::test]
+async fn invalid_fields_are_named() {
+    let cli = TestClient::new(app());
+    let cases = [
+        ("/v1/base64/encode", json!({}), "text", "is required"),
+        ("/v1/base64/encode", json!({"text": 5}), "text", "wrong type"),
+        ("/v1/base64/encode", json!({"text": "a", "url_safe": true}), "url_safe", "not a known field"),
+        ("/v1/json/format", json!({"json": "1", "indent": 9}), "indent", "between 0 and 8"),
+        ("/v1/text/case", json!({"text": "a", "to": "upper"}), "to", "must be one of"),
+        ("/v1/lorem/generate", json!({"type": "words", "count": 0}), "count", "between 1 and 100"),
+        ("/v1/html-sanitize", json!({"html": "x", "allowed_tags": ["p", "B!"]}), "allowed_tags[1]", "pattern"),
+        ("/v1/base64/encode", json!([1, 2]), "body", "JSON object"),
+    ];
+    for (path, input, field, words) in cases {
+        let (status, _, v) = body(cli.post(path).body_json(&input).send().await).await;
+        assert_error(status, &v, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+        assert_eq!(v["error"]["field"], field, "{path} {input}: {v}");
+        let msg = v["error"]["message"].as_str().unwrap();
+        assert!(msg.starts_with(&format!("{field}: ")) && msg.contains(words), "{msg}");
+    }
+}
+
+#[tokio::test]
+async fn body_over_the_limit_is_413() {
+    let cli = TestClient::new(app());
+    let big = json!({"text": "x".repeat(70 * 1024)});
+    let (status, _, v) = body(cli.post("/v1/base64/encode").body_json(&big).send().await).await;
+    assert_error(status, &v, StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+    // Just under the limit is fine.
+    let ok = json!({"text": "x".repeat(60 * 1024)});
+    let (status, _, _) = body(cli.post("/v1/base64/encode").body_json(&ok).send().await).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn media_types() {
+    let cli = TestClient::new(app());
+    // No Content-Type at all: read as JSON.
+    let (status, _, v) = body(cli.post("/v1/base64/encode").body("{\"text\":\"hi\"}").send().await).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let (status, _, v) = body(
+        cli.post("/v1/base64/encode")
+            .content_type("application/json; charset=utf-8")
+            .body("{\"text\":\"hi\"}")
+            .send()
+            .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+        let (status, _, v) = body(cli.post("/v1/base64/encode").content_type(ct).body("text=hi").send().await).await;
+        assert_error(status, &v, StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE");
+    }
+    // An empty body is an empty object: the missing field is named.
+    let (status, _, v) = body(cli.post("/v1/base64/encode").send().await).await;
+    assert_error(status, &v, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(v["error"]["field"], "text");
+}
+
+#[tokio::test]
+async fn api_keys() {
+    let cli = TestClient::new(app());
+    let input = json!({"text": "hi"});
+    let (status, _, _) =
+        body(cli.post("/v1/base64/encode").header("X-API-Key", KEY).body_json(&input).send().await).await;
+    assert_eq!(status, StatusCode::OK);
+    let bearer = format!("Bearer {KEY}");
+    let (status, _, _) =
+        body(cli.post("/v1/base64/encode").header("Authorization", bearer).body_json(&input).send().await).await;
+    assert_eq!(status, StatusCode::OK);
+    for (h, v) in
+        [("X-API-Key", "wrong"), ("Authorization", "Bearer wrong"), ("Authorization", "Basic abc"), ("X-API-Key", "")]
+    {
+        let (status, _, body_v) = body(cli.post("/v1/base64/encode").header(h, v).body_json(&input).send().await).await;
+        assert_error(status, &body_v, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+    }
+    // A bad key is refused before the body is even looked at.
+    let (status, _, v) =
+        body(cli.post("/v1/base64/encode").header("X-API-Key", "wrong").body("not json").send().await).await;
+    assert_error(status, &v, StatusCode::UNAUTHORIZED, "UNAUTHORIZED");
+}
+
+#[tokio::test]
+async fn site_pages() {
+    let cli = TestClient::new(app());
+    let resp = cli.get("/openapi.json").send().await;
+    resp.assert_status_is_ok();
+    let doc: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap();
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    let resp = cli.get("/docs").send().await;
+    assert_eq!(resp.0.status(), StatusCode::FOUND);
+    for page in ["/docs/", "/docs/swagger-initializer.js"] {
+        let resp = cli.get(page).send().await;
+        resp.assert_status_is_ok();
+        let text = String::from_utf8_lossy(&resp.0.into_body().into_vec().await.unwrap()).into_owned();
+        if page.ends_with(".js") {
+            assert!(text.contains("/openapi.json"), "the UI loads our document");
+        }
+    }
+    let (status, _, v) = body(cli.get("/health").send().await).await;
+    assert_eq!((status, &v["data"]["status"]), (StatusCode::OK, &json!("ok")));
+}
+
+/// Sends raw HTTP/1.1 requests on one connection and returns each response's status line and body.
+async fn exchange(stream: &mut tokio::net::TcpStream, request: &str) -> (String, String) {
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk)).await.unwrap().unwrap();
+        assert!(n > 0, "connection closed by the server");
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        if let Some(head_end) = text.find("\r\n\r\n") {
+            let head = &text[..head_end];
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                .unwrap_or(0);
+            if buf.len() >= head_end + 4 + len {
+                let status = head.lines().next().unwrap().to_string();
+                return (status, text[head_end + 4..head_end + 4 + len].to_string());
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_operation_is_a_500_on_a_connection_that_survives() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(poem::Server::new_with_acceptor(TcpAcceptor::from_tokio(listener).unwrap()).run(app()));
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (status, body1) =
+        exchange(&mut stream, "POST /v1/test/panic HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}").await;
+    assert!(status.contains("500"), "{status}");
+    let v: Value = serde_json::from_str(&body1).unwrap();
+    assert_eq!(v["error"]["code"], "INTERNAL_ERROR");
+    assert!(!body1.contains("deliberate"), "the panic message is not shown to clients");
+    let payload = "{\"text\":\"hi\"}";
+    let req = format!(
+        "POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{payload}",
+        payload.len()
+    );
+    let (status, body2) = exchange(&mut stream, &req).await;
+    assert!(status.contains("200"), "{status}: {body2}");
+    server.abort();
+}
+
+#[tokio::test]
+async fn oversized_declared_length_is_refused_without_reading() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(poem::Server::new_with_acceptor(TcpAcceptor::from_tokio(listener).unwrap()).run(app()));
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // Claims 10 MB but sends nothing: the answer must come anyway, from the header alone.
+    let (status, body) =
+        exchange(&mut stream, "POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n").await;
+    assert!(status.contains("413"), "{status}");
+    assert!(body.contains("PAYLOAD_TOO_LARGE"));
+    server.abort();
+}
