@@ -12,10 +12,17 @@ use std::{
     path::{Path, PathBuf},
 };
 
+/// One file under `ops/<group>/`: its module name, path and `#[op]` functions.
+struct OpsFile {
+    module: String,
+    path: PathBuf,
+    functions: Vec<String>,
+}
+
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this")).join("ops");
     println!("cargo:rerun-if-changed={}", root.display());
-    let mut groups: Vec<(String, Vec<(String, PathBuf, Vec<String>)>)> = Vec::new();
+    let mut groups: Vec<(String, Vec<OpsFile>)> = Vec::new();
     let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
         .expect("ops/ exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -35,7 +42,7 @@ fn main() {
         for file in files {
             println!("cargo:rerun-if-changed={}", file.display());
             let text = fs::read_to_string(&file).expect("readable ops file");
-            modules.push((module_name(&file), file.clone(), op_functions(&text)));
+            modules.push(OpsFile { module: module_name(&file), path: file.clone(), functions: op_functions(&text) });
         }
         groups.push((group, modules));
     }
@@ -44,9 +51,9 @@ fn main() {
     let mut calls = Vec::new();
     for (group, modules) in &groups {
         writeln!(out, "pub(crate) mod {group} {{").unwrap();
-        for (module, path, fns) in modules {
+        for OpsFile { module, path, functions } in modules {
             writeln!(out, "    #[path = {:?}]\n    pub(crate) mod {module};", path.display().to_string()).unwrap();
-            for f in fns {
+            for f in functions {
                 calls.push(format!("{group}::{module}::__op_{f}()"));
             }
         }

@@ -5,7 +5,7 @@
 //! client's spelling (`data[2].name`, `count`). serde's messages are rephrased where they speak
 //! of Rust rather than of the request ("missing field" becomes "is required").
 
-use serde::de::DeserializeOwned;
+use serde::{Deserialize, de::DeserializeOwned};
 
 use crate::{
     envelope::{ApiError, ErrorCode},
@@ -141,6 +141,9 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
         let got = quoted(msg).unwrap_or("?");
         return (or_body(base), format!("must be one of {} (got {got:?})", choices(msg)));
     }
+    if msg.contains("untagged enum IntLike") {
+        return (or_body(base), "must be an integer".to_string());
+    }
     if msg.starts_with("invalid type") && base.is_empty() {
         return ("body".to_string(), "must be a JSON object".to_string());
     }
@@ -154,9 +157,63 @@ fn or_body(base: String) -> String {
     if base.is_empty() { "body".to_string() } else { base }
 }
 
+/// Deserializes an integer field the way JSON Schema counts integers: `15` and `15.0` are both
+/// the integer 15, while `15.5` or an out-of-range value is refused. Query parameters arrive
+/// as text and are read the same way. Use it on every integer input field:
+/// `#[serde(deserialize_with = "crate::decode::integer")]`.
+pub fn integer<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i128>,
+{
+    use serde::de::{Error, Unexpected};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum IntLike {
+        Number(serde_json::Number),
+        Text(String),
+    }
+    let (shown, whole): (String, Option<i128>) = match IntLike::deserialize(d)? {
+        IntLike::Number(n) => (
+            n.to_string(),
+            n.as_i128().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e30).map(|f| f as i128)),
+        ),
+        IntLike::Text(s) => {
+            let t = s.trim();
+            let parsed = t.parse::<i128>().ok().or_else(|| {
+                t.parse::<f64>().ok().filter(|f| f.is_finite() && f.fract() == 0.0 && f.abs() < 1e30).map(|f| f as i128)
+            });
+            (format!("{s:?}"), parsed)
+        }
+    };
+    match whole {
+        Some(i) => T::try_from(i).map_err(|_| D::Error::custom(format!("{shown} is out of range"))),
+        None => Err(D::Error::invalid_type(Unexpected::Other(&shown), &"an integer")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Count {
+        #[serde(deserialize_with = "integer")]
+        n: u8,
+    }
+
+    #[test]
+    fn integers_as_json_schema_counts_them() {
+        for ok in [r#"{"n": 7}"#, r#"{"n": 7.0}"#, r#"{"n": "7"}"#, r#"{"n": 7e0}"#] {
+            assert_eq!(serde_json::from_str::<Count>(ok).unwrap().n, 7, "{ok}");
+        }
+        for bad in
+            [r#"{"n": 7.5}"#, r#"{"n": 256}"#, r#"{"n": -1}"#, r#"{"n": "x"}"#, r#"{"n": true}"#, r#"{"n": null}"#]
+        {
+            assert!(serde_json::from_str::<Count>(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn rephrases_serde_messages() {

@@ -83,7 +83,7 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
     settings.add_redaction(".meta.requestId", "[request-id]");
     settings.add_redaction(".meta.duration", "[duration]");
     for r in op.redactions {
-        settings.add_redaction(*r, "[random]");
+        settings.add_redaction(r, "[random]");
     }
     settings.bind(|| insta::assert_json_snapshot!(format!("{}__{}", op.id, name), snapshot));
 }

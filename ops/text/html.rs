@@ -158,11 +158,7 @@ pub(crate) fn html_text(html: &str, links: bool, images: bool) -> String {
                                 };
                                 out.raw(&marker);
                             }
-                            "td" | "th" => {
-                                if !out.s.ends_with('\n') && !out.s.is_empty() {
-                                    out.raw("\t");
-                                }
-                            }
+                            "td" | "th" if !out.s.ends_with('\n') && !out.s.is_empty() => out.raw("\t"),
                             "a" if links => {
                                 if out.space && !out.s.is_empty() && !out.s.ends_with(['\n', ' ', '\t']) {
                                     out.raw(" ");

@@ -20,6 +20,7 @@ struct TextStatsInput {
     /// Reading speed used for the reading time.
     #[serde(default = "default_wpm")]
     #[schemars(range(min = 50, max = 1000))]
+    #[serde(deserialize_with = "crate::decode::integer")]
     words_per_minute: u32,
 }
 
@@ -195,6 +196,7 @@ struct TruncateInput {
     text: String,
     /// Longest result, suffix included, in Unicode code points.
     #[schemars(range(min = 1, max = 1000000))]
+    #[serde(deserialize_with = "crate::decode::integer")]
     max_length: u32,
     /// Where to cut: after the last whole word, or after the last whole sentence.
     #[serde(default = "word")]
