@@ -1,0 +1,78 @@
+//! The real binary: start-up from variables, one log line per request without secrets, and a
+//! clean exit on SIGTERM.
+
+mod common;
+
+use std::{
+    io::Read,
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use sha2::{Digest, Sha256};
+
+#[tokio::test]
+async fn serves_logs_safely_and_stops_on_sigterm() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let key = "wr_process_test_key";
+    let digest = hex::encode(Sha256::digest(key.as_bytes()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wrench"))
+        .arg("serve")
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_API_KEYS", &digest)
+        .env("WRENCH_LOG", "info")
+        .env("WRENCH_LOG_FORMAT", "json")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+
+    let started = Instant::now();
+    let mut stream = loop {
+        match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+            Ok(s) => break s,
+            Err(_) if started.elapsed() < Duration::from_secs(10) => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            Err(e) => panic!("server did not start: {e}"),
+        }
+    };
+    let body = r#"{"text":"TOP-SECRET-BODY-VALUE"}"#;
+    let req = format!(
+        "POST /v1/base64/encode?token=QUERY-SECRET HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (status, _) = common::exchange(&mut stream, &req).await;
+    assert!(status.contains("200"), "{status}");
+    drop(stream);
+
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let exit = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "did not stop after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success(), "exit status {exit:?}");
+
+    let mut log = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut log).unwrap();
+    let request_line = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["path"] == "/v1/base64/encode")
+        .unwrap_or_else(|| panic!("no request line in:\n{log}"));
+    assert_eq!(request_line["status"], 200);
+    assert_eq!(request_line["method"], "POST");
+    assert_eq!(request_line["operation"], "base64Encode");
+    assert!(request_line["request_id"].as_str().is_some_and(|s| s.len() == 32));
+    assert!(request_line["duration_ms"].is_number());
+    for secret in ["TOP-SECRET-BODY-VALUE", "QUERY-SECRET", key] {
+        assert!(!log.contains(secret), "{secret} leaked into the log:\n{log}");
+    }
+    assert!(log.contains("shutdown signal received"), "{log}");
+}
