@@ -5,8 +5,9 @@
 #   bench/run.sh [duration-seconds] [connections] [threads]
 #
 # Both servers run the release build with the same runtime; wrk runs alternately against
-# each, twice, and the better of the two rounds counts for each side. Logs go to a file at
-# warn level (the per-request line is info), as in a production set-up that ships logs.
+# each, twice, and the better of the two rounds counts for each side. wrench runs twice: with
+# logging at warn, and at the default info level, which writes one line per request (to a
+# file here, as a service manager or log shipper would collect it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
@@ -20,9 +21,11 @@ WRENCH_LISTEN=127.0.0.1:18081 WRENCH_LOG=warn "$BIN/wrench" serve >"$WORK/wrench
 W=$!
 "$BIN/examples/bare_handler" 127.0.0.1:18082 >"$WORK/bare.log" 2>&1 &
 B=$!
-trap 'kill $W $B 2>/dev/null || true; rm -rf "$WORK"' EXIT
+WRENCH_LISTEN=127.0.0.1:18083 WRENCH_LOG=info "$BIN/wrench" serve >"$WORK/wrench-info.log" 2>&1 &
+L=$!
+trap 'kill $W $B $L 2>/dev/null || true; rm -rf "$WORK"' EXIT
 sleep 1
-curl -fsS -X POST -d '{"text":"x"}' http://127.0.0.1:18081/v1/base64/encode >/dev/null
+curl -fsS -X POST -H 'Content-Type: application/json' -d '{"text":"x"}' http://127.0.0.1:18081/v1/base64/encode >/dev/null
 curl -fsS -X POST -H 'Content-Type: application/json' -d '{"text":"x"}' http://127.0.0.1:18082/v1/base64/encode >/dev/null
 
 run() { # name port -> "rps p99_ms"
@@ -36,15 +39,19 @@ run() { # name port -> "rps p99_ms"
 best() { # keeps the round with more requests per second
   awk 'NR==1 || $1>r {r=$1; p=$2} END {print r, p}'
 }
-W_RESULTS=""; B_RESULTS=""
+W_RESULTS=""; B_RESULTS=""; L_RESULTS=""
 for round in 1 2; do
   B_RESULTS+="$(run bare-$round 18082)"$'\n'
   W_RESULTS+="$(run wrench-$round 18081)"$'\n'
+  L_RESULTS+="$(run wrench-info-$round 18083)"$'\n'
 done
 read -r BR BP < <(printf '%s' "$B_RESULTS" | best)
 read -r WR WP < <(printf '%s' "$W_RESULTS" | best)
+read -r LR LP < <(printf '%s' "$L_RESULTS" | best)
 echo "machine: $(nproc) cores; wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s, POST /v1/base64/encode (58-byte body)"
 printf '%-14s %12s %10s\n' "server" "req/s" "p99 ms"
 printf '%-14s %12.0f %10.2f\n' "bare poem" "$BR" "$BP"
 printf '%-14s %12.0f %10.2f\n' "wrench" "$WR" "$WP"
+printf '%-14s %12.0f %10.2f\n' "wrench, info" "$LR" "$LP"
 awk -v w="$WR" -v b="$BR" -v wp="$WP" -v bp="$BP" 'BEGIN {printf "throughput ratio (wrench / bare): %.3f\np99 ratio (wrench / bare): %.3f\n", w/b, wp/bp}'
+awk -v w="$LR" -v b="$BR" -v wp="$LP" -v bp="$BP" 'BEGIN {printf "throughput ratio (wrench with request logs / bare): %.3f\np99 ratio (wrench with request logs / bare): %.3f\n", w/b, wp/bp}'

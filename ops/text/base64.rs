@@ -75,19 +75,38 @@ struct Base64DecodeOutput {
      example(url_safe_unpadded, {"encoded": "c3ViamVjdHM_X2Q9MSZ4PcO_", "urlSafe": true}),
      example(invalid, {"encoded": "not base64!"}, status = 400))]
 async fn base64_decode(input: Base64DecodeInput) -> Result<Base64DecodeOutput, ApiError> {
-    let compact: String = input.encoded.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    // Whitespace is dropped before decoding; remember where each kept character was, so an
+    // error can point at the client's own input.
+    let (compact, positions): (String, Vec<usize>) =
+        input.encoded.chars().enumerate().filter(|(_, c)| !c.is_ascii_whitespace()).map(|(i, c)| (c, i)).unzip();
     let engine = if input.url_safe { URL_SAFE_DECODE } else { STANDARD_DECODE };
+    // The decoder reports byte offsets into `compact`; map them to character positions.
+    let at = |offset: usize| {
+        let chars_before = compact.get(..offset).map_or(offset, |s| s.chars().count());
+        positions.get(chars_before).copied().unwrap_or(input.encoded.chars().count())
+    };
     let bytes = engine.decode(compact.as_bytes()).map_err(|e| {
-        let hint = match e {
-            base64::DecodeError::InvalidByte(_, b) if !input.url_safe && (b == b'-' || b == b'_') => {
-                " (this looks like URL-safe Base64: set urlSafe to true)"
+        let what = match e {
+            base64::DecodeError::InvalidByte(offset, b) => {
+                let hint = if !input.url_safe && (b == b'-' || b == b'_') {
+                    " (this looks like URL-safe Base64: set urlSafe to true)"
+                } else if input.url_safe && (b == b'+' || b == b'/') {
+                    " (this looks like standard Base64: set urlSafe to false)"
+                } else {
+                    ""
+                };
+                let c = compact.get(offset..).and_then(|s| s.chars().next()).unwrap_or(b as char);
+                format!("invalid character {c:?} at position {}{hint}", at(offset))
             }
-            base64::DecodeError::InvalidByte(_, b) if input.url_safe && (b == b'+' || b == b'/') => {
-                " (this looks like standard Base64: set urlSafe to false)"
+            base64::DecodeError::InvalidLength(n) => {
+                format!("{n} Base64 characters cannot be a whole number of bytes (one is missing or extra)")
             }
-            _ => "",
+            base64::DecodeError::InvalidLastSymbol { offset, .. } => {
+                format!("the last character, at position {}, has bits set that encode nothing", at(offset))
+            }
+            base64::DecodeError::InvalidPadding => "the = padding is misplaced or of the wrong length".to_string(),
         };
-        ApiError::invalid("encoded", format!("not valid Base64: {e}{hint}"))
+        ApiError::invalid("encoded", format!("not valid Base64: {what}"))
     })?;
     let decoded = String::from_utf8(bytes).map_err(|e| {
         ApiError::invalid(
@@ -136,6 +155,9 @@ mod tests {
         assert_eq!(out.encoded, "Pz8-");
         let err = base64_decode(Base64DecodeInput { encoded: "Pz8-".into(), url_safe: false }).await.unwrap_err();
         assert!(err.message.contains("urlSafe"), "{}", err.message);
+        // Positions count the client's characters, whitespace included.
+        let err = base64_decode(Base64DecodeInput { encoded: "Zm9v\n Y!Fy".into(), url_safe: false }).await.unwrap_err();
+        assert!(err.message.contains("'!' at position 7"), "{}", err.message);
     }
 
     #[tokio::test]

@@ -200,12 +200,24 @@ impl Endpoint for App {
     }
 }
 
-/// Installs the log subscriber from the config. Safe to call more than once.
-pub fn init_logging(config: &Config) {
+/// Installs the log subscriber from the config and returns the guard that flushes buffered
+/// lines when dropped; keep it alive for as long as the server runs.
+///
+/// Lines are handed to a background thread that writes them to stderr in batches, so a
+/// request never waits on the terminal or a slow log collector. Nothing is dropped: when the buffer
+/// (128,000 lines) is full, requests wait for it instead of losing lines.
+pub fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let _ = match config.log_format {
+    // The worker flushes whenever its queue is empty, so buffering batches lines under load
+    // (one write instead of one per line) without holding any back when traffic is light.
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .finish(std::io::BufWriter::with_capacity(64 * 1024, std::io::stderr()));
+    // Colours only for a person at a terminal; log files and collectors get plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(writer);
+    let installed = match config.log_format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Text => builder.try_init(),
     };
@@ -214,11 +226,12 @@ pub fn init_logging(config: &Config) {
         let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
         tracing::error!(%location, "panic");
     }));
+    installed.ok().map(|_| guard)
 }
 
 /// Runs the server until SIGTERM or Ctrl-C, then lets in-flight requests finish.
 pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
-    init_logging(&config);
+    let _log_guard = init_logging(&config);
     let config = Arc::new(config);
     let app = app(config.clone(), ops)?;
     let listener = TcpListener::bind(config.listen);
