@@ -447,3 +447,96 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::expand;
+
+    /// The error message a declaration produces, or "" when it expands.
+    fn error_of(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        expand(attr, item).err().map(|e| e.to_string()).unwrap_or_default()
+    }
+
+    fn good_item() -> proc_macro2::TokenStream {
+        quote! {
+            /// Does a thing.
+            async fn thing(input: In) -> Result<Out, ApiError> { todo!() }
+        }
+    }
+
+    #[test]
+    fn a_good_declaration_expands() {
+        let attr = quote!(post "/v1/thing", id = "doThing", tag = "T", example(typical, {"a": 1}));
+        assert_eq!(error_of(attr, good_item()), "");
+    }
+
+    #[test]
+    fn malformed_declarations_say_what_is_wrong() {
+        let cases = [
+            (quote!(post "/v1/thing", tag = "T", example(a, {})), "missing `id"),
+            (quote!(post "/v1/thing", id = "do_thing", tag = "T", example(a, {})), "camelCase"),
+            (quote!(post "/v1/thing", id = "doThing", example(a, {})), "missing `tag"),
+            (quote!(post "/v1/thing", id = "doThing", tag = "T"), "at least one `example"),
+            (quote!(fetch "/v1/thing", id = "doThing", tag = "T", example(a, {})), "method is one of"),
+            (quote!(post "v1/thing", id = "doThing", tag = "T", example(a, {})), "starts with `/`"),
+            (quote!(post "/v1/{id}", id = "doThing", tag = "T", example(a, {})), "input = query"),
+            (quote!(post "/v1/thing", id = "doThing", tag = "T", colour = "red", example(a, {})), "unknown op item"),
+            (quote!(post "/v1/thing", id = "doThing", tag = "T", example(a, [1])), "JSON object"),
+            (quote!(post "/v1/thing", id = "doThing", tag = "T", example(a, {}), example(a, {})), "unique"),
+            (quote!(post "/v1/thing", id = "doThing", tag = "T", errors(not_found), example(a, {})), "as on the wire"),
+            (quote!(post "/v1/thing", id = "doThing", tag = "T", output = pdf, example(a, {})), "output is one of"),
+        ];
+        for (attr, want) in cases {
+            let got = error_of(attr.clone(), good_item());
+            assert!(got.contains(want), "{attr}: expected an error containing {want:?}, got {got:?}");
+        }
+    }
+
+    #[test]
+    fn malformed_functions_say_what_is_wrong() {
+        let attr = quote!(post "/v1/thing", id = "doThing", tag = "T", example(a, {}));
+        let cases = [
+            (
+                quote!(
+                    /// Doc.
+                    fn thing(input: In) -> Result<Out, ApiError> {
+                        todo!()
+                    }
+                ),
+                "async fn",
+            ),
+            (
+                quote!(
+                    async fn thing(input: In) -> Result<Out, ApiError> {
+                        todo!()
+                    }
+                ),
+                "doc comment",
+            ),
+            (
+                quote!(
+                    /// Doc.
+                    async fn thing(input: In) -> Out {
+                        todo!()
+                    }
+                ),
+                "Result<Output, ApiError>",
+            ),
+            (
+                quote!(
+                    /// Doc.
+                    async fn thing(a: In, b: In) -> Result<Out, ApiError> {
+                        todo!()
+                    }
+                ),
+                "one input value",
+            ),
+        ];
+        for (item, want) in cases {
+            let got = error_of(attr.clone(), item.clone());
+            assert!(got.contains(want), "{item}: expected an error containing {want:?}, got {got:?}");
+        }
+    }
+}

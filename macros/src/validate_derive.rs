@@ -249,3 +249,88 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    use super::expand;
+
+    fn error_of(item: proc_macro2::TokenStream) -> String {
+        expand(item).err().map(|e| e.to_string()).unwrap_or_default()
+    }
+
+    #[test]
+    fn checks_are_derived_from_schemars_attributes() {
+        let out = expand(quote! {
+            #[serde(rename_all = "camelCase")]
+            struct In {
+                #[schemars(length(min = 1, max = 10))]
+                some_text: String,
+                #[schemars(range(min = 1, max = 100))]
+                count: u32,
+                #[schemars(pattern("^[a-z]+$"))]
+                name: String,
+            }
+        })
+        .unwrap()
+        .to_string();
+        for needle in ["check_length", "check_range", "check_pattern", "\"someText\""] {
+            assert!(out.contains(needle), "{needle} missing in {out}");
+        }
+    }
+
+    #[test]
+    fn bad_declarations_are_compile_errors() {
+        let cases = [
+            (
+                quote!(
+                    struct In {
+                        #[schemars(pattern("(unclosed"))]
+                        a: String,
+                    }
+                ),
+                "invalid pattern",
+            ),
+            (
+                quote!(
+                    struct In {
+                        #[schemars(pattern("(?i)abc"))]
+                        a: String,
+                    }
+                ),
+                "common subset",
+            ),
+            (
+                quote!(
+                    struct In {
+                        #[schemars(length(least = 1))]
+                        a: String,
+                    }
+                ),
+                "min, max or equal",
+            ),
+            (
+                quote!(
+                    #[serde(rename_all = "lowercase")]
+                    struct In {
+                        a: String,
+                    }
+                ),
+                "rename_all",
+            ),
+            (
+                quote!(
+                    enum E {
+                        A(u8),
+                    }
+                ),
+                "unit variants",
+            ),
+        ];
+        for (item, want) in cases {
+            let got = error_of(item.clone());
+            assert!(got.contains(want), "{item}: expected an error containing {want:?}, got {got:?}");
+        }
+    }
+}
