@@ -217,12 +217,17 @@ async fn site_pages() {
     assert_eq!((status, &v["data"]["status"]), (StatusCode::OK, &json!("ok")));
 }
 
-#[tokio::test]
-async fn a_panicking_operation_is_a_500_on_a_connection_that_survives() {
+/// Runs the app on a real socket (so connection behaviour is observable) and connects to it.
+async fn serve_over_tcp() -> (tokio::task::JoinHandle<std::io::Result<()>>, tokio::net::TcpStream) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = tokio::spawn(poem::Server::new_with_acceptor(TcpAcceptor::from_tokio(listener).unwrap()).run(app()));
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    (server, tokio::net::TcpStream::connect(addr).await.unwrap())
+}
+
+#[tokio::test]
+async fn a_panicking_operation_is_a_500_on_a_connection_that_survives() {
+    let (server, mut stream) = serve_over_tcp().await;
     let (status, body1) =
         exchange(&mut stream, "POST /v1/test/panic HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}").await;
     assert!(status.contains("500"), "{status}");
@@ -241,10 +246,7 @@ async fn a_panicking_operation_is_a_500_on_a_connection_that_survives() {
 
 #[tokio::test]
 async fn oversized_declared_length_is_refused_without_reading() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let server = tokio::spawn(poem::Server::new_with_acceptor(TcpAcceptor::from_tokio(listener).unwrap()).run(app()));
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (server, mut stream) = serve_over_tcp().await;
     // Claims 10 MB but sends nothing: the answer must come anyway, from the header alone.
     let (status, body) =
         exchange(&mut stream, "POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n").await;

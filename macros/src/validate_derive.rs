@@ -94,17 +94,18 @@ fn field_checks(field: &syn::Field) -> Result<Checks> {
     Ok(checks)
 }
 
-/// The JSON name of a field, as serde sees it.
-fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
-    let mut rename = None;
-    for attr in &field.attrs {
+/// The string value of `#[serde(key = "...")]` among `attrs`, if any. Other serde items are
+/// consumed without being interpreted.
+fn serde_string(attrs: &[syn::Attribute], key: &str) -> Result<Option<String>> {
+    let mut out = None;
+    for attr in attrs {
         if !attr.path().is_ident("serde") {
             continue;
         }
         attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
+            if meta.path.is_ident(key) {
                 let lit: LitStr = meta.value()?.parse()?;
-                rename = Some(lit.value());
+                out = Some(lit.value());
             } else if meta.input.peek(syn::Token![=]) {
                 let _: Expr = meta.value()?.parse()?;
             } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
@@ -113,9 +114,14 @@ fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
             Ok(())
         })?;
     }
+    Ok(out)
+}
+
+/// The JSON name of a field, as serde sees it.
+fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
     let ident = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
     let ident = ident.strip_prefix("r#").unwrap_or(&ident).to_string();
-    if let Some(r) = rename {
+    if let Some(r) = serde_string(&field.attrs, "rename")? {
         return Ok(r);
     }
     Ok(match rename_all {
@@ -140,27 +146,6 @@ fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
     })
 }
 
-fn container_rename_all(input: &DeriveInput) -> Result<Option<String>> {
-    let mut out = None;
-    for attr in &input.attrs {
-        if !attr.path().is_ident("serde") {
-            continue;
-        }
-        attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename_all") {
-                let lit: LitStr = meta.value()?.parse()?;
-                out = Some(lit.value());
-            } else if meta.input.peek(syn::Token![=]) {
-                let _: Expr = meta.value()?.parse()?;
-            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                let _: proc_macro2::Group = meta.input.parse()?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(out)
-}
-
 fn opt(e: &Option<Expr>, cast: TokenStream) -> TokenStream {
     match e {
         Some(e) => quote!(::std::option::Option::Some((#e) as #cast)),
@@ -171,7 +156,7 @@ fn opt(e: &Option<Expr>, cast: TokenStream) -> TokenStream {
 pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     let input: DeriveInput = syn::parse2(item)?;
     let name = &input.ident;
-    let rename_all = container_rename_all(&input)?;
+    let rename_all = serde_string(&input.attrs, "rename_all")?;
     // Field names are derived for structs only; enums leave variant names to serde.
     if let (Data::Struct(_), Some(r)) = (&input.data, &rename_all)
         && !matches!(r.as_str(), "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE")
