@@ -17,7 +17,6 @@ use serde_json::{Map, Value, json};
 use utoipa::openapi::{
     ContentBuilder, HttpMethod as UHttpMethod, InfoBuilder, LicenseBuilder, OpenApiBuilder, PathItem, PathsBuilder,
     Ref, Required, ResponseBuilder,
-    example::ExampleBuilder,
     path::OperationBuilder,
     request_body::RequestBodyBuilder,
     response::ResponsesBuilder,
@@ -131,6 +130,9 @@ pub fn document(ops: &[Operation]) -> Value {
     // Operations that refuse some schema-valid input: marked with `x-rejects`, which contract
     // fuzzing reads to accept their documented 400s for such input.
     let mut rejecting: Vec<(String, &'static str, &'static str)> = Vec::new();
+    // Request examples, written after serialization so they keep their declared order (the
+    // first is what Swagger UI preselects); utoipa would sort them by name.
+    let mut body_examples: Vec<(String, &'static str, Vec<crate::op::Example>)> = Vec::new();
 
     for op in ops {
         let all_paths: Vec<(&str, String)> = std::iter::once((op.path, op.id.to_string()))
@@ -173,29 +175,18 @@ pub fn document(ops: &[Operation]) -> Value {
                 .description(if description.is_empty() { None } else { Some(description) })
                 .tag(op.tag);
             if let (InputKind::Body, Some(in_ref)) = (op.input, &input) {
-                let examples = (op.examples)()
-                    .into_iter()
-                    .map(|e| {
-                        let summary = if e.status == 200 {
-                            e.name.replace('_', " ")
-                        } else {
-                            format!("{} ({})", e.name.replace('_', " "), e.status)
-                        };
-                        (e.name, ExampleBuilder::new().summary(summary).value(Some(e.input)).build())
-                    })
-                    .collect::<Vec<_>>();
                 b = b.request_body(Some(
                     RequestBodyBuilder::new()
                         .required(Some(Required::True))
                         .content(
                             "application/json",
-                            ContentBuilder::new()
-                                .schema(Some(Ref::new(in_ref.clone())))
-                                .examples_from_iter(examples)
-                                .build(),
+                            ContentBuilder::new().schema(Some(Ref::new(in_ref.clone()))).build(),
                         )
                         .build(),
                 ));
+            }
+            if op.input == InputKind::Body {
+                body_examples.push((path.to_string(), op.method.lower(), (op.examples)()));
             }
             if let (InputKind::Query, Some(in_ref)) = (op.input, &input) {
                 query_inputs.push((path.to_string(), op.method.lower(), in_ref.clone()));
@@ -325,6 +316,15 @@ pub fn document(ops: &[Operation]) -> Value {
     for (path, method, in_ref) in query_inputs {
         let params = parameters(&doc, &path, &in_ref);
         doc["paths"][&path][method]["parameters"] = Value::Array(params);
+    }
+    for (path, method, examples) in body_examples {
+        let mut map = Map::new();
+        for e in examples {
+            let words = e.name.replace('_', " ");
+            let summary = if e.status == 200 { words } else { format!("{words} ({})", e.status) };
+            map.insert(e.name.to_string(), json!({"summary": summary, "value": e.input}));
+        }
+        doc["paths"][&path][method]["requestBody"]["content"]["application/json"]["examples"] = Value::Object(map);
     }
     for (path, method, r) in rejecting {
         doc["paths"][&path][method]["x-rejects"] = Value::String(r.to_string());
