@@ -24,6 +24,8 @@ pub mod validate;
 mod ops;
 
 #[cfg(test)]
+mod op_fixtures;
+#[cfg(test)]
 mod testing;
 
 /// Re-exports used by generated code; not part of the API.

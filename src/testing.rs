@@ -59,11 +59,12 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
         _ => cli.post(op.path).body_json(&example.input).send().await,
     };
     let status = resp.0.status().as_u16();
-    let content_type = resp.0.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let header = |name: &str| resp.0.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let (content_type, location) = (header("content-type"), header("location"));
     let bytes = resp.0.into_body().into_vec().await.expect("body reads");
     assert_eq!(status, example.status, "{} example {name}: {}", op.id, String::from_utf8_lossy(&bytes));
 
-    let snapshot: serde_json::Value = if op.output == OutputKind::Json || status != 200 {
+    let snapshot: serde_json::Value = if op.output == OutputKind::Json || status >= 400 {
         let body: serde_json::Value = serde_json::from_slice(&bytes).expect("a JSON envelope");
         assert_eq!(body["success"], status < 400, "{} example {name}", op.id);
         body
@@ -73,7 +74,7 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
         } else {
             String::new()
         };
-        serde_json::json!({"contentType": content_type, "bytes": bytes.len(), "svg": text})
+        serde_json::json!({"status": status, "contentType": content_type, "location": location, "bytes": bytes.len(), "svg": text})
     };
 
     let mut settings = insta::Settings::clone_current();
