@@ -5,7 +5,11 @@
 //! Every setting is validated at start-up with a message that names it, so a typo never
 //! becomes a silently ignored setting. The README documents each one; keep the two in step.
 
-use std::{net::SocketAddr, path::Path, time::Duration};
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    time::Duration,
+};
 
 use serde::Deserialize;
 
@@ -24,6 +28,13 @@ pub struct Config {
     pub log_format: LogFormat,
     /// `WRENCH_SHUTDOWN_GRACE`: how long in-flight requests may finish after SIGTERM.
     pub shutdown_grace: Duration,
+    /// `WRENCH_DATA_DIR`: where the embedded store keeps its file.
+    pub data_dir: PathBuf,
+    /// `WRENCH_REDIS_URL`: use Redis instead of the embedded store (`redis://`, `rediss://`,
+    /// `redis-cluster://`).
+    pub redis_url: Option<String>,
+    /// `WRENCH_REDIS_PREFIX`: namespace of every key wrench writes to Redis.
+    pub redis_prefix: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +54,9 @@ impl Default for Config {
             log: "info".to_string(),
             log_format: LogFormat::Text,
             shutdown_grace: Duration::from_secs(10),
+            data_dir: PathBuf::from("wrench-data"),
+            redis_url: None,
+            redis_prefix: "wrench:".to_string(),
         }
     }
 }
@@ -57,6 +71,9 @@ struct FileConfig {
     log: Option<String>,
     log_format: Option<String>,
     shutdown_grace: Option<u64>,
+    data_dir: Option<String>,
+    redis_url: Option<String>,
+    redis_prefix: Option<String>,
 }
 
 impl Config {
@@ -108,6 +125,15 @@ impl Config {
         if let Some(v) = file.shutdown_grace {
             c.shutdown_grace = Duration::from_secs(v);
         }
+        if let Some(v) = file.data_dir {
+            c.data_dir = v.into();
+        }
+        if let Some(v) = file.redis_url {
+            c.redis_url = Some(v).filter(|s| !s.is_empty());
+        }
+        if let Some(v) = file.redis_prefix {
+            c.redis_prefix = v;
+        }
         for (k, v) in vars {
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
@@ -126,8 +152,16 @@ impl Config {
                     c.shutdown_grace =
                         Duration::from_secs(v.parse().map_err(|_| format!("{k}: expected whole seconds, got {v:?}"))?)
                 }
+                "WRENCH_DATA_DIR" => c.data_dir = v.into(),
+                "WRENCH_REDIS_URL" => c.redis_url = Some(v.clone()).filter(|s| !s.is_empty()),
+                "WRENCH_REDIS_PREFIX" => c.redis_prefix = v.clone(),
                 _ => {}
             }
+        }
+        if let Some(url) = &c.redis_url
+            && !["redis://", "rediss://", "redis-cluster://", "redis-sentinel://"].iter().any(|p| url.starts_with(p))
+        {
+            return Err("WRENCH_REDIS_URL: expected a redis://, rediss:// or redis-cluster:// URL".to_string());
         }
         if c.body_limit < 1024 {
             return Err("body limit: must be at least 1024 bytes".to_string());

@@ -18,6 +18,7 @@ pub mod keys;
 pub mod op;
 pub mod openapi;
 pub mod prelude;
+pub mod store;
 pub mod validate;
 
 #[path = "../ops/mod.rs"]

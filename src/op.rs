@@ -172,6 +172,8 @@ pub enum Caller {
 #[derive(Clone)]
 pub struct Ctx {
     pub config: Arc<Config>,
+    /// The configured store (embedded or Redis), for the stateful features.
+    pub store: Arc<dyn crate::store::Store>,
     pub request_id: Arc<str>,
     pub caller: Caller,
     pub client_ip: Option<IpAddr>,

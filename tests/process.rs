@@ -16,12 +16,14 @@ async fn serves_logs_safely_and_stops_on_sigterm() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let key = "wr_process_test_key";
     let digest = hex::encode(Sha256::digest(key.as_bytes()));
+    let data_dir = std::env::temp_dir().join(format!("wrench-process-test-{port}"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_wrench"))
         .arg("serve")
         .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
         .env("WRENCH_API_KEYS", &digest)
         .env("WRENCH_LOG", "info")
         .env("WRENCH_LOG_FORMAT", "json")
+        .env("WRENCH_DATA_DIR", &data_dir)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -75,4 +77,6 @@ async fn serves_logs_safely_and_stops_on_sigterm() {
         assert!(!log.contains(secret), "{secret} leaked into the log:\n{log}");
     }
     assert!(log.contains("shutdown signal received"), "{log}");
+    assert!(data_dir.join("wrench.redb").exists(), "the embedded store lives in WRENCH_DATA_DIR");
+    let _ = std::fs::remove_dir_all(&data_dir);
 }

@@ -28,11 +28,13 @@ use crate::{
     envelope::{ApiError, ErrorCode, error_response},
     keys::KeyRing,
     op::{HttpMethod, Operation},
+    store::{Store, embedded::EmbeddedStore},
 };
 
 /// What every endpoint of the app shares.
 pub(crate) struct State {
     pub(crate) config: Arc<Config>,
+    pub(crate) store: Arc<dyn Store>,
     pub(crate) keys: KeyRing,
     pub(crate) openapi: Vec<u8>,
     pub(crate) operation_count: usize,
@@ -85,8 +87,15 @@ fn route_path(path: &str) -> String {
         .join("/")
 }
 
-/// Builds the app from a config and a list of operations. Refuses duplicate ids or routes.
+/// Builds the app with a store that lives in memory only: for tests and throw-away use.
 pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
+    let store = EmbeddedStore::in_memory().map_err(|e| e.to_string())?;
+    app_with_store(config, Arc::new(store), ops)
+}
+
+/// Builds the app from a config, a store and a list of operations. Refuses duplicate ids or
+/// routes.
+pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>) -> Result<App, String> {
     let mut ids = std::collections::HashSet::new();
     let mut by_path: BTreeMap<String, Vec<Arc<Operation>>> = BTreeMap::new();
     for op in &ops {
@@ -106,6 +115,7 @@ pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
     let state = Arc::new(State {
         keys: KeyRing::new(config.api_keys.clone()),
         config,
+        store,
         openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
         operation_count: ops.len(),
     });
@@ -233,7 +243,13 @@ pub fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::W
 pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
     let _log_guard = init_logging(&config);
     let config = Arc::new(config);
-    let app = app(config.clone(), ops)?;
+    let store = crate::store::open(&config)?;
+    match store.ping().await {
+        Ok(()) => info!(backend = store.backend(), "store ready"),
+        // Not fatal: stateless operations work, and the store answers 503 until it is back.
+        Err(e) => tracing::warn!(backend = store.backend(), error = %e, "store not answering yet"),
+    }
+    let app = app_with_store(config.clone(), store, ops)?;
     let listener = TcpListener::bind(config.listen);
     info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
     poem::Server::new(listener)

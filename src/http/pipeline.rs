@@ -63,6 +63,7 @@ async fn call(state: &State, op: &Operation, req: &mut Request, meta: &RequestMe
     }
     let ctx = Ctx {
         config: state.config.clone(),
+        store: state.store.clone(),
         request_id: meta.id.clone(),
         caller,
         client_ip: req.remote_addr().as_socket_addr().map(|a| a.ip()),

@@ -91,7 +91,13 @@ impl Endpoint for SiteEndpoint {
                 "docs": "/docs/",
                 "openapi": "/openapi.json",
             })),
-            Page::Health => json(serde_json::json!({"status": "ok"})),
+            Page::Health => {
+                // Liveness is always "ok"; the store's state is reported beside it, bounded in time.
+                let store = &self.state.store;
+                let reachable =
+                    matches!(tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await, Ok(Ok(())));
+                json(serde_json::json!({"status": "ok", "store": {"backend": store.backend(), "reachable": reachable}}))
+            }
         })
     }
 }

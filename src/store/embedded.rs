@@ -1,0 +1,259 @@
+//! The embedded store: one redb file, no set-up.
+//!
+//! Each value is stored with its expiry (Unix milliseconds, 0 for never) in front of it, so
+//! reads can refuse expired data without waiting for the sweeper, which deletes expired entries
+//! in the background every minute. Lists are one value each (an inbox holds at most a few
+//! dozen payloads). redb serializes write transactions, which is what makes `put_new`, `incr`
+//! and `push_capped` atomic. Its calls block, so they run on the blocking pool.
+
+use std::{
+    path::Path,
+    sync::{Arc, Weak},
+    time::{Duration, SystemTime},
+};
+
+use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
+
+use super::{Store, StoreError, StoreFuture, unix_ms};
+
+const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
+const LISTS: TableDefinition<&str, &[u8]> = TableDefinition::new("lists");
+/// File name inside the data directory.
+pub const FILE_NAME: &str = "wrench.redb";
+/// How often expired entries are deleted.
+const SWEEP_EVERY: Duration = Duration::from_secs(60);
+
+pub struct EmbeddedStore {
+    db: Arc<Database>,
+}
+
+fn err(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+fn now_ms() -> u64 {
+    unix_ms(SystemTime::now())
+}
+
+fn encode(expires_at: u64, payload: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(8 + payload.len());
+    v.extend_from_slice(&expires_at.to_be_bytes());
+    v.extend_from_slice(payload);
+    v
+}
+
+/// (expiry, payload) of a live entry; `None` when expired or malformed.
+fn live(raw: &[u8], now: u64) -> Option<(u64, &[u8])> {
+    let (head, payload) = raw.split_at_checked(8)?;
+    let expires_at = u64::from_be_bytes(head.try_into().ok()?);
+    (expires_at == 0 || expires_at > now).then_some((expires_at, payload))
+}
+
+fn encode_list(items: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for item in items {
+        out.extend_from_slice(&(item.len() as u32).to_be_bytes());
+        out.extend_from_slice(item);
+    }
+    out
+}
+
+fn decode_list(mut raw: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some((len, rest)) = raw.split_at_checked(4) {
+        let n = u32::from_be_bytes(len.try_into().unwrap_or_default()) as usize;
+        let Some((item, rest)) = rest.split_at_checked(n) else { break };
+        out.push(item.to_vec());
+        raw = rest;
+    }
+    out
+}
+
+impl EmbeddedStore {
+    /// Opens (or creates) the store file in `dir` and starts the sweeper.
+    pub fn open(dir: &Path) -> Result<EmbeddedStore, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+        let path = dir.join(FILE_NAME);
+        let db = Database::create(&path).map_err(|e| err(format!("cannot open {}: {e}", path.display())))?;
+        let tx = db.begin_write().map_err(err)?;
+        tx.open_table(VALUES).map_err(err)?;
+        tx.open_table(LISTS).map_err(err)?;
+        tx.commit().map_err(err)?;
+        let db = Arc::new(db);
+        if let Ok(handle) = tokio::runtime::Handle::try_current() {
+            handle.spawn(sweeper(Arc::downgrade(&db)));
+        }
+        Ok(EmbeddedStore { db })
+    }
+
+    /// A store that lives in memory only, for tests and throw-away instances.
+    pub fn in_memory() -> Result<EmbeddedStore, StoreError> {
+        let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(err)?;
+        let tx = db.begin_write().map_err(err)?;
+        tx.open_table(VALUES).map_err(err)?;
+        tx.open_table(LISTS).map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(EmbeddedStore { db: Arc::new(db) })
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let db = self.db.clone();
+        tokio::task::spawn_blocking(move || f(&db)).await.map_err(err)?
+    }
+
+    /// Deletes every expired entry now. Returns how many were removed.
+    pub fn sweep(&self) -> Result<usize, StoreError> {
+        sweep(&self.db)
+    }
+}
+
+fn sweep(db: &Database) -> Result<usize, StoreError> {
+    let now = now_ms();
+    let tx = db.begin_write().map_err(err)?;
+    let mut removed = 0;
+    for def in [VALUES, LISTS] {
+        let mut table = tx.open_table(def).map_err(err)?;
+        table
+            .retain(|_, v| {
+                let keep = live(v, now).is_some();
+                removed += usize::from(!keep);
+                keep
+            })
+            .map_err(err)?;
+    }
+    tx.commit().map_err(err)?;
+    Ok(removed)
+}
+
+async fn sweeper(db: Weak<Database>) {
+    loop {
+        tokio::time::sleep(SWEEP_EVERY).await;
+        let Some(db) = db.upgrade() else { return };
+        match tokio::task::spawn_blocking(move || sweep(&db)).await {
+            Ok(Ok(n)) if n > 0 => tracing::debug!(removed = n, "expired entries swept"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "sweeping expired entries failed"),
+            _ => {}
+        }
+    }
+}
+
+fn expiry(ttl: Option<Duration>) -> u64 {
+    ttl.map_or(0, |t| now_ms() + (t.as_millis() as u64).max(1))
+}
+
+impl Store for EmbeddedStore {
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        let key = key.to_string();
+        Box::pin(self.blocking(move |db| {
+            let tx = db.begin_read().map_err(err)?;
+            let table = tx.open_table(VALUES).map_err(err)?;
+            let value = table.get(key.as_str()).map_err(err)?;
+            Ok(value.and_then(|v| live(v.value(), now_ms()).map(|(_, p)| p.to_vec())))
+        }))
+    }
+
+    fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
+        let (key, value) = (key.to_string(), encode(expiry(ttl), value));
+        Box::pin(self.blocking(move |db| {
+            let tx = db.begin_write().map_err(err)?;
+            tx.open_table(VALUES).map_err(err)?.insert(key.as_str(), value.as_slice()).map_err(err)?;
+            tx.commit().map_err(err)
+        }))
+    }
+
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
+        let (key, value) = (key.to_string(), encode(expiry(ttl), value));
+        Box::pin(self.blocking(move |db| {
+            let tx = db.begin_write().map_err(err)?;
+            let written = {
+                let mut table = tx.open_table(VALUES).map_err(err)?;
+                let taken = table.get(key.as_str()).map_err(err)?.is_some_and(|v| live(v.value(), now_ms()).is_some());
+                if !taken {
+                    table.insert(key.as_str(), value.as_slice()).map_err(err)?;
+                }
+                !taken
+            };
+            tx.commit().map_err(err)?;
+            Ok(written)
+        }))
+    }
+
+    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
+        let key = key.to_string();
+        Box::pin(self.blocking(move |db| {
+            let mut tx = db.begin_write().map_err(err)?;
+            if ttl.is_some() {
+                // Rate windows: a crash may lose the last counts, never anything a client was told.
+                tx.set_durability(Durability::None).map_err(err)?;
+            }
+            let now = now_ms();
+            let (count, expires_at) = {
+                let mut table = tx.open_table(VALUES).map_err(err)?;
+                let current = table.get(key.as_str()).map_err(err)?.and_then(|v| {
+                    live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp))
+                });
+                let (count, expires_at) = match current {
+                    Some((n, exp)) => (n + 1, exp),
+                    None => (1, expiry(ttl)),
+                };
+                table.insert(key.as_str(), encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(err)?;
+                (count, expires_at)
+            };
+            tx.commit().map_err(err)?;
+            let left = (expires_at != 0).then(|| Duration::from_millis(expires_at.saturating_sub(now)));
+            Ok((count, left))
+        }))
+    }
+
+    fn push_capped<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        cap: usize,
+        expires_at: SystemTime,
+    ) -> StoreFuture<'a, usize> {
+        let (key, value, expires_at) = (key.to_string(), value.to_vec(), unix_ms(expires_at).max(1));
+        Box::pin(self.blocking(move |db| {
+            let tx = db.begin_write().map_err(err)?;
+            let len = {
+                let mut table = tx.open_table(LISTS).map_err(err)?;
+                let mut items = table
+                    .get(key.as_str())
+                    .map_err(err)?
+                    .and_then(|v| live(v.value(), now_ms()).map(|(_, p)| decode_list(p)))
+                    .unwrap_or_default();
+                items.insert(0, value);
+                items.truncate(cap);
+                table.insert(key.as_str(), encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
+                items.len()
+            };
+            tx.commit().map_err(err)?;
+            Ok(len)
+        }))
+    }
+
+    fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>> {
+        let key = key.to_string();
+        Box::pin(self.blocking(move |db| {
+            let tx = db.begin_read().map_err(err)?;
+            let table = tx.open_table(LISTS).map_err(err)?;
+            let value = table.get(key.as_str()).map_err(err)?;
+            Ok(value.and_then(|v| live(v.value(), now_ms()).map(|(_, p)| decode_list(p))).unwrap_or_default())
+        }))
+    }
+
+    fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
+        Box::pin(async move { Ok(self.list(key).await?.len()) })
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(self.blocking(|db| db.begin_read().map(|_| ()).map_err(err)))
+    }
+
+    fn backend(&self) -> &'static str {
+        "embedded"
+    }
+}

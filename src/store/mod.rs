@@ -1,0 +1,109 @@
+//! Where the stateful features keep their data: the `Store` trait and its two backends.
+//!
+//! The trait has exactly the operations webhook inboxes, pastes, short links and rate limits
+//! need, each atomic on its own: a value with an optional TTL, a value written only if absent
+//! (id and slug reservation), a counter that gets its TTL when created and never extends it
+//! (rate windows, clicks), and a capped list with an absolute expiry (inbox payloads).
+//! Expired data is never returned, whatever the backend.
+//!
+//! - `embedded` (default): a redb file under the data directory. Nothing acknowledged is lost
+//!   across a restart; only counters with a TTL (rate windows) are written without waiting for
+//!   the disk, because losing a minute's count on a crash costs nothing.
+//! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. Every operation touches one
+//!   key, so cluster hash slots never matter. Commands time out (1.5 s) rather than wait for a
+//!   Redis that is gone, and the client reconnects by itself.
+//!
+//! Every failure is `StoreError::Unavailable`, which the API answers as 503
+//! `STORE_UNAVAILABLE`. The store knows nothing of HTTP or of the features' record shapes.
+
+pub mod embedded;
+pub mod redis;
+
+use std::{
+    future::Future,
+    pin::Pin,
+    time::{Duration, SystemTime},
+};
+
+use crate::envelope::{ApiError, ErrorCode};
+
+/// The store could not do what was asked (unreachable, timed out, disk error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    Unavailable(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Unavailable(why) => write!(f, "store unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        // The detail can name hosts or paths; it is logged, and the client gets the gist.
+        tracing::warn!(error = %e, "store operation failed");
+        ApiError::new(ErrorCode::StoreUnavailable, "the data store is not answering; try again shortly")
+    }
+}
+
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// The operations the stateful features need. Keys are plain strings chosen by the features;
+/// each backend adds its own namespace prefix.
+pub trait Store: Send + Sync {
+    /// The value at `key`, or `None` when absent or expired.
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>>;
+
+    /// Writes `value` at `key`, replacing what was there, expiring after `ttl` if given.
+    fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()>;
+
+    /// Writes `value` only if `key` holds no live value. True when written.
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool>;
+
+    /// Adds one to the counter at `key` (a missing or expired counter counts from zero). A new
+    /// counter gets `ttl`; an existing one keeps its expiry. Returns the new value and the time
+    /// left before it expires (`None` for a counter without TTL).
+    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)>;
+
+    /// Pushes `value` in front of the list at `key`, keeps the `cap` newest entries and makes
+    /// the list expire at `expires_at`. Returns the list's length afterwards.
+    fn push_capped<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        cap: usize,
+        expires_at: SystemTime,
+    ) -> StoreFuture<'a, usize>;
+
+    /// The list at `key`, newest first (empty when absent or expired).
+    fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>>;
+
+    /// Length of the list at `key` (0 when absent or expired).
+    fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize>;
+
+    /// Checks the backend answers.
+    fn ping(&self) -> StoreFuture<'_, ()>;
+
+    /// `embedded` or `redis`, for logs and health.
+    fn backend(&self) -> &'static str;
+}
+
+/// Opens the configured backend: Redis when `WRENCH_REDIS_URL` is set, else the embedded file.
+pub fn open(config: &crate::config::Config) -> Result<std::sync::Arc<dyn Store>, String> {
+    match &config.redis_url {
+        Some(url) => Ok(std::sync::Arc::new(redis::RedisStore::connect(url, &config.redis_prefix)?)),
+        None => embedded::EmbeddedStore::open(&config.data_dir)
+            .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn Store>)
+            .map_err(|e| format!("WRENCH_DATA_DIR ({}): {e}", config.data_dir.display())),
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 for times before it).
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}

@@ -1,0 +1,138 @@
+//! The Redis store, through fred: the production backend, shared by every instance.
+//!
+//! Each operation is one command or one MULTI on a single key, so it is atomic and works on a
+//! cluster without hash tags. The client never waits long: connecting times out after one
+//! second and commands after 1.5 seconds, so a Redis that is down becomes
+//! `StoreError::Unavailable` (503) well within two seconds, while the client keeps reconnecting
+//! in the background and the service recovers by itself when Redis returns.
+
+use std::time::{Duration, SystemTime};
+
+use fred::{
+    prelude::*,
+    types::{Expiration, ExpireOptions, SetOptions},
+};
+
+use super::{Store, StoreError, StoreFuture, unix_ms};
+
+/// Longest a command may take, queueing while disconnected included.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
+
+pub struct RedisStore {
+    client: Client,
+    prefix: String,
+}
+
+fn err(e: fred::error::Error) -> StoreError {
+    StoreError::Unavailable(e.to_string())
+}
+
+impl RedisStore {
+    /// Builds the client and starts connecting in the background. Fails only on a malformed
+    /// URL: an unreachable Redis is reported per operation, so the stateless operations start
+    /// and keep working regardless.
+    pub fn connect(url: &str, prefix: &str) -> Result<RedisStore, String> {
+        let mut config = Config::from_url(url).map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
+        // Keep trying when Redis is down at start-up too, not only after a first success.
+        config.fail_fast = false;
+        let client = Builder::from_config(config)
+            .with_connection_config(|c| {
+                c.connection_timeout = Duration::from_secs(1);
+                c.internal_command_timeout = Duration::from_secs(1);
+                c.max_command_attempts = 2;
+            })
+            .with_performance_config(|p| p.default_command_timeout = COMMAND_TIMEOUT)
+            .set_policy(ReconnectPolicy::new_constant(0, 500))
+            .build()
+            .map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
+        client.connect();
+        Ok(RedisStore { client, prefix: prefix.to_string() })
+    }
+
+    fn key(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    /// Waits up to `timeout` for the first connection (for start-up logs and tests).
+    pub async fn wait_connected(&self, timeout: Duration) -> bool {
+        tokio::time::timeout(timeout, self.client.wait_for_connect()).await.is_ok_and(|r| r.is_ok())
+    }
+}
+
+fn ttl_ms(ttl: Duration) -> i64 {
+    (ttl.as_millis() as i64).max(1)
+}
+
+impl Store for RedisStore {
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
+        Box::pin(async move { self.client.get::<Option<Vec<u8>>, _>(self.key(key)).await.map_err(err) })
+    }
+
+    fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
+            self.client.set::<(), _, _>(self.key(key), value, expire, None, false).await.map_err(err)
+        })
+    }
+
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
+            let written: Option<String> =
+                self.client.set(self.key(key), value, expire, Some(SetOptions::NX), false).await.map_err(err)?;
+            Ok(written.is_some())
+        })
+    }
+
+    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
+        Box::pin(async move {
+            let key = self.key(key);
+            let tx = self.client.multi();
+            tx.incr::<(), _>(&key).await.map_err(err)?;
+            if let Some(t) = ttl {
+                // NX: only a counter without expiry (a new one) gets it; the window never slides.
+                tx.pexpire::<(), _>(&key, ttl_ms(t), Some(ExpireOptions::NX)).await.map_err(err)?;
+            }
+            tx.pttl::<(), _>(&key).await.map_err(err)?;
+            let replies: Vec<Value> = tx.exec(true).await.map_err(err)?;
+            let count = replies.first().and_then(Value::as_i64).unwrap_or(0);
+            let pttl = replies.last().and_then(Value::as_i64).unwrap_or(-1);
+            Ok((count, (pttl >= 0).then(|| Duration::from_millis(pttl as u64))))
+        })
+    }
+
+    fn push_capped<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        cap: usize,
+        expires_at: SystemTime,
+    ) -> StoreFuture<'a, usize> {
+        Box::pin(async move {
+            let key = self.key(key);
+            let tx = self.client.multi();
+            tx.lpush::<(), _, _>(&key, value).await.map_err(err)?;
+            tx.ltrim::<(), _>(&key, 0, cap.saturating_sub(1) as i64).await.map_err(err)?;
+            tx.pexpire_at::<(), _>(&key, unix_ms(expires_at) as i64, None).await.map_err(err)?;
+            tx.llen::<(), _>(&key).await.map_err(err)?;
+            let replies: Vec<Value> = tx.exec(true).await.map_err(err)?;
+            Ok(replies.last().and_then(Value::as_i64).unwrap_or(0).max(0) as usize)
+        })
+    }
+
+    fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>> {
+        Box::pin(async move { self.client.lrange::<Vec<Vec<u8>>, _>(self.key(key), 0, -1).await.map_err(err) })
+    }
+
+    fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
+        Box::pin(async move { self.client.llen::<usize, _>(self.key(key)).await.map_err(err) })
+    }
+
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move { self.client.ping::<String>(None).await.map(|_| ()).map_err(err) })
+    }
+
+    fn backend(&self) -> &'static str {
+        "redis"
+    }
+}
