@@ -35,6 +35,9 @@ pub struct Config {
     pub redis_url: Option<String>,
     /// `WRENCH_REDIS_PREFIX`: namespace of every key wrench writes to Redis.
     pub redis_prefix: String,
+    /// `WRENCH_PUBLIC_URL`: how clients reach this service, for absolute URLs in answers
+    /// (no trailing slash). Defaults to `http://` and the listen address.
+    pub public_url: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +60,7 @@ impl Default for Config {
             data_dir: PathBuf::from("wrench-data"),
             redis_url: None,
             redis_prefix: "wrench:".to_string(),
+            public_url: String::new(),
         }
     }
 }
@@ -74,9 +78,15 @@ struct FileConfig {
     data_dir: Option<String>,
     redis_url: Option<String>,
     redis_prefix: Option<String>,
+    public_url: Option<String>,
 }
 
 impl Config {
+    /// The base of absolute URLs in answers: `WRENCH_PUBLIC_URL`, or `http://` + listen address.
+    pub fn public_base(&self) -> String {
+        if self.public_url.is_empty() { format!("http://{}", self.listen) } else { self.public_url.clone() }
+    }
+
     /// Reads the file (if any) and the environment.
     pub fn load(file: Option<&Path>) -> Result<Config, String> {
         let vars: Vec<(String, String)> = std::env::vars().filter(|(k, _)| k.starts_with("WRENCH_")).collect();
@@ -134,6 +144,9 @@ impl Config {
         if let Some(v) = file.redis_prefix {
             c.redis_prefix = v;
         }
+        if let Some(v) = file.public_url {
+            c.public_url = v;
+        }
         for (k, v) in vars {
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
@@ -155,6 +168,7 @@ impl Config {
                 "WRENCH_DATA_DIR" => c.data_dir = v.into(),
                 "WRENCH_REDIS_URL" => c.redis_url = Some(v.clone()).filter(|s| !s.is_empty()),
                 "WRENCH_REDIS_PREFIX" => c.redis_prefix = v.clone(),
+                "WRENCH_PUBLIC_URL" => c.public_url = v.clone(),
                 _ => {}
             }
         }
@@ -162,6 +176,12 @@ impl Config {
             && !["redis://", "rediss://", "redis-cluster://", "redis-sentinel://"].iter().any(|p| url.starts_with(p))
         {
             return Err("WRENCH_REDIS_URL: expected a redis://, rediss:// or redis-cluster:// URL".to_string());
+        }
+        c.public_url = c.public_url.trim_end_matches('/').to_string();
+        if c.public_url.is_empty() {
+            c.public_url = format!("http://{}", c.listen);
+        } else if !(c.public_url.starts_with("http://") || c.public_url.starts_with("https://")) {
+            return Err("WRENCH_PUBLIC_URL: expected an http:// or https:// URL".to_string());
         }
         if c.body_limit < 1024 {
             return Err("body limit: must be at least 1024 bytes".to_string());

@@ -18,7 +18,10 @@ pub mod keys;
 pub mod op;
 pub mod openapi;
 pub mod prelude;
+pub mod random;
 pub mod store;
+pub mod time;
+
 pub mod validate;
 
 #[path = "../ops/mod.rs"]

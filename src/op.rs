@@ -115,6 +115,8 @@ pub struct Operation {
     pub errors: &'static [ErrorCode],
     /// Schema-valid input that the operation still refuses with 400, in words.
     pub rejects: Option<&'static str>,
+    /// A body limit of its own, when the operation needs more than the configured one.
+    pub body_limit: Option<usize>,
     pub redactions: &'static [&'static str],
     pub handler: Handler,
     pub input_schema: SchemaFn,

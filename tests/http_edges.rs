@@ -36,6 +36,7 @@ fn panicking_op() -> Operation {
         output: OutputKind::Json,
         errors: &[],
         rejects: None,
+        body_limit: None,
         redactions: &[],
         handler: |_, _| Box::pin(async { panic!("deliberate test panic") }),
         input_schema: |_| None,

@@ -11,6 +11,7 @@
 //!      output = json | image | redirect,  // default: json
 //!      errors(NOT_FOUND, SLUG_TAKEN),     // codes beyond the ones every operation can give
 //!      rejects = "text that is not Base64", // schema-valid input that is still refused with 400
+//!      body_limit = 4194304,              // a larger body limit for this operation (bytes)
 //!      redact(".data.uuid"),              // snapshot redactions for random values
 //!      example(typical, {"text": "hi"}),  // at least one; name is an identifier
 //!      example(bad, {"text": 1}, status = 400))]
@@ -41,6 +42,7 @@ struct OpAttr {
     output: Option<Ident>,
     errors: Vec<Ident>,
     rejects: Option<LitStr>,
+    body_limit: Option<LitInt>,
     redact: Vec<LitStr>,
     examples: Vec<Example>,
 }
@@ -59,6 +61,7 @@ impl Parse for OpAttr {
             output: None,
             errors: Vec::new(),
             rejects: None,
+            body_limit: None,
             redact: Vec::new(),
             examples: Vec::new(),
         };
@@ -73,6 +76,10 @@ impl Parse for OpAttr {
                 "tag" => attr.tag = Some(value(input)?),
                 "alias" => attr.aliases.push(value(input)?),
                 "rejects" => attr.rejects = Some(value(input)?),
+                "body_limit" => {
+                    input.parse::<Token![=]>()?;
+                    attr.body_limit = Some(input.parse()?);
+                }
                 "input" => {
                     input.parse::<Token![=]>()?;
                     attr.input = Some(input.parse()?);
@@ -120,7 +127,7 @@ impl Parse for OpAttr {
                         key.span(),
                         format!(
                             "unknown op item `{other}`; expected id, tag, alias, input, output, \
-                             errors, rejects, redact or example"
+                             errors, rejects, body_limit, redact or example"
                         ),
                     ));
                 }
@@ -373,6 +380,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         Some(r) => quote!(::std::option::Option::Some(#r)),
         None => quote!(::std::option::Option::None),
     };
+    let body_limit = match &attr.body_limit {
+        Some(l) => {
+            let n: usize = l.base10_parse()?;
+            quote!(::std::option::Option::Some(#n))
+        }
+        None => quote!(::std::option::Option::None),
+    };
     let fn_name = name.to_string();
     let ex_names: Vec<String> = attr.examples.iter().map(|e| e.name.to_string()).collect();
     let ex_inputs: Vec<&TokenTree> = attr.examples.iter().map(|e| &e.input).collect();
@@ -426,6 +440,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
                 output: ::wrench::op::OutputKind::#out_variant,
                 errors: &[#(::wrench::envelope::ErrorCode::#errors),*],
                 rejects: #rejects,
+                body_limit: #body_limit,
                 redactions: &[#(#redact),*],
                 handler,
                 input_schema,

@@ -41,7 +41,9 @@ async fn call(state: &State, op: &Operation, req: &mut Request, meta: &RequestMe
                 format!("the body must be JSON (Content-Type: application/json), not {ct:?}"),
             ));
         }
-        let limit = state.config.body_limit;
+        // An operation may need more than the global limit (a paste of 1 MiB arrives escaped in
+        // JSON), never less.
+        let limit = op.body_limit.map_or(state.config.body_limit, |l| l.max(state.config.body_limit));
         let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
         if declared.is_some_and(|n| n > limit as u64) {
             return Err(too_large(limit));

@@ -1,0 +1,31 @@
+//! Timestamps as the API writes them: RFC 3339, UTC, millisecond precision.
+
+use std::time::{Duration, SystemTime};
+
+/// `t` as `2026-11-21T18:31:28.123Z`.
+pub fn rfc3339(t: SystemTime) -> String {
+    let ms = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    match jiff::Timestamp::from_millisecond(ms) {
+        Ok(ts) => format!("{ts:.3}"),
+        Err(_) => "1970-01-01T00:00:00.000Z".to_string(),
+    }
+}
+
+/// Now, truncated to whole milliseconds, so that what is stored and what is shown agree.
+pub fn now() -> SystemTime {
+    let ms = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    SystemTime::UNIX_EPOCH + Duration::from_millis(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_rfc3339_utc_milliseconds() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_000_000_123);
+        // Reference: Python, datetime.fromtimestamp(1795000000, timezone.utc) is 2026-11-18 11:06:40.
+        assert_eq!(rfc3339(t), "2026-11-18T11:06:40.123Z");
+        assert_eq!(rfc3339(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+    }
+}
