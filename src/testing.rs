@@ -35,6 +35,19 @@ fn query_of(input: &serde_json::Value) -> (String, Vec<(String, String)>) {
     (serde_urlencoded::to_string(&pairs).unwrap_or_default(), pairs)
 }
 
+/// Percent-encodes everything but RFC 3986 unreserved characters, for a path segment.
+fn percent_encode(v: &str) -> String {
+    v.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
 pub(crate) async fn check_example(op: Operation, name: &str) {
     let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
     let cli = TestClient::new(app_for(&op));
@@ -46,7 +59,7 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
             for (k, v) in pairs {
                 let marker = format!("{{{k}}}");
                 if path.contains(&marker) {
-                    path = path.replace(&marker, &v);
+                    path = path.replace(&marker, &percent_encode(&v));
                 } else {
                     rest.push((k, v));
                 }

@@ -125,9 +125,12 @@ async fn counters_count_and_keep_their_window(s: Arc<dyn Store>) {
     assert!(left2.unwrap() < left, "the window is not extended by later counts");
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(s.incr("c", Some(window)).await.unwrap().0, 1, "a new window starts from one");
+    assert_eq!(s.count("clicks").await.unwrap(), 0);
     let (n, left) = s.incr("clicks", None).await.unwrap();
     assert_eq!((n, left), (1, None));
     assert_eq!(s.incr("clicks", None).await.unwrap().0, 2);
+    assert_eq!(s.count("clicks").await.unwrap(), 2, "reading a counter does not change it");
+    assert_eq!(s.count("clicks").await.unwrap(), 2);
 }
 
 async fn counters_are_atomic_under_concurrency(s: Arc<dyn Store>) {

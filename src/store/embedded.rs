@@ -208,6 +208,12 @@ impl Store for EmbeddedStore {
         }))
     }
 
+    fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            Ok(self.get(key).await?.and_then(|p| <[u8; 8]>::try_from(p.as_slice()).ok()).map_or(0, i64::from_be_bytes))
+        })
+    }
+
     fn push_capped<'a>(
         &'a self,
         key: &'a str,

@@ -70,6 +70,9 @@ pub trait Store: Send + Sync {
     /// left before it expires (`None` for a counter without TTL).
     fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)>;
 
+    /// The current value of the counter at `key` (0 when absent or expired).
+    fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64>;
+
     /// Pushes `value` in front of the list at `key`, keeps the `cap` newest entries and makes
     /// the list expire at `expires_at`. Returns the list's length afterwards.
     fn push_capped<'a>(

@@ -101,6 +101,10 @@ impl Store for RedisStore {
         })
     }
 
+    fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64> {
+        Box::pin(async move { Ok(self.client.get::<Option<i64>, _>(self.key(key)).await.map_err(err)?.unwrap_or(0)) })
+    }
+
     fn push_capped<'a>(
         &'a self,
         key: &'a str,

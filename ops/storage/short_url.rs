@@ -1,0 +1,317 @@
+//! Short links: a slug that redirects to a URL, with a click counter.
+//!
+//! Links do not expire. The redirect answers at once and counts the click in the background,
+//! so a slow store never delays a visitor; the counter is a store counter, atomic across
+//! instances. Targets are never fetched (creating a link is not a way to make this service
+//! contact a host).
+
+use crate::{prelude::*, random, time};
+
+/// Unambiguous letters and digits for generated slugs: no 0/O, 1/l/I.
+const SLUG_ALPHABET: &[u8] = b"23456789abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ";
+const AUTO_SLUG_LEN: usize = 6;
+const SLUG_MIN: usize = 3;
+const SLUG_MAX: usize = 64;
+/// Slugs that would read as routes or commands; refused as custom slugs, never generated
+/// (generated slugs are six characters, so they cannot be any of these).
+const RESERVED: &[&str] = &["r", "create", "stats", "get", "list", "new", "delete", "api", "admin", "docs", "health"];
+const MAX_URL: usize = 2048;
+
+fn key(slug: &str) -> String {
+    format!("link:{{{slug}}}")
+}
+fn clicks_key(slug: &str) -> String {
+    format!("link:{{{slug}}}:clicks")
+}
+fn last_click_key(slug: &str) -> String {
+    format!("link:{{{slug}}}:last")
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct LinkRecord {
+    url: String,
+    created_at: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct ShortUrlCreateInput {
+    /// The target: an absolute http or https URL, at most 2,048 characters, without user name
+    /// or password.
+    #[schemars(length(min = 1, max = 2048))]
+    url: String,
+    /// Your own slug: 3 to 64 letters, digits, `-` or `_`, not a reserved word (r, create,
+    /// stats, get, list, new, delete, api, admin, docs, health). Generated (6 characters)
+    /// when absent.
+    #[serde(default)]
+    #[schemars(length(max = 200))]
+    custom_slug: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct ShortUrlCreated {
+    /// The slug.
+    slug: String,
+    /// Absolute short URL that redirects to the target.
+    short_url: String,
+    /// The target URL, normalised.
+    url: String,
+    /// When the link was created (RFC 3339, UTC).
+    created_at: String,
+}
+
+fn check_url(raw: &str) -> Result<String, ApiError> {
+    let bad = |why: &str| ApiError::invalid("url", why.to_string());
+    if raw.len() > MAX_URL {
+        return Err(bad("is longer than 2,048 characters"));
+    }
+    let u = url::Url::parse(raw.trim()).map_err(|e| bad(&format!("is not an absolute URL ({e})")))?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return Err(bad("must use http or https"));
+    }
+    if u.host_str().is_none_or(str::is_empty) {
+        return Err(bad("has no host"));
+    }
+    if !u.username().is_empty() || u.password().is_some() {
+        return Err(bad("must not carry a user name or password"));
+    }
+    Ok(u.to_string())
+}
+
+/// Why a custom slug is refused, if it is.
+fn slug_problem(slug: &str) -> Option<String> {
+    let n = slug.chars().count();
+    if !(SLUG_MIN..=SLUG_MAX).contains(&n) {
+        return Some(format!("must be {SLUG_MIN} to {SLUG_MAX} characters long (got {n})"));
+    }
+    if let Some(c) = slug.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
+        return Some(format!("may contain only letters, digits, - and _ (found {c:?})"));
+    }
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(slug)) {
+        return Some(format!("{slug:?} is reserved"));
+    }
+    None
+}
+
+/// Create a short link.
+///
+/// Stores `url` under a slug: `custom_slug` if given (3 to 64 letters, digits, `-`, `_`; not
+/// a reserved word), otherwise a generated 6-character slug from an alphabet without
+/// look-alikes (no 0/O, 1/l/I). A custom slug that is taken is 409 `SLUG_TAKEN`; one that
+/// breaks the rules is 400 `INVALID_SLUG` saying which rule. Links do not expire. The target
+/// is validated but never fetched.
+#[op(post "/v1/short-url/create", id = "createShortUrl", tag = "Storage",
+     errors(INVALID_SLUG, SLUG_TAKEN, STORE_UNAVAILABLE),
+     rejects = "a URL that is not an absolute http(s) URL",
+     redact(".data.slug", ".data.short_url", ".data.created_at"),
+     example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
+     example(reserved_slug, {"url": "https://example.com", "custom_slug": "stats"}, status = 400),
+     example(not_http, {"url": "javascript:alert(1)"}, status = 400))]
+async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<ShortUrlCreated, ApiError> {
+    let url = check_url(&input.url)?;
+    let record = LinkRecord { url, created_at: time::rfc3339(time::now()) };
+    let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
+    let slug = match input.custom_slug {
+        Some(slug) => {
+            if let Some(why) = slug_problem(&slug) {
+                let mut e = ApiError::new(ErrorCode::InvalidSlug, format!("custom_slug: {why}"));
+                e.field = Some("custom_slug".into());
+                return Err(e);
+            }
+            if !ctx.store.put_new(&key(&slug), &bytes, None).await? {
+                return Err(ApiError::new(ErrorCode::SlugTaken, format!("the slug {slug:?} is already in use")));
+            }
+            slug
+        }
+        None => {
+            let mut found = None;
+            for _ in 0..8 {
+                let slug = random::token(AUTO_SLUG_LEN, SLUG_ALPHABET)?;
+                if ctx.store.put_new(&key(&slug), &bytes, None).await? {
+                    found = Some(slug);
+                    break;
+                }
+            }
+            found.ok_or_else(|| ApiError::internal("could not find a free slug"))?
+        }
+    };
+    Ok(ShortUrlCreated {
+        short_url: format!("{}/v1/short-url/r/{slug}", ctx.config.public_base()),
+        slug,
+        url: record.url,
+        created_at: record.created_at,
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct SlugInput {
+    /// The link's slug.
+    #[schemars(pattern("^[A-Za-z0-9_-]{1,64}$"))]
+    slug: String,
+}
+
+async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
+    let raw = ctx.store.get(&key(slug)).await?.ok_or_else(|| ApiError::not_found(format!("no short link {slug:?}")))?;
+    serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored link unreadable: {e}")))
+}
+
+/// Follow a short link.
+///
+/// Answers 302 with the target in `Location` and counts the click. Counting happens after the
+/// answer, so it never delays the redirect; every request counts, bots and link previews
+/// included. Unknown slugs are 404 `NOT_FOUND`.
+#[op(get "/v1/short-url/r/{slug}", id = "followShortUrl", tag = "Storage", output = redirect,
+     errors(NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown, {"slug": "nothing-here"}, status = 404),
+     example(malformed, {"slug": "no spaces"}, status = 400))]
+async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiError> {
+    let link = find(ctx, &input.slug).await?;
+    let store = ctx.store.clone();
+    let slug = input.slug;
+    tokio::spawn(async move {
+        let now = time::rfc3339(time::now());
+        if let Err(e) = store.incr(&clicks_key(&slug), None).await {
+            tracing::warn!(error = %e, "a click could not be counted");
+        }
+        let _ = store.put(&last_click_key(&slug), now.as_bytes(), None).await;
+    });
+    Ok(Redirect { location: link.url })
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct ShortUrlStats {
+    /// The slug.
+    slug: String,
+    /// The target URL.
+    url: String,
+    /// Absolute short URL.
+    short_url: String,
+    /// Redirects served so far.
+    clicks: i64,
+    /// When the link was created (RFC 3339, UTC).
+    created_at: String,
+    /// When it was last followed (RFC 3339, UTC); null before the first click.
+    last_click_at: Option<String>,
+}
+
+async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
+    let link = find(ctx, &slug).await?;
+    let clicks = ctx.store.count(&clicks_key(&slug)).await?;
+    let last_click_at = ctx.store.get(&last_click_key(&slug)).await?.map(|b| String::from_utf8_lossy(&b).into_owned());
+    Ok(ShortUrlStats {
+        short_url: format!("{}/v1/short-url/r/{slug}", ctx.config.public_base()),
+        slug,
+        url: link.url,
+        clicks,
+        created_at: link.created_at,
+        last_click_at,
+    })
+}
+
+/// Show a short link's statistics.
+///
+/// Clicks so far, target, creation time and last click. Reading statistics is not a click.
+#[op(get "/v1/short-url/{slug}/stats", id = "getShortUrlStats", tag = "Storage",
+     errors(NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown, {"slug": "nothing-here"}, status = 404),
+     example(malformed, {"slug": "bad slug!"}, status = 400))]
+async fn get_short_url_stats(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {
+    stats(ctx, input.slug).await
+}
+
+/// Show a short link's statistics (POST form).
+///
+/// The same as `GET /v1/short-url/{slug}/stats`, with the slug in a JSON body.
+#[op(post "/v1/short-url/stats", id = "getShortUrlStatsPost", tag = "Storage",
+     errors(NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown, {"slug": "nothing-here"}, status = 404),
+     example(malformed, {"slug": ""}, status = 400))]
+async fn get_short_url_stats_post(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {
+    stats(ctx, input.slug).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{sync::Arc, time::Duration};
+
+    use poem::test::TestClient;
+
+    use super::*;
+    use crate::config::Config;
+
+    fn client() -> TestClient<crate::http::App> {
+        let ops = vec![
+            __op_create_short_url(),
+            __op_follow_short_url(),
+            __op_get_short_url_stats(),
+            __op_get_short_url_stats_post(),
+        ];
+        TestClient::new(crate::http::app(Arc::new(Config::default()), ops).unwrap())
+    }
+
+    async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
+        let status = resp.0.status().as_u16();
+        (status, serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null))
+    }
+
+    #[tokio::test]
+    async fn create_follow_count_and_read_stats() {
+        let cli = client();
+        let (status, v) = json_of(cli.post("/v1/short-url/create").body_json(&json!({"url": "https://example.com/x?y=1"})).send().await).await;
+        assert_eq!(status, 200, "{v}");
+        let slug = v["data"]["slug"].as_str().unwrap().to_string();
+        assert_eq!(slug.len(), AUTO_SLUG_LEN);
+        assert!(slug.bytes().all(|b| SLUG_ALPHABET.contains(&b)));
+        assert_eq!(v["data"]["short_url"], format!("http://127.0.0.1:8080/v1/short-url/r/{slug}"));
+
+        for _ in 0..3 {
+            let resp = cli.get(format!("/v1/short-url/r/{slug}")).send().await;
+            assert_eq!(resp.0.status(), 302);
+            assert_eq!(resp.0.headers()["location"], "https://example.com/x?y=1");
+        }
+        // Counting happens after the answer: wait for it, reading stats meanwhile (not a click).
+        let mut clicks = 0;
+        for _ in 0..50 {
+            let (_, s) = json_of(cli.get(format!("/v1/short-url/{slug}/stats")).send().await).await;
+            clicks = s["data"]["clicks"].as_i64().unwrap();
+            if clicks == 3 {
+                assert!(s["data"]["last_click_at"].is_string());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(clicks, 3);
+        let (_, s) = json_of(cli.post("/v1/short-url/stats").body_json(&json!({"slug": slug})).send().await).await;
+        assert_eq!(s["data"]["clicks"], 3, "reading stats is not a click");
+        assert_eq!(s["data"]["url"], "https://example.com/x?y=1");
+    }
+
+    #[tokio::test]
+    async fn custom_slugs_are_checked_and_reserved() {
+        let cli = client();
+        let create = |slug: &str| {
+            cli.post("/v1/short-url/create").body_json(&json!({"url": "http://example.org", "custom_slug": slug})).send()
+        };
+        let (status, v) = json_of(create("my-link_1").await).await;
+        assert_eq!((status, v["data"]["slug"].as_str()), (200, Some("my-link_1")));
+        let (status, v) = json_of(create("my-link_1").await).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (409, Some("SLUG_TAKEN")));
+        for (slug, why) in [("ab", "3 to 64"), ("has space", "only letters"), ("Stats", "reserved"), ("r", "3 to 64")] {
+            let (status, v) = json_of(create(slug).await).await;
+            assert_eq!((status, v["error"]["code"].as_str()), (400, Some("INVALID_SLUG")), "{slug}");
+            assert!(v["error"]["message"].as_str().unwrap().contains(why), "{slug}: {v}");
+        }
+        let (status, _) = json_of(cli.get("/v1/short-url/r/unknown-slug").send().await).await;
+        assert_eq!(status, 404);
+    }
+
+    #[test]
+    fn urls_are_absolute_http_without_credentials() {
+        assert_eq!(check_url("https://Example.com").unwrap(), "https://example.com/");
+        for bad in ["ftp://example.com", "javascript:alert(1)", "/relative", "https://user:pw@example.com", "http://"] {
+            assert!(check_url(bad).is_err(), "{bad}");
+        }
+        assert!(check_url(&format!("https://example.com/{}", "a".repeat(2100))).is_err());
+    }
+}
