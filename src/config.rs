@@ -38,6 +38,8 @@ pub struct Config {
     /// `WRENCH_PUBLIC_URL`: how clients reach this service, for absolute URLs in answers
     /// (no trailing slash). Defaults to `http://` and the listen address.
     pub public_url: String,
+    /// `WRENCH_INBOX_MAX_PAYLOADS`: payloads a webhook inbox keeps (the oldest are dropped).
+    pub inbox_max_payloads: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +63,7 @@ impl Default for Config {
             redis_url: None,
             redis_prefix: "wrench:".to_string(),
             public_url: String::new(),
+            inbox_max_payloads: 50,
         }
     }
 }
@@ -79,6 +82,7 @@ struct FileConfig {
     redis_url: Option<String>,
     redis_prefix: Option<String>,
     public_url: Option<String>,
+    inbox_max_payloads: Option<usize>,
 }
 
 impl Config {
@@ -147,6 +151,9 @@ impl Config {
         if let Some(v) = file.public_url {
             c.public_url = v;
         }
+        if let Some(v) = file.inbox_max_payloads {
+            c.inbox_max_payloads = v;
+        }
         for (k, v) in vars {
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
@@ -169,6 +176,9 @@ impl Config {
                 "WRENCH_REDIS_URL" => c.redis_url = Some(v.clone()).filter(|s| !s.is_empty()),
                 "WRENCH_REDIS_PREFIX" => c.redis_prefix = v.clone(),
                 "WRENCH_PUBLIC_URL" => c.public_url = v.clone(),
+                "WRENCH_INBOX_MAX_PAYLOADS" => {
+                    c.inbox_max_payloads = v.parse().map_err(|_| format!("{k}: expected a whole number, got {v:?}"))?
+                }
                 _ => {}
             }
         }
@@ -182,6 +192,9 @@ impl Config {
             c.public_url = format!("http://{}", c.listen);
         } else if !(c.public_url.starts_with("http://") || c.public_url.starts_with("https://")) {
             return Err("WRENCH_PUBLIC_URL: expected an http:// or https:// URL".to_string());
+        }
+        if !(1..=1000).contains(&c.inbox_max_payloads) {
+            return Err("inbox max payloads: must be between 1 and 1000".to_string());
         }
         if c.body_limit < 1024 {
             return Err("body limit: must be at least 1024 bytes".to_string());

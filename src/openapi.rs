@@ -133,6 +133,8 @@ pub fn document(ops: &[Operation]) -> Value {
     // Request examples, written after serialization so they keep their declared order (the
     // first is what Swagger UI preselects); utoipa would sort them by name.
     let mut body_examples: Vec<(String, &'static str, Vec<crate::op::Example>)> = Vec::new();
+    // Receive-anything operations: any body, path parameters as plain strings.
+    let mut raw_inputs: Vec<(String, &'static str, Vec<&'static str>)> = Vec::new();
 
     for op in ops {
         let all_paths: Vec<(&str, String)> = std::iter::once((op.path, op.id.to_string()))
@@ -187,6 +189,9 @@ pub fn document(ops: &[Operation]) -> Value {
             }
             if op.input == InputKind::Body {
                 body_examples.push((path.to_string(), op.method.lower(), (op.examples)()));
+            }
+            if op.input == InputKind::Raw {
+                raw_inputs.push((path.to_string(), op.method.lower(), op.path_params()));
             }
             if let (InputKind::Query, Some(in_ref)) = (op.input, &input) {
                 query_inputs.push((path.to_string(), op.method.lower(), in_ref.clone()));
@@ -316,6 +321,20 @@ pub fn document(ops: &[Operation]) -> Value {
     for (path, method, in_ref) in query_inputs {
         let params = parameters(&doc, &path, &in_ref);
         doc["paths"][&path][method]["parameters"] = Value::Array(params);
+    }
+    for (path, method, params) in raw_inputs {
+        let op = &mut doc["paths"][&path][method];
+        op["requestBody"] = json!({
+            "description": "Any body of any media type, stored as received.",
+            "required": false,
+            "content": {"*/*": {"schema": {}}}
+        });
+        op["parameters"] = Value::Array(
+            params
+                .iter()
+                .map(|p| json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}))
+                .collect(),
+        );
     }
     for (path, method, examples) in body_examples {
         let mut map = Map::new();

@@ -12,7 +12,7 @@ use poem::test::TestClient;
 
 use crate::{
     config::Config,
-    op::{HttpMethod, InputKind, Operation, OutputKind},
+    op::{InputKind, Operation, OutputKind},
 };
 
 /// Builds an app serving just `op`, with default settings.
@@ -51,25 +51,30 @@ fn percent_encode(v: &str) -> String {
 pub(crate) async fn check_example(op: Operation, name: &str) {
     let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
     let cli = TestClient::new(app_for(&op));
-    let resp = match (op.method, op.input) {
-        (HttpMethod::Get, InputKind::Query) | (HttpMethod::Delete, InputKind::Query) => {
-            let (_, pairs) = query_of(&example.input);
-            let mut path = op.path.to_string();
-            let mut rest = Vec::new();
-            for (k, v) in pairs {
-                let marker = format!("{{{k}}}");
-                if path.contains(&marker) {
-                    path = path.replace(&marker, &percent_encode(&v));
-                } else {
-                    rest.push((k, v));
-                }
+    // Top-level fields named like a path parameter fill it in. The rest goes to the query
+    // string (query input) or the JSON body (body and raw input).
+    let (_, pairs) = query_of(&example.input);
+    let mut path = op.path.to_string();
+    let mut rest = Vec::new();
+    let mut body = example.input.clone();
+    for (k, v) in pairs {
+        let marker = format!("{{{k}}}");
+        if path.contains(&marker) {
+            path = path.replace(&marker, &percent_encode(&v));
+            if let Some(obj) = body.as_object_mut() {
+                obj.remove(&k);
             }
-            let q = serde_urlencoded::to_string(&rest).unwrap_or_default();
-            let uri = if q.is_empty() { path } else { format!("{path}?{q}") };
-            let req = if op.method == HttpMethod::Get { cli.get(uri) } else { cli.delete(uri) };
-            req.send().await
+        } else {
+            rest.push((k, v));
         }
-        _ => cli.post(op.path).body_json(&example.input).send().await,
+    }
+    let method: poem::http::Method = op.method.as_str().parse().expect("a valid method");
+    let resp = if op.input == InputKind::Query {
+        let q = serde_urlencoded::to_string(&rest).unwrap_or_default();
+        let uri = if q.is_empty() { path } else { format!("{path}?{q}") };
+        cli.request(method, uri).send().await
+    } else {
+        cli.request(method, path).body_json(&body).send().await
     };
     let status = resp.0.status().as_u16();
     let header = |name: &str| resp.0.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();

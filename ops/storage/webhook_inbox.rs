@@ -1,0 +1,408 @@
+//! Webhook inboxes: a URL that captures whatever is POSTed to it, for 24 hours.
+//!
+//! An inbox is a metadata record (`inbox:{id}`, TTL 24 h) and a capped list of payloads
+//! (`inbox:{id}:payloads`) that expires at the same instant, so payloads never outlive their
+//! inbox and nothing extends either. The receive URL is called by third parties: it takes any
+//! body and media type, does not read API keys (their Authorization headers belong to the
+//! inbox owner and are stored, never logged), and answers at once.
+
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::Map;
+
+use crate::{op::OpRequest, prelude::*, random, time};
+
+/// Lifetime of an inbox and of everything it received.
+const LIFETIME: Duration = Duration::from_secs(24 * 3600);
+/// Length of inbox ids: 16 letters and digits, about 95 bits.
+const ID_LEN: usize = 16;
+const PAYLOAD_ID_LEN: usize = 12;
+
+fn meta_key(id: &str) -> String {
+    format!("inbox:{{{id}}}")
+}
+fn payloads_key(id: &str) -> String {
+    format!("inbox:{{{id}}}:payloads")
+}
+
+fn valid_id(id: &str) -> bool {
+    id.len() == ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::new(ErrorCode::InboxNotFound, format!("no inbox {id:?}: it never existed or has expired (inboxes live 24 hours)"))
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct InboxRecord {
+    created_at: String,
+    expires_at: String,
+    expires_at_ms: u64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct InboxInfo {
+    /// The inbox id (16 letters and digits).
+    id: String,
+    /// When the inbox was created (RFC 3339, UTC).
+    created_at: String,
+    /// When the inbox and its payloads disappear (RFC 3339, UTC): 24 hours after creation.
+    expires_at: String,
+    /// Absolute URL to POST webhooks to.
+    receive_url: String,
+    /// Absolute URL that lists the captured payloads.
+    payloads_url: String,
+    /// Payloads currently kept (at most the configured cap, 50 by default).
+    payload_count: usize,
+}
+
+fn info(ctx: &Ctx, id: String, r: InboxRecord, payload_count: usize) -> InboxInfo {
+    let base = format!("{}/v1/webhook/inbox/{id}", ctx.config.public_base());
+    InboxInfo {
+        receive_url: format!("{base}/receive"),
+        payloads_url: format!("{base}/payloads"),
+        id,
+        created_at: r.created_at,
+        expires_at: r.expires_at,
+        payload_count,
+    }
+}
+
+async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
+    if !valid_id(id) {
+        return Err(not_found(id));
+    }
+    let raw = ctx.store.get(&meta_key(id)).await?.ok_or_else(|| not_found(id))?;
+    serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored inbox unreadable: {e}")))
+}
+
+/// Create a webhook inbox.
+///
+/// Returns an unguessable id and absolute URLs: POST anything to `receive_url`, read it back
+/// from `payloads_url`. The inbox and its payloads live 24 hours from creation; nothing
+/// extends that. It keeps the most recent payloads (50 unless the operator configured
+/// otherwise), dropping the oldest. Any body is accepted and ignored.
+#[op(post "/v1/webhook/inbox/create", id = "createWebhookInbox", tag = "Storage",
+     errors(STORE_UNAVAILABLE),
+     redact(".data.id", ".data.created_at", ".data.expires_at", ".data.receive_url", ".data.payloads_url"),
+     example(typical, {}),
+     example(body_is_ignored, {"name": "ignored"}))]
+async fn create_webhook_inbox(ctx: &Ctx) -> Result<InboxInfo, ApiError> {
+    let created = time::now();
+    let expires = created + LIFETIME;
+    let record = InboxRecord {
+        created_at: time::rfc3339(created),
+        expires_at: time::rfc3339(expires),
+        expires_at_ms: crate::store::unix_ms(expires),
+    };
+    let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
+    for _ in 0..5 {
+        let id = random::token(ID_LEN, random::ALPHANUMERIC)?;
+        if ctx.store.put_new(&meta_key(&id), &bytes, Some(LIFETIME)).await? {
+            return Ok(info(ctx, id, record, 0));
+        }
+    }
+    Err(ApiError::internal("could not find a free inbox id"))
+}
+
+/// One captured request.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Payload {
+    /// Payload id.
+    id: String,
+    /// When it arrived (RFC 3339, UTC).
+    received_at: String,
+    /// The body parsed as JSON, or null when it is not JSON.
+    body: Value,
+    /// HTTP method (always POST).
+    method: String,
+    /// Request headers, names in lower case; repeated headers joined with ", ". Secrets such as
+    /// Authorization and cookies are kept: they are the inbox owner's.
+    headers: Map<String, Value>,
+    /// Query parameters (the first value of each name).
+    query: Map<String, Value>,
+    /// The raw query string.
+    query_string: String,
+    /// The declared Content-Type, if any.
+    content_type: Option<String>,
+    /// Body size in bytes.
+    size: usize,
+    /// The body as received when it is not JSON: text, or Base64 when it is not UTF-8.
+    raw_body: Option<String>,
+    /// `utf-8` or `base64`: how `raw_body` is written.
+    raw_body_encoding: Option<String>,
+}
+
+/// The undecoded delivery, handed over whole by the pipeline.
+struct Delivery(OpRequest);
+
+impl From<OpRequest> for Delivery {
+    fn from(r: OpRequest) -> Delivery {
+        Delivery(r)
+    }
+}
+
+fn capture(req: &OpRequest, id: String) -> Payload {
+    let mut headers = Map::new();
+    for (name, value) in &req.headers {
+        let v = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        match headers.get_mut(name.as_str()) {
+            Some(Value::String(existing)) => {
+                existing.push_str(", ");
+                existing.push_str(&v);
+            }
+            _ => {
+                headers.insert(name.as_str().to_string(), Value::String(v));
+            }
+        }
+    }
+    let mut query = Map::new();
+    for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
+        query.entry(k.into_owned()).or_insert(Value::String(v.into_owned()));
+    }
+    let body: Option<Value> = if req.body.is_empty() { None } else { serde_json::from_slice(&req.body).ok() };
+    let (raw_body, raw_body_encoding) = match (&body, req.body.is_empty()) {
+        (Some(_), _) | (None, true) => (None, None),
+        (None, false) => match std::str::from_utf8(&req.body) {
+            Ok(text) => (Some(text.to_string()), Some("utf-8".to_string())),
+            Err(_) => {
+                (Some(base64::engine::general_purpose::STANDARD.encode(&req.body)), Some("base64".to_string()))
+            }
+        },
+    };
+    Payload {
+        id,
+        received_at: time::rfc3339(time::now()),
+        body: body.unwrap_or(Value::Null),
+        method: "POST".to_string(),
+        headers,
+        query,
+        query_string: req.query.clone(),
+        content_type: req.content_type.clone(),
+        size: req.body.len(),
+        raw_body,
+        raw_body_encoding,
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct Received {
+    /// Always true.
+    received: bool,
+    /// The payload id.
+    id: String,
+}
+
+/// Receive a webhook.
+///
+/// The URL to give a webhook provider. Accepts any body (up to the body limit, 1 MiB by
+/// default) of any media type and stores it with its headers, query and size: `body` is the
+/// parsed JSON, or null with the body in `raw_body` when it is not JSON. API keys are not read
+/// here, so a provider's own Authorization header does no harm. Unknown or expired inboxes are
+/// 404 `INBOX_NOT_FOUND`.
+#[op(post "/v1/webhook/inbox/{id}/receive", id = "receiveWebhook", tag = "Storage", input = raw,
+     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown_inbox, {"id": "AAAAAAAAAAAAAAAA", "event": "ping"}, status = 404),
+     example(malformed_id, {"id": "nope", "event": "ping"}, status = 404))]
+async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiError> {
+    let req = input.0;
+    let id = req.path_params.get("id").cloned().unwrap_or_default();
+    let inbox = load(ctx, &id).await?;
+    let payload = capture(&req, random::token(PAYLOAD_ID_LEN, random::ALPHANUMERIC)?);
+    let bytes = serde_json::to_vec(&payload).map_err(|e| ApiError::internal(e.to_string()))?;
+    let expires = std::time::SystemTime::UNIX_EPOCH + Duration::from_millis(inbox.expires_at_ms);
+    ctx.store.push_capped(&payloads_key(&id), &bytes, ctx.config.inbox_max_payloads, expires).await?;
+    Ok(Received { received: true, id: payload.id })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct InboxIdInput {
+    /// The inbox id.
+    #[schemars(pattern("^[A-Za-z0-9]{1,64}$"))]
+    id: String,
+}
+
+/// Show a webhook inbox.
+///
+/// Creation and expiry times, the absolute receive and payloads URLs, and how many payloads
+/// it holds. Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`.
+#[op(get "/v1/webhook/inbox/{id}", id = "getWebhookInbox", tag = "Storage",
+     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
+     example(malformed, {"id": "no-dashes"}, status = 400))]
+async fn get_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<InboxInfo, ApiError> {
+    let record = load(ctx, &input.id).await?;
+    let count = ctx.store.list_len(&payloads_key(&input.id)).await?;
+    Ok(info(ctx, input.id, record, count))
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct PayloadList {
+    /// The inbox id.
+    inbox_id: String,
+    /// Number of payloads listed.
+    payload_count: usize,
+    /// The most recent payloads, oldest first (sorted by `received_at`).
+    payloads: Vec<Payload>,
+}
+
+async fn payloads(ctx: &Ctx, id: String) -> Result<PayloadList, ApiError> {
+    load(ctx, &id).await?;
+    let mut list: Vec<Payload> = ctx
+        .store
+        .list(&payloads_key(&id))
+        .await?
+        .iter()
+        .filter_map(|raw| serde_json::from_slice(raw).ok())
+        .collect();
+    list.reverse();
+    Ok(PayloadList { inbox_id: id, payload_count: list.len(), payloads: list })
+}
+
+/// List a webhook inbox's payloads.
+///
+/// The most recent payloads (at most 50 by default), oldest first. Unknown or expired inboxes
+/// are 404 `INBOX_NOT_FOUND`.
+#[op(get "/v1/webhook/inbox/{id}/payloads", id = "listWebhookPayloads", tag = "Storage",
+     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
+     example(malformed, {"id": "bad id"}, status = 400))]
+async fn list_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
+    payloads(ctx, input.id).await
+}
+
+/// List a webhook inbox's payloads (older POST form).
+///
+/// Kept for clients of the original API; new integrations use `GET .../payloads`. The body is
+/// ignored.
+#[op(post "/v1/webhook/inbox/{id}/list", id = "listWebhookPayloadsPost", tag = "Storage", input = query,
+     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
+     example(malformed, {"id": "bad id"}, status = 400))]
+async fn list_webhook_payloads_post(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
+    payloads(ctx, input.id).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use poem::test::TestClient;
+
+    use super::*;
+    use crate::{config::Config, store::Store};
+
+    fn ops() -> Vec<crate::op::Operation> {
+        vec![
+            __op_create_webhook_inbox(),
+            __op_receive_webhook(),
+            __op_get_webhook_inbox(),
+            __op_list_webhook_payloads(),
+            __op_list_webhook_payloads_post(),
+        ]
+    }
+
+    fn client_with(config: Config) -> (TestClient<crate::http::App>, Arc<dyn Store>) {
+        let store: Arc<dyn Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let app = crate::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
+        (TestClient::new(app), store)
+    }
+
+    async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
+        let status = resp.0.status().as_u16();
+        (status, serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null))
+    }
+
+    #[tokio::test]
+    async fn captures_everything_the_owner_needs() {
+        let key_digest: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(b"owner-key").into();
+        let (cli, _) = client_with(Config { api_keys: vec![key_digest], ..Config::default() });
+        let (_, created) = json_of(cli.post("/v1/webhook/inbox/create").send().await).await;
+        let id = created["data"]["id"].as_str().unwrap().to_string();
+        assert_eq!(id.len(), ID_LEN);
+        assert_eq!(created["data"]["payload_count"], 0);
+        assert_eq!(created["data"]["receive_url"], format!("http://127.0.0.1:8080/v1/webhook/inbox/{id}/receive"));
+        let receive = format!("/v1/webhook/inbox/{id}/receive");
+
+        // A provider's own Authorization header is not a wrench key: stored, not refused.
+        let (status, r) = json_of(
+            cli.post(format!("{receive}?source=stripe&x=1&x=2"))
+                .header("Authorization", "Bearer provider-secret")
+                .header("X-Signature", "abc")
+                .content_type("application/json")
+                .body(r#"{"event":"charge.succeeded","amount":1200}"#)
+                .send()
+                .await,
+        )
+        .await;
+        assert_eq!((status, &r["data"]["received"]), (200, &json!(true)), "{r}");
+        let (status, _) = json_of(cli.post(&receive).content_type("text/plain").body("plain text, not JSON").send().await).await;
+        assert_eq!(status, 200);
+        let (status, _) =
+            json_of(cli.post(&receive).content_type("application/octet-stream").body(vec![0xff, 0x00, 0x10]).send().await).await;
+        assert_eq!(status, 200);
+
+        let (status, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
+        assert_eq!(status, 200);
+        let p = list["data"]["payloads"].as_array().unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[0]["body"], json!({"event": "charge.succeeded", "amount": 1200}), "oldest first");
+        assert_eq!(p[0]["headers"]["authorization"], "Bearer provider-secret");
+        assert_eq!(p[0]["headers"]["x-signature"], "abc");
+        assert_eq!(p[0]["query"], json!({"source": "stripe", "x": "1"}));
+        assert_eq!(p[0]["query_string"], "source=stripe&x=1&x=2");
+        assert_eq!(p[0]["raw_body"], Value::Null);
+        assert_eq!((p[1]["body"].clone(), p[1]["raw_body"].clone()), (Value::Null, json!("plain text, not JSON")));
+        assert_eq!((p[2]["raw_body"].as_str(), p[2]["raw_body_encoding"].as_str()), (Some("/wAQ"), Some("base64")));
+        assert_eq!(p[2]["size"], 3);
+        assert!(p[0]["received_at"].as_str() <= p[2]["received_at"].as_str());
+
+        let (_, same) = json_of(cli.post(format!("/v1/webhook/inbox/{id}/list")).body_json(&json!({})).send().await).await;
+        assert_eq!(same["data"]["payloads"], list["data"]["payloads"], "the POST alias lists the same");
+        let (_, meta) = json_of(cli.get(format!("/v1/webhook/inbox/{id}")).send().await).await;
+        assert_eq!(meta["data"]["payload_count"], 3);
+        assert_eq!(meta["data"]["expires_at"], created["data"]["expires_at"]);
+    }
+
+    #[tokio::test]
+    async fn keeps_only_the_most_recent_payloads() {
+        let (cli, _) = client_with(Config { inbox_max_payloads: 3, ..Config::default() });
+        let (_, created) = json_of(cli.post("/v1/webhook/inbox/create").send().await).await;
+        let id = created["data"]["id"].as_str().unwrap().to_string();
+        for i in 1..=5 {
+            let resp = cli.post(format!("/v1/webhook/inbox/{id}/receive")).body_json(&json!({"n": i})).send().await;
+            resp.assert_status_is_ok();
+        }
+        let (_, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
+        let ns: Vec<i64> =
+            list["data"]["payloads"].as_array().unwrap().iter().map(|p| p["body"]["n"].as_i64().unwrap()).collect();
+        assert_eq!(ns, vec![3, 4, 5]);
+    }
+
+    #[tokio::test]
+    async fn unknown_and_expired_inboxes_are_404() {
+        let (cli, store) = client_with(Config::default());
+        for uri in ["/v1/webhook/inbox/AAAAAAAAAAAAAAAA", "/v1/webhook/inbox/AAAAAAAAAAAAAAAA/payloads"] {
+            let (status, v) = json_of(cli.get(uri).send().await).await;
+            assert_eq!((status, v["error"]["code"].as_str()), (404, Some("INBOX_NOT_FOUND")), "{uri}");
+        }
+        let (status, v) = json_of(cli.post("/v1/webhook/inbox/AAAAAAAAAAAAAAAA/receive").body("x").send().await).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (404, Some("INBOX_NOT_FOUND")));
+        // An inbox whose 24 hours are over: written here with a short TTL to stand for it.
+        let id = "BBBBBBBBBBBBBBBB";
+        let soon = crate::time::now() + Duration::from_millis(200);
+        let record = InboxRecord {
+            created_at: crate::time::rfc3339(crate::time::now()),
+            expires_at: crate::time::rfc3339(soon),
+            expires_at_ms: crate::store::unix_ms(soon),
+        };
+        store.put(&meta_key(id), &serde_json::to_vec(&record).unwrap(), Some(Duration::from_millis(200))).await.unwrap();
+        cli.post(format!("/v1/webhook/inbox/{id}/receive")).body("x").send().await.assert_status_is_ok();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (status, _) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
+        assert_eq!(status, 404);
+        assert!(store.list(&payloads_key(id)).await.unwrap().is_empty(), "payloads expire with their inbox");
+    }
+}
