@@ -17,6 +17,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 cargo build --release --quiet --bin wrench --example bare_handler
 BIN="$CARGO_TARGET_DIR/release"
 WORK=$(mktemp -d)
+KEYS=$("$BIN/wrench" keys new)
+export WRENCH_BENCH_KEY=$(printf '%s\n' "$KEYS" | awk '/^key:/ {print $2}')
+export WRENCH_API_KEYS=$(printf '%s\n' "$KEYS" | awk '/^digest:/ {print $2}')
+export WRENCH_DATA_DIR="$WORK/data"
 WRENCH_LISTEN=127.0.0.1:18081 WRENCH_LOG=warn "$BIN/wrench" serve >"$WORK/wrench.log" 2>&1 &
 W=$!
 "$BIN/examples/bare_handler" 127.0.0.1:18082 >"$WORK/bare.log" 2>&1 &
@@ -25,7 +29,7 @@ WRENCH_LISTEN=127.0.0.1:18083 WRENCH_LOG=info "$BIN/wrench" serve >"$WORK/wrench
 L=$!
 trap 'kill $W $B $L 2>/dev/null || true; rm -rf "$WORK"' EXIT
 sleep 1
-curl -fsS -X POST -H 'Content-Type: application/json' -d '{"text":"x"}' http://127.0.0.1:18081/v1/base64/encode >/dev/null
+curl -fsS -X POST -H 'Content-Type: application/json' -H "X-API-Key: $WRENCH_BENCH_KEY" -d '{"text":"x"}' http://127.0.0.1:18081/v1/base64/encode >/dev/null
 curl -fsS -X POST -H 'Content-Type: application/json' -d '{"text":"x"}' http://127.0.0.1:18082/v1/base64/encode >/dev/null
 
 run() { # name port -> "rps p99_ms"

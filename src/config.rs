@@ -13,6 +13,8 @@ use std::{
 
 use serde::Deserialize;
 
+pub use crate::http::limits::Quota;
+
 /// All settings of a running instance.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -40,6 +42,14 @@ pub struct Config {
     pub public_url: String,
     /// `WRENCH_INBOX_MAX_PAYLOADS`: payloads a webhook inbox keeps (the oldest are dropped).
     pub inbox_max_payloads: usize,
+    /// `WRENCH_RATE_ANON_PER_MINUTE` / `WRENCH_RATE_ANON_PER_DAY`: anonymous quota per client
+    /// IP (0: no limit for that window).
+    pub anon_quota: Quota,
+    /// `WRENCH_RATE_KEY_PER_MINUTE` / `WRENCH_RATE_KEY_PER_DAY`: quota per API key (default
+    /// unlimited).
+    pub key_quota: Quota,
+    /// `WRENCH_TRUSTED_PROXIES`: addresses or CIDR ranges whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +74,9 @@ impl Default for Config {
             redis_prefix: "wrench:".to_string(),
             public_url: String::new(),
             inbox_max_payloads: 50,
+            anon_quota: Quota { per_minute: 5, per_day: 100 },
+            key_quota: Quota::UNLIMITED,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -83,6 +96,11 @@ struct FileConfig {
     redis_prefix: Option<String>,
     public_url: Option<String>,
     inbox_max_payloads: Option<usize>,
+    rate_anon_per_minute: Option<u32>,
+    rate_anon_per_day: Option<u32>,
+    rate_key_per_minute: Option<u32>,
+    rate_key_per_day: Option<u32>,
+    trusted_proxies: Option<Vec<String>>,
 }
 
 impl Config {
@@ -154,6 +172,21 @@ impl Config {
         if let Some(v) = file.inbox_max_payloads {
             c.inbox_max_payloads = v;
         }
+        if let Some(v) = file.rate_anon_per_minute {
+            c.anon_quota.per_minute = v;
+        }
+        if let Some(v) = file.rate_anon_per_day {
+            c.anon_quota.per_day = v;
+        }
+        if let Some(v) = file.rate_key_per_minute {
+            c.key_quota.per_minute = v;
+        }
+        if let Some(v) = file.rate_key_per_day {
+            c.key_quota.per_day = v;
+        }
+        if let Some(list) = file.trusted_proxies {
+            c.trusted_proxies = list.iter().map(|s| parse_net("trusted_proxies", s)).collect::<Result<_, _>>()?;
+        }
         for (k, v) in vars {
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
@@ -176,6 +209,18 @@ impl Config {
                 "WRENCH_REDIS_URL" => c.redis_url = Some(v.clone()).filter(|s| !s.is_empty()),
                 "WRENCH_REDIS_PREFIX" => c.redis_prefix = v.clone(),
                 "WRENCH_PUBLIC_URL" => c.public_url = v.clone(),
+                "WRENCH_RATE_ANON_PER_MINUTE" => c.anon_quota.per_minute = parse_count(k, v)?,
+                "WRENCH_RATE_ANON_PER_DAY" => c.anon_quota.per_day = parse_count(k, v)?,
+                "WRENCH_RATE_KEY_PER_MINUTE" => c.key_quota.per_minute = parse_count(k, v)?,
+                "WRENCH_RATE_KEY_PER_DAY" => c.key_quota.per_day = parse_count(k, v)?,
+                "WRENCH_TRUSTED_PROXIES" => {
+                    c.trusted_proxies = v
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(|s| parse_net(k, s))
+                        .collect::<Result<_, _>>()?
+                }
                 "WRENCH_INBOX_MAX_PAYLOADS" => {
                     c.inbox_max_payloads = v.parse().map_err(|_| format!("{k}: expected a whole number, got {v:?}"))?
                 }
@@ -201,6 +246,17 @@ impl Config {
         }
         Ok(c)
     }
+}
+
+fn parse_count(name: &str, v: &str) -> Result<u32, String> {
+    v.trim().parse().map_err(|_| format!("{name}: expected a whole number (0 for no limit), got {v:?}"))
+}
+
+/// An address (`10.0.0.1`) or a range (`10.0.0.0/8`).
+fn parse_net(name: &str, v: &str) -> Result<ipnet::IpNet, String> {
+    v.parse::<ipnet::IpNet>()
+        .or_else(|_| v.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{name}: {v:?} is neither an IP address nor a CIDR range"))
 }
 
 fn parse_listen(name: &str, v: &str) -> Result<SocketAddr, String> {
@@ -252,6 +308,22 @@ mod tests {
         assert_eq!(c.body_limit, 1 << 20);
         let c = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "2MiB"), ("WRENCH_LISTEN", "0.0.0.0:9000")])).unwrap();
         assert_eq!((c.body_limit, c.listen.port()), (2 << 20, 9000));
+    }
+
+    #[test]
+    fn rate_limits_and_proxies() {
+        let c = Config::from_vars(&[]).unwrap();
+        assert_eq!((c.anon_quota.per_minute, c.anon_quota.per_day), (5, 100));
+        assert_eq!(c.key_quota, Quota::UNLIMITED);
+        let c = Config::from_vars(&vars(&[
+            ("WRENCH_RATE_ANON_PER_MINUTE", "0"),
+            ("WRENCH_RATE_KEY_PER_DAY", "1000"),
+            ("WRENCH_TRUSTED_PROXIES", "10.0.0.0/8, 192.0.2.1,::1"),
+        ]))
+        .unwrap();
+        assert_eq!((c.anon_quota.per_minute, c.key_quota.per_day), (0, 1000));
+        assert_eq!(c.trusted_proxies.len(), 3);
+        assert!(Config::from_vars(&vars(&[("WRENCH_TRUSTED_PROXIES", "proxy.local")])).is_err());
     }
 
     #[test]

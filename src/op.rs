@@ -129,7 +129,7 @@ pub struct Operation {
 impl Operation {
     /// Every error code this operation can answer with, pipeline codes included, sorted.
     pub fn error_codes(&self) -> Vec<ErrorCode> {
-        let mut codes = vec![ErrorCode::InternalError];
+        let mut codes = vec![ErrorCode::InternalError, ErrorCode::RateLimited];
         if self.input != InputKind::Raw {
             // Raw-input operations never read keys (see the pipeline).
             codes.push(ErrorCode::Unauthorized);

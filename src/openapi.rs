@@ -103,10 +103,27 @@ fn schema_ref(schema: Schema, name: String, extra: &mut Map<String, Value>) -> S
 fn error_response(codes: &[ErrorCode]) -> utoipa::openapi::Response {
     let status = codes[0].status().as_u16();
     let lines: Vec<String> = codes.iter().map(|c| format!("`{}`: {}", c.as_str(), c.describe())).collect();
-    ResponseBuilder::new()
+    let mut b = ResponseBuilder::new()
         .description(format!("{}. {}", status_title(status), lines.join(" ")))
-        .header("X-Request-Id", request_id_header())
-        .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorEnvelope"))).build())
+        .header("X-Request-Id", request_id_header());
+    if codes.contains(&ErrorCode::RateLimited) {
+        for (name, what) in [
+            ("Retry-After", "Seconds until the exhausted window resets."),
+            ("RateLimit-Limit", "Requests allowed in the tighter window (per minute or per day)."),
+            ("RateLimit-Remaining", "Requests left in that window."),
+            ("RateLimit-Reset", "Seconds until that window resets."),
+        ] {
+            b = b.header(name, integer_header(what));
+        }
+    }
+    b.content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorEnvelope"))).build())
+        .build()
+}
+
+fn integer_header(description: &str) -> utoipa::openapi::header::Header {
+    utoipa::openapi::header::HeaderBuilder::new()
+        .schema(Some(utoipa::openapi::schema::Object::with_type(utoipa::openapi::schema::Type::Integer)))
+        .description(Some(description))
         .build()
 }
 

@@ -255,3 +255,46 @@ async fn oversized_declared_length_is_refused_without_reading() {
     assert!(body.contains("PAYLOAD_TOO_LARGE"));
     server.abort();
 }
+
+/// An app on a real socket (so callers have an address) with a small anonymous quota.
+async fn limited_server(per_minute: u32) -> (tokio::task::JoinHandle<std::io::Result<()>>, std::net::SocketAddr) {
+    let config = Config { anon_quota: wrench::config::Quota { per_minute, per_day: 1000 }, ..config() };
+    let app = wrench::http::app(Arc::new(config), wrench::operations()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    (tokio::spawn(poem::Server::new_with_acceptor(TcpAcceptor::from_tokio(listener).unwrap()).run(app)), addr)
+}
+
+fn post(path: &str, extra_headers: &str, body: &str) -> String {
+    format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra_headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+#[tokio::test]
+async fn anonymous_callers_are_limited_per_ip_and_key_holders_are_not() {
+    let (server, addr) = limited_server(3).await;
+    common::away_from_minute_boundary().await;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = post("/v1/base64/encode", "", r#"{"text":"x"}"#);
+    for expected_remaining in [2, 1, 0] {
+        let (head, _) = exchange(&mut stream, &req).await;
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(head.contains("ratelimit-limit: 3"), "{head}");
+        assert!(head.contains(&format!("ratelimit-remaining: {expected_remaining}")), "{head}");
+    }
+    let (head, body) = exchange(&mut stream, &req).await;
+    assert!(head.starts_with("http/1.1 429"), "{head}");
+    assert!(head.contains("retry-after: "), "{head}");
+    assert!(head.contains("ratelimit-remaining: 0"), "{head}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["error"]["code"], "RATE_LIMITED");
+    // A valid key is not limited by default, and the document is never limited.
+    let keyed = post("/v1/base64/encode", &format!("X-API-Key: {KEY}\r\n"), r#"{"text":"x"}"#);
+    let (head, _) = exchange(&mut stream, &keyed).await;
+    assert!(head.starts_with("http/1.1 200") && !head.contains("ratelimit-"), "{head}");
+    let (head, _) = exchange(&mut stream, "GET /health HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    server.abort();
+}

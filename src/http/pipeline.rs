@@ -22,16 +22,38 @@ use crate::{
 };
 
 pub(super) async fn run(state: &State, op: &Operation, mut req: Request, meta: &RequestMeta) -> Response {
-    let result = call(state, op, &mut req, meta).await;
+    let mut limit_headers = Vec::new();
+    let result = call(state, op, &mut req, meta, &mut limit_headers).await;
     meta.set_op(op.id);
-    render(result, meta)
+    let mut resp = render(result, meta);
+    for (k, v) in limit_headers {
+        resp.headers_mut().insert(k, v);
+    }
+    resp
 }
 
-async fn call(state: &State, op: &Operation, req: &mut Request, meta: &RequestMeta) -> Result<Reply, ApiError> {
+async fn call(
+    state: &State,
+    op: &Operation,
+    req: &mut Request,
+    meta: &RequestMeta,
+    limit_headers: &mut Vec<(poem::http::HeaderName, HeaderValue)>,
+) -> Result<Reply, ApiError> {
     // Receive-anything operations (webhook receive URLs) are called by third parties whose
     // Authorization or X-API-Key headers are meant for the inbox owner, not for wrench: they
     // are stored, never checked, and the caller is anonymous.
     let caller = if op.input == InputKind::Raw { Caller::Anonymous } else { state.keys.identify(req.headers())? };
+    let peer = req.remote_addr().as_socket_addr().map(|a| a.ip());
+    let client_ip = super::limits::client_ip(peer, req.headers(), &state.config.trusted_proxies);
+    *limit_headers = super::limits::check(
+        state.store.as_ref(),
+        &caller,
+        client_ip,
+        &state.config.api_keys,
+        state.config.anon_quota,
+        state.config.key_quota,
+    )
+    .await?;
     let mut op_req = OpRequest::default();
     if matches!(op.input, InputKind::Body | InputKind::Raw) {
         let content_type = req.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("?").to_string());
@@ -71,7 +93,7 @@ async fn call(state: &State, op: &Operation, req: &mut Request, meta: &RequestMe
         store: state.store.clone(),
         request_id: meta.id.clone(),
         caller,
-        client_ip: req.remote_addr().as_socket_addr().map(|a| a.ip()),
+        client_ip,
     };
     match AssertUnwindSafe((op.handler)(ctx, op_req)).catch_unwind().await {
         Ok(result) => result,

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Sends raw HTTP/1.1 requests on one connection and returns each response's status line and body.
+/// Sends a raw HTTP/1.1 request on a connection and returns the response's head (status line
+/// and headers, lower-cased) and body.
 pub async fn exchange(stream: &mut tokio::net::TcpStream, request: &str) -> (String, String) {
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut buf = Vec::new();
@@ -21,9 +22,18 @@ pub async fn exchange(stream: &mut tokio::net::TcpStream, request: &str) -> (Str
                 .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
                 .unwrap_or(0);
             if buf.len() >= head_end + 4 + len {
-                let status = head.lines().next().unwrap().to_string();
-                return (status, text[head_end + 4..head_end + 4 + len].to_string());
+                return (head.to_ascii_lowercase(), text[head_end + 4..head_end + 4 + len].to_string());
             }
         }
+    }
+}
+
+/// Rate windows are whole clock minutes; a test that counts within one waits out the last two
+/// seconds of a minute, so its requests cannot straddle a window boundary.
+#[allow(dead_code)]
+pub async fn away_from_minute_boundary() {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() % 60;
+    if secs >= 58 {
+        tokio::time::sleep(Duration::from_secs(61 - secs)).await;
     }
 }

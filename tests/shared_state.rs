@@ -1,0 +1,158 @@
+//! Stateful features across instances and restarts: two instances on one Redis serve the same
+//! pastes, links and inboxes and share rate limits (run when `WRENCH_TEST_REDIS_URL` is set,
+//! as in CI); an instance restarted on the embedded store keeps everything.
+
+mod common;
+
+use std::{sync::Arc, time::Duration};
+
+use poem::listener::TcpAcceptor;
+use serde_json::{Value, json};
+use wrench::{
+    config::{Config, Quota},
+    store::{Store, redis::RedisStore},
+};
+
+/// Serves an app on a real socket, so callers have an address for rate limits.
+async fn serve(config: Config, store: Arc<dyn Store>) -> std::net::SocketAddr {
+    let app = wrench::http::app_with_store(Arc::new(config), store, wrench::operations()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(poem::Server::new_with_acceptor(TcpAcceptor::from_tokio(listener).unwrap()).run(app));
+    addr
+}
+
+async fn call(addr: std::net::SocketAddr, method: &str, path: &str, body: Option<Value>) -> (String, Value) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (head, body) = common::exchange(&mut stream, &req).await;
+    (head, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+fn quota(per_minute: u32) -> Config {
+    Config { anon_quota: Quota { per_minute, per_day: 1000 }, ..Config::default() }
+}
+
+/// Creates a paste, a link and an inbox with a payload on `a`; returns their ids.
+async fn create_everything(a: std::net::SocketAddr) -> (String, String, String) {
+    let (_, paste) = call(a, "POST", "/v1/paste/create", Some(json!({"content": "shared"}))).await;
+    let (_, link) = call(a, "POST", "/v1/short-url/create", Some(json!({"url": "https://example.com/shared"}))).await;
+    let (_, inbox) = call(a, "POST", "/v1/webhook/inbox/create", None).await;
+    let inbox = inbox["data"]["id"].as_str().unwrap().to_string();
+    let (head, _) = call(a, "POST", &format!("/v1/webhook/inbox/{inbox}/receive"), Some(json!({"n": 1}))).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    (paste["data"]["id"].as_str().unwrap().to_string(), link["data"]["slug"].as_str().unwrap().to_string(), inbox)
+}
+
+/// Reads all of it back from `b`.
+async fn read_everything(b: std::net::SocketAddr, paste: &str, slug: &str, inbox: &str) {
+    let (_, v) = call(b, "GET", &format!("/v1/paste/{paste}"), None).await;
+    assert_eq!(v["data"]["content"], "shared", "{v}");
+    let (head, _) = call(b, "GET", &format!("/v1/short-url/r/{slug}"), None).await;
+    assert!(head.starts_with("http/1.1 302") && head.contains("location: https://example.com/shared"), "{head}");
+    let (_, v) = call(b, "GET", &format!("/v1/webhook/inbox/{inbox}/payloads"), None).await;
+    assert_eq!(v["data"]["payloads"][0]["body"], json!({"n": 1}), "{v}");
+}
+
+#[tokio::test]
+async fn two_instances_on_one_redis_share_data_and_rate_limits() {
+    let Ok(url) = std::env::var("WRENCH_TEST_REDIS_URL") else {
+        eprintln!("WRENCH_TEST_REDIS_URL is not set: skipping");
+        return;
+    };
+    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
+    let connect = || {
+        let s = RedisStore::connect(&url, &prefix).unwrap();
+        Arc::new(s) as Arc<dyn Store>
+    };
+    let (sa, sb) = (connect(), connect());
+    let a = serve(quota(4), sa).await;
+    let b = serve(quota(4), sb).await;
+    // Everything created on one instance is there on the other (ids from an unlimited pair).
+    let unlimited = || Config { anon_quota: Quota::UNLIMITED, ..Config::default() };
+    let ua = serve(unlimited(), connect()).await;
+    let ub = serve(unlimited(), connect()).await;
+    let (paste, slug, inbox) = create_everything(ua).await;
+    read_everything(ub, &paste, &slug, &inbox).await;
+    let mut clicks = 0;
+    for _ in 0..50 {
+        let (_, v) = call(ua, "GET", &format!("/v1/short-url/{slug}/stats"), None).await;
+        clicks = v["data"]["clicks"].as_i64().unwrap();
+        if clicks == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(clicks, 1, "the click counted on one instance shows on the other");
+
+    // The quota of 4 per minute is one quota across both instances.
+    common::away_from_minute_boundary().await;
+    let encode = || Some(json!({"text": "x"}));
+    for (i, addr) in [a, b, a, b].into_iter().enumerate() {
+        let (head, _) = call(addr, "POST", "/v1/base64/encode", encode()).await;
+        assert!(head.starts_with("http/1.1 200"), "request {i}: {head}");
+    }
+    let (head, v) = call(a, "POST", "/v1/base64/encode", encode()).await;
+    assert!(head.starts_with("http/1.1 429"), "{head}");
+    assert_eq!(v["error"]["code"], "RATE_LIMITED");
+    let (head, _) = call(b, "POST", "/v1/base64/encode", encode()).await;
+    assert!(head.starts_with("http/1.1 429"), "{head}");
+
+    remove_keys(&url, &prefix).await;
+}
+
+/// Deletes every key under `prefix` (this test's own).
+async fn remove_keys(url: &str, prefix: &str) {
+    use fred::prelude::*;
+    let client = Builder::from_config(Config::from_url(url).unwrap()).build().unwrap();
+    client.init().await.unwrap();
+    let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{prefix}*")]).await.unwrap();
+    if !keys.is_empty() {
+        let _: i64 = client.del(keys).await.unwrap();
+    }
+}
+
+/// Starts the real binary on `dir`, waits until it answers, and returns it with its address.
+async fn start_binary(dir: &std::path::Path) -> (std::process::Child, std::net::SocketAddr) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wrench"))
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_DATA_DIR", dir)
+        .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
+        .env("WRENCH_RATE_ANON_PER_DAY", "0")
+        .env("WRENCH_LOG", "warn")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(addr).await.is_ok() {
+            return (child, addr);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("wrench did not start");
+}
+
+fn stop(mut child: std::process::Child) {
+    assert!(std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    assert!(child.wait().unwrap().success());
+}
+
+#[tokio::test]
+async fn a_restart_on_the_embedded_store_keeps_pastes_links_and_inboxes() {
+    let dir = std::env::temp_dir().join(format!("wrench-restart-test-{}", uuid::Uuid::new_v4().simple()));
+    let (first, a) = start_binary(&dir).await;
+    let (paste, slug, inbox) = create_everything(a).await;
+    stop(first);
+    let (second, b) = start_binary(&dir).await;
+    read_everything(b, &paste, &slug, &inbox).await;
+    stop(second);
+    let _ = std::fs::remove_dir_all(&dir);
+}
