@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Throughput of the stateful hot paths, webhook receive and short-link redirect, on Redis and
+# on the embedded store, reported beside redis-benchmark run at the same concurrency in the
+# same run (the ratios are the figures). Needs wrk, redis-benchmark and a Redis to use.
+#
+#   bench/storage.sh [duration-seconds] [connections] [redis-url]
+#
+# Rate limits are switched off for the servers under test: webhook senders are anonymous.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${1:-10}"
+CONNECTIONS="${2:-32}"
+REDIS_URL="${3:-redis://127.0.0.1:6379/15}"
+REDIS_HOST=$(python3 -c 'import sys,urllib.parse as u; p=u.urlparse(sys.argv[1]); print(p.hostname or "127.0.0.1", p.port or 6379, (p.path or "/0").lstrip("/") or 0)' "$REDIS_URL")
+read -r RHOST RPORT RDB <<<"$REDIS_HOST"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+cargo build --release --quiet --bin wrench
+BIN="$CARGO_TARGET_DIR/release/wrench"
+WORK=$(mktemp -d)
+PREFIX="wrench-bench-$$:"
+export WRENCH_RATE_ANON_PER_MINUTE=0 WRENCH_RATE_ANON_PER_DAY=0 WRENCH_LOG=warn
+WRENCH_LISTEN=127.0.0.1:18181 WRENCH_REDIS_URL="$REDIS_URL" WRENCH_REDIS_PREFIX="$PREFIX" "$BIN" serve >"$WORK/redis.log" 2>&1 &
+R=$!
+WRENCH_LISTEN=127.0.0.1:18182 WRENCH_DATA_DIR="$WORK/data" "$BIN" serve >"$WORK/embedded.log" 2>&1 &
+E=$!
+cleanup() {
+  kill $R $E 2>/dev/null || true
+  redis-cli -h "$RHOST" -p "$RPORT" -n "$RDB" --scan --pattern "${PREFIX}*" | xargs -r redis-cli -h "$RHOST" -p "$RPORT" -n "$RDB" del >/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+sleep 1
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)['data']['$1'])"; }
+rps() { # url [script]
+  local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s")
+  [ -n "${2:-}" ] && args+=(-s "$2")
+  wrk "${args[@]}" "$1" >"$WORK/wrk.txt"
+  if grep -q "Non-2xx" "$WORK/wrk.txt"; then cat "$WORK/wrk.txt" >&2; exit 1; fi
+  awk '/^Requests\/sec/ {print $2}' "$WORK/wrk.txt"
+}
+declare -A RESULT
+for backend in redis:18181 embedded:18182; do
+  name=${backend%%:*}; port=${backend##*:}
+  inbox=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/webhook/inbox/create" | json id)
+  slug=$(curl -fsS -X POST -H 'Content-Type: application/json' -d '{"url":"https://example.com/target"}' \
+    "http://127.0.0.1:$port/v1/short-url/create" | json slug)
+  RESULT[$name-receive]=$(rps "http://127.0.0.1:$port/v1/webhook/inbox/$inbox/receive" bench/receive.lua)
+  RESULT[$name-redirect]=$(rps "http://127.0.0.1:$port/v1/short-url/r/$slug")
+done
+# redis-benchmark at the same concurrency: LPUSH (what a receive writes) and INCR (a click).
+# Its progress lines end in carriage returns; keep the final "requests per second" lines.
+RB=$(redis-benchmark -h "$RHOST" -p "$RPORT" --dbnum "$RDB" -c "$CONNECTIONS" -n 200000 -t lpush,incr -q 2>/dev/null \
+  | tr '\r' '\n' | grep 'requests per second')
+LPUSH=$(printf '%s\n' "$RB" | awk -F'[: ]+' '/^LPUSH/ {print $2}')
+INCR=$(printf '%s\n' "$RB" | awk -F'[: ]+' '/^INCR/ {print $2}')
+redis-cli -h "$RHOST" -p "$RPORT" -n "$RDB" del key:__rand_int__ mylist counter:__rand_int__ >/dev/null
+
+echo "machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s; redis-benchmark -c $CONNECTIONS -n 200000"
+printf '%-34s %12s\n' "what" "req/s"
+printf '%-34s %12.0f\n' "redis-benchmark LPUSH" "$LPUSH"
+printf '%-34s %12.0f\n' "redis-benchmark INCR" "$INCR"
+for k in redis-receive redis-redirect embedded-receive embedded-redirect; do
+  printf '%-34s %12.0f\n' "wrench $k" "${RESULT[$k]}"
+done
+awk -v a="${RESULT[redis-receive]}" -v b="$LPUSH" 'BEGIN {printf "webhook receive on Redis / redis-benchmark LPUSH: %.3f\n", a/b}'
+awk -v a="${RESULT[redis-redirect]}" -v b="$INCR" 'BEGIN {printf "redirect on Redis / redis-benchmark INCR: %.3f\n", a/b}'
+awk -v a="${RESULT[embedded-receive]}" -v b="$LPUSH" 'BEGIN {printf "webhook receive on the embedded store / redis-benchmark LPUSH: %.3f\n", a/b}'
+awk -v a="${RESULT[embedded-redirect]}" -v b="$INCR" 'BEGIN {printf "redirect on the embedded store / redis-benchmark INCR: %.3f\n", a/b}'
