@@ -35,6 +35,13 @@ fn query_of(input: &serde_json::Value) -> (String, Vec<(String, String)>) {
     (serde_urlencoded::to_string(&pairs).unwrap_or_default(), pairs)
 }
 
+/// Status and JSON body of a test response (`Null` when the body is not JSON).
+pub(crate) async fn json_of(resp: poem::test::TestResponse) -> (u16, serde_json::Value) {
+    let status = resp.0.status().as_u16();
+    let bytes = resp.0.into_body().into_vec().await.expect("body reads");
+    (status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
+}
+
 /// Percent-encodes everything but RFC 3986 unreserved characters, for a path segment.
 fn percent_encode(v: &str) -> String {
     v.bytes()

@@ -238,6 +238,7 @@ mod tests {
     use poem::test::TestClient;
 
     use super::*;
+    use crate::testing::json_of;
     use crate::config::Config;
 
     fn client() -> TestClient<crate::http::App> {
@@ -250,10 +251,6 @@ mod tests {
         TestClient::new(crate::http::app(Arc::new(Config::default()), ops).unwrap())
     }
 
-    async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
-        let status = resp.0.status().as_u16();
-        (status, serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null))
-    }
 
     #[tokio::test]
     async fn create_follow_count_and_read_stats() {

@@ -292,6 +292,7 @@ mod tests {
     use poem::test::TestClient;
 
     use super::*;
+    use crate::testing::json_of;
     use crate::{config::Config, store::Store};
 
     fn ops() -> Vec<crate::op::Operation> {
@@ -310,10 +311,6 @@ mod tests {
         (TestClient::new(app), store)
     }
 
-    async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
-        let status = resp.0.status().as_u16();
-        (status, serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null))
-    }
 
     #[tokio::test]
     async fn captures_everything_the_owner_needs() {
