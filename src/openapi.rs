@@ -353,6 +353,15 @@ pub fn document(ops: &[Operation]) -> Value {
                 .collect(),
         );
     }
+    // An empty body is read as `{}`: a body is required only when the input has required fields.
+    for (path, item) in doc["paths"].clone().as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            let Some(r) = op["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str() else { continue };
+            let name = r.rsplit('/').next().unwrap_or_default();
+            let has_required = doc["components"]["schemas"][name]["required"].as_array().is_some_and(|a| !a.is_empty());
+            doc["paths"][path][method]["requestBody"]["required"] = Value::Bool(has_required);
+        }
+    }
     for (path, method, examples) in body_examples {
         let mut map = Map::new();
         for e in examples {

@@ -1,0 +1,301 @@
+//! Message digests (MD5, SHA-1, SHA-2) and HMAC, over the UTF-8 bytes of the text.
+//!
+//! MD5 and SHA-1 are offered because checksums and legacy protocols still need them; they
+//! are broken for collision resistance, and the descriptions say so.
+
+use base64::Engine;
+use hmac::{Hmac, KeyInit, Mac};
+use md5::Md5;
+use sha1::Sha1;
+use sha2::{Digest, Sha256, Sha384, Sha512};
+
+use crate::prelude::*;
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(rename_all = "lowercase")]
+enum Algorithm {
+    Md5,
+    Sha1,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl Algorithm {
+    const ALL: [Algorithm; 5] = [Algorithm::Md5, Algorithm::Sha1, Algorithm::Sha256, Algorithm::Sha384, Algorithm::Sha512];
+
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Md5 => "md5",
+            Algorithm::Sha1 => "sha1",
+            Algorithm::Sha256 => "sha256",
+            Algorithm::Sha384 => "sha384",
+            Algorithm::Sha512 => "sha512",
+        }
+    }
+
+    fn digest(self, data: &[u8]) -> Vec<u8> {
+        match self {
+            Algorithm::Md5 => Md5::digest(data).to_vec(),
+            Algorithm::Sha1 => Sha1::digest(data).to_vec(),
+            Algorithm::Sha256 => Sha256::digest(data).to_vec(),
+            Algorithm::Sha384 => Sha384::digest(data).to_vec(),
+            Algorithm::Sha512 => Sha512::digest(data).to_vec(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Encoding {
+    /// Lower-case hexadecimal.
+    Hex,
+    /// Standard Base64 with padding.
+    Base64,
+}
+
+fn hex_default() -> Encoding {
+    Encoding::Hex
+}
+
+fn encode(bytes: &[u8], encoding: Encoding) -> String {
+    match encoding {
+        Encoding::Hex => hex::encode(bytes),
+        Encoding::Base64 => base64::engine::general_purpose::STANDARD.encode(bytes),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct HashInput {
+    /// The text to hash (its UTF-8 bytes).
+    text: String,
+    /// The digest. md5 and sha1 are not collision resistant: use them for checksums only.
+    algorithm: Algorithm,
+    /// How the digest is written.
+    #[serde(default = "hex_default")]
+    encoding: Encoding,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct HashOutput {
+    /// The digest.
+    hash: String,
+    /// The algorithm used.
+    algorithm: Algorithm,
+    /// How `hash` is written.
+    encoding: Encoding,
+}
+
+/// Hash text with one algorithm.
+///
+/// Digests the UTF-8 bytes of `text` with MD5 (RFC 1321), SHA-1, SHA-256, SHA-384 or SHA-512
+/// (FIPS 180-4), written in lower-case hex by default or Base64. MD5 and SHA-1 are broken for
+/// collision resistance: fine for checksums, not for signatures or passwords. Also answers at
+/// `/v1/hash/`.
+#[op(post "/v1/hash", alias = "/v1/hash/", id = "hashText", tag = "Developer utilities",
+     example(sha256, {"text": "abc", "algorithm": "sha256"}),
+     example(md5_base64_empty, {"text": "", "algorithm": "md5", "encoding": "base64"}),
+     example(unknown_algorithm, {"text": "abc", "algorithm": "sha3"}, status = 400))]
+async fn hash_text(input: HashInput) -> Result<HashOutput, ApiError> {
+    Ok(HashOutput {
+        hash: encode(&input.algorithm.digest(input.text.as_bytes()), input.encoding),
+        algorithm: input.algorithm,
+        encoding: input.encoding,
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct HashBatchInput {
+    /// The text to hash (its UTF-8 bytes).
+    text: String,
+    /// Which digests; all five when absent. Repeats are ignored.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 5))]
+    algorithms: Option<Vec<Algorithm>>,
+    /// How the digests are written.
+    #[serde(default = "hex_default")]
+    encoding: Encoding,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct HashBatchOutput {
+    /// Algorithm name to digest, in the order asked for.
+    hashes: indexmap::IndexMap<String, String>,
+    /// How the digests are written.
+    encoding: Encoding,
+}
+
+/// Hash text with several algorithms at once.
+///
+/// The same digests as `/v1/hash`, for the algorithms listed (all five by default), keyed by
+/// algorithm name.
+#[op(post "/v1/hash/batch", id = "hashBatch", tag = "Developer utilities",
+     example(all_five, {"text": "abc"}),
+     example(two_base64, {"text": "wrench", "algorithms": ["sha256", "sha512"], "encoding": "base64"}))]
+async fn hash_batch(input: HashBatchInput) -> Result<HashBatchOutput, ApiError> {
+    let algorithms = input.algorithms.unwrap_or_else(|| Algorithm::ALL.to_vec());
+    let mut hashes = indexmap::IndexMap::new();
+    for a in algorithms {
+        hashes.entry(a.name().to_string()).or_insert_with(|| encode(&a.digest(input.text.as_bytes()), input.encoding));
+    }
+    Ok(HashBatchOutput { hashes, encoding: input.encoding })
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum HmacAlgorithm {
+    Sha1,
+    Sha256,
+    Sha512,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct HmacInput {
+    /// The message (its UTF-8 bytes).
+    text: String,
+    /// The secret key (its UTF-8 bytes); any length.
+    key: String,
+    /// The hash function.
+    algorithm: HmacAlgorithm,
+    /// How the signature is written.
+    #[serde(default = "hex_default")]
+    encoding: Encoding,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct HmacOutput {
+    /// The HMAC of the message under the key.
+    signature: String,
+    /// The hash function used.
+    algorithm: HmacAlgorithm,
+    /// How `signature` is written.
+    encoding: Encoding,
+}
+
+fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
+    // HMAC accepts keys of any length (RFC 2104), so `new_from_slice` cannot fail here.
+    match algorithm {
+        HmacAlgorithm::Sha1 => {
+            let mut m = <Hmac<Sha1> as KeyInit>::new_from_slice(key).expect("any key length");
+            m.update(text);
+            m.finalize().into_bytes().to_vec()
+        }
+        HmacAlgorithm::Sha256 => {
+            let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
+            m.update(text);
+            m.finalize().into_bytes().to_vec()
+        }
+        HmacAlgorithm::Sha512 => {
+            let mut m = <Hmac<Sha512> as KeyInit>::new_from_slice(key).expect("any key length");
+            m.update(text);
+            m.finalize().into_bytes().to_vec()
+        }
+    }
+}
+
+/// Compute an HMAC.
+///
+/// HMAC (RFC 2104) of the UTF-8 bytes of `text` under the UTF-8 bytes of `key`, with SHA-256,
+/// SHA-512 or SHA-1, written in hex by default or Base64 (as many webhook providers send
+/// it). The key is used only for this computation: it is not stored or logged.
+#[op(post "/v1/hash/hmac", id = "hashHmac", tag = "Developer utilities",
+     example(sha256, {"text": "what do ya want for nothing?", "key": "Jefe", "algorithm": "sha256"}),
+     example(sha1_base64, {"text": "payload", "key": "webhook-secret", "algorithm": "sha1", "encoding": "base64"}))]
+async fn hash_hmac(input: HmacInput) -> Result<HmacOutput, ApiError> {
+    let bytes = hmac_bytes(input.algorithm, input.key.as_bytes(), input.text.as_bytes());
+    Ok(HmacOutput { signature: encode(&bytes, input.encoding), algorithm: input.algorithm, encoding: input.encoding })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_trailing_slash_alias_answers_too() {
+        let app = crate::http::app(std::sync::Arc::new(crate::config::Config::default()), vec![__op_hash_text()]).unwrap();
+        let cli = poem::test::TestClient::new(app);
+        for path in ["/v1/hash", "/v1/hash/"] {
+            let (status, v) =
+                crate::testing::json_of(cli.post(path).body_json(&json!({"text": "abc", "algorithm": "md5"})).send().await)
+                    .await;
+            assert_eq!((status, v["data"]["hash"].as_str()), (200, Some("900150983cd24fb0d6963f7d28e17f72")), "{path}");
+        }
+    }
+
+    #[test]
+    fn digests_match_published_vectors() {
+        let cases = [
+            // RFC 1321, appendix A.5.
+            (Algorithm::Md5, "", "d41d8cd98f00b204e9800998ecf8427e"),
+            (Algorithm::Md5, "abc", "900150983cd24fb0d6963f7d28e17f72"),
+            (Algorithm::Md5, "message digest", "f96b697d7cb7938d525a2f31aaf161d0"),
+            // FIPS 180-2 appendix examples ("abc" and the 448-bit message).
+            (Algorithm::Sha1, "abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+            (
+                Algorithm::Sha1,
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "84983e441c3bd26ebaae4aa1f95129e5e54670f1",
+            ),
+            (Algorithm::Sha256, "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                Algorithm::Sha256,
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+            ),
+            (
+                Algorithm::Sha384,
+                "abc",
+                "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7",
+            ),
+            (
+                Algorithm::Sha512,
+                "abc",
+                "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+            ),
+        ];
+        for (alg, text, want) in cases {
+            assert_eq!(hex::encode(alg.digest(text.as_bytes())), want, "{} of {text:?}", alg.name());
+        }
+    }
+
+    #[test]
+    fn hmacs_match_rfc_4231_and_rfc_2202() {
+        let key1 = "\u{b}".repeat(20);
+        let cases = [
+            // RFC 4231 test case 1 (key 0x0b x 20, "Hi There") and 2 ("Jefe").
+            (HmacAlgorithm::Sha256, key1.as_str(), "Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+            (
+                HmacAlgorithm::Sha512,
+                key1.as_str(),
+                "Hi There",
+                "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854",
+            ),
+            (
+                HmacAlgorithm::Sha256,
+                "Jefe",
+                "what do ya want for nothing?",
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+            ),
+            (
+                HmacAlgorithm::Sha512,
+                "Jefe",
+                "what do ya want for nothing?",
+                "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737",
+            ),
+            // RFC 2202 test case 2.
+            (HmacAlgorithm::Sha1, "Jefe", "what do ya want for nothing?", "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79"),
+        ];
+        for (alg, key, text, want) in cases {
+            assert_eq!(hex::encode(hmac_bytes(alg, key.as_bytes(), text.as_bytes())), want, "{alg:?} {text:?}");
+        }
+        // RFC 4231 test case 6: a key longer than the block size is hashed first.
+        let long_key = vec![0xaa_u8; 131];
+        assert_eq!(
+            hex::encode(hmac_bytes(HmacAlgorithm::Sha256, &long_key, b"Test Using Larger Than Block-Size Key - Hash Key First")),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+}
