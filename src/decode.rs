@@ -193,6 +193,20 @@ where
     }
 }
 
+/// [`integer`] for an optional field: `null` or absence is `None`. Use with
+/// `#[serde(default, deserialize_with = "crate::decode::optional_integer")]`.
+pub fn optional_integer<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: TryFrom<i128>,
+{
+    use serde::de::Error;
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => integer(v).map(Some).map_err(D::Error::custom),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +215,20 @@ mod tests {
     struct Count {
         #[serde(deserialize_with = "integer")]
         n: u8,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Maybe {
+        #[serde(default, deserialize_with = "optional_integer")]
+        n: Option<u8>,
+    }
+
+    #[test]
+    fn optional_integers_take_null_and_absence() {
+        assert_eq!(serde_json::from_str::<Maybe>(r#"{}"#).unwrap().n, None);
+        assert_eq!(serde_json::from_str::<Maybe>(r#"{"n": null}"#).unwrap().n, None);
+        assert_eq!(serde_json::from_str::<Maybe>(r#"{"n": 3.0}"#).unwrap().n, Some(3));
+        assert!(serde_json::from_str::<Maybe>(r#"{"n": 3.5}"#).is_err());
     }
 
     #[test]
