@@ -208,6 +208,18 @@ mod tests {
         assert!(html.contains("checkbox"), "{html}");
     }
 
+    #[tokio::test]
+    async fn deep_nesting_renders_without_overflowing_the_stack() {
+        // The request body limit bounds nesting at about half a million levels; these are far
+        // past anything legitimate and must still render (or be refused), never abort.
+        for md in [">".repeat(100_000) + " deep", "- ".repeat(50_000) + "deep", "*".repeat(50_000) + "x" + &"*".repeat(50_000)] {
+            for sanitize in [false, true] {
+                let r = markdown_to_html(MarkdownToHtmlInput { markdown: md.clone(), gfm: true, sanitize }).await;
+                assert!(r.is_ok() || r.unwrap_err().code == ErrorCode::ValidationError);
+            }
+        }
+    }
+
     #[test]
     fn deep_nesting_does_not_overflow() {
         let md = ">".repeat(50_000) + " deep";

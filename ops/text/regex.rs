@@ -453,6 +453,18 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
     }
 
+    #[tokio::test]
+    async fn the_deepest_allowed_patterns_do_not_overflow_the_stack() {
+        // 1,000 characters is the cap: about 500 levels of groups, of each kind.
+        let depth = 499;
+        for (open, close) in [("(", ")"), ("(?:", ")"), ("(?=", ")"), ("(?<n>", ")")] {
+            let pattern = open.repeat(depth / open.len().max(1)) + "a" + &close.repeat(depth / open.len().max(1));
+            let pattern: String = pattern.chars().take(1000).collect();
+            let input = RegexTestInput { pattern, test_string: "aaa".into(), flags: "g".into() };
+            let _ = regex_test(input).await;
+        }
+    }
+
     #[test]
     fn test_lists_at_most_1000_matches() {
         let out = test("a", &"a".repeat(1500), "g").unwrap();
