@@ -11,6 +11,7 @@
 extern crate self as wrench;
 
 pub mod config;
+pub mod crypto;
 pub mod decode;
 pub mod envelope;
 pub mod http;

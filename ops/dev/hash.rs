@@ -4,12 +4,14 @@
 //! are broken for collision resistance, and the descriptions say so.
 
 use base64::Engine;
-use hmac::{Hmac, KeyInit, Mac};
 use md5::Md5;
 use sha1::Sha1;
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
-use crate::prelude::*;
+use crate::{
+    crypto::{self, MacHash},
+    prelude::*,
+};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
@@ -176,24 +178,12 @@ struct HmacOutput {
 }
 
 fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
-    // HMAC accepts keys of any length (RFC 2104), so `new_from_slice` cannot fail here.
-    match algorithm {
-        HmacAlgorithm::Sha1 => {
-            let mut m = <Hmac<Sha1> as KeyInit>::new_from_slice(key).expect("any key length");
-            m.update(text);
-            m.finalize().into_bytes().to_vec()
-        }
-        HmacAlgorithm::Sha256 => {
-            let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
-            m.update(text);
-            m.finalize().into_bytes().to_vec()
-        }
-        HmacAlgorithm::Sha512 => {
-            let mut m = <Hmac<Sha512> as KeyInit>::new_from_slice(key).expect("any key length");
-            m.update(text);
-            m.finalize().into_bytes().to_vec()
-        }
-    }
+    let hash = match algorithm {
+        HmacAlgorithm::Sha1 => MacHash::Sha1,
+        HmacAlgorithm::Sha256 => MacHash::Sha256,
+        HmacAlgorithm::Sha512 => MacHash::Sha512,
+    };
+    crypto::hmac(hash, key, text)
 }
 
 /// Compute an HMAC.

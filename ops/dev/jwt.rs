@@ -5,11 +5,12 @@
 //! `hmac` crate; the secret is used for the one signature and never stored or logged.
 
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
-use hmac::{Hmac, KeyInit, Mac};
 use serde_json::Map;
-use sha2::Sha256;
 
-use crate::prelude::*;
+use crate::{
+    crypto::{self, MacHash},
+    prelude::*,
+};
 
 fn now_secs() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
@@ -30,9 +31,7 @@ fn json_object(bytes: &[u8], what: &str) -> Result<Map<String, Value>, String> {
 
 /// HS256 signature of `signing_input` (RFC 7515 section 3.1: header.payload in Base64url).
 fn hs256(key: &[u8], signing_input: &str) -> String {
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes any key length");
-    mac.update(signing_input.as_bytes());
-    URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+    URL_SAFE_NO_PAD.encode(crypto::hmac(MacHash::Sha256, key, signing_input.as_bytes()))
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

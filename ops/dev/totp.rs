@@ -4,12 +4,12 @@
 //! padding do not matter. Any secret length of at least one byte is accepted (apps commonly
 //! use 80-bit secrets, below RFC 4226's recommended 128). Codes are compared in constant time.
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha1::Sha1;
-use sha2::{Sha256, Sha512};
 use subtle::ConstantTimeEq;
 
-use crate::prelude::*;
+use crate::{
+    crypto::{self, MacHash},
+    prelude::*,
+};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
@@ -62,24 +62,12 @@ fn base32_decode(text: &str) -> Result<Vec<u8>, String> {
 
 /// The HOTP value (RFC 4226 section 5.3) for `counter`, as a zero-padded decimal string.
 fn hotp(algorithm: TotpAlgorithm, key: &[u8], counter: u64, digits: u32) -> String {
-    let msg = counter.to_be_bytes();
-    let mac = match algorithm {
-        TotpAlgorithm::Sha1 => {
-            let mut m = <Hmac<Sha1> as KeyInit>::new_from_slice(key).expect("any key length");
-            m.update(&msg);
-            m.finalize().into_bytes().to_vec()
-        }
-        TotpAlgorithm::Sha256 => {
-            let mut m = <Hmac<Sha256> as KeyInit>::new_from_slice(key).expect("any key length");
-            m.update(&msg);
-            m.finalize().into_bytes().to_vec()
-        }
-        TotpAlgorithm::Sha512 => {
-            let mut m = <Hmac<Sha512> as KeyInit>::new_from_slice(key).expect("any key length");
-            m.update(&msg);
-            m.finalize().into_bytes().to_vec()
-        }
+    let hash = match algorithm {
+        TotpAlgorithm::Sha1 => MacHash::Sha1,
+        TotpAlgorithm::Sha256 => MacHash::Sha256,
+        TotpAlgorithm::Sha512 => MacHash::Sha512,
     };
+    let mac = crypto::hmac(hash, key, &counter.to_be_bytes());
     let offset = (mac[mac.len() - 1] & 0x0f) as usize;
     let code = u32::from_be_bytes([mac[offset] & 0x7f, mac[offset + 1], mac[offset + 2], mac[offset + 3]]);
     format!("{:0width$}", code % 10u32.pow(digits), width = digits as usize)
