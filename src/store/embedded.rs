@@ -140,8 +140,14 @@ async fn sweeper(db: Weak<Database>) {
     }
 }
 
+/// The expiry instant for `ttl` from `now` (0: never). Callers that also report time left
+/// pass the same `now`, so the two agree to the millisecond.
+fn expiry_from(now: u64, ttl: Option<Duration>) -> u64 {
+    ttl.map_or(0, |t| now + (t.as_millis() as u64).max(1))
+}
+
 fn expiry(ttl: Option<Duration>) -> u64 {
-    ttl.map_or(0, |t| now_ms() + (t.as_millis() as u64).max(1))
+    expiry_from(now_ms(), ttl)
 }
 
 impl Store for EmbeddedStore {
@@ -197,7 +203,7 @@ impl Store for EmbeddedStore {
                 });
                 let (count, expires_at) = match current {
                     Some((n, exp)) => (n + 1, exp),
-                    None => (1, expiry(ttl)),
+                    None => (1, expiry_from(now, ttl)),
                 };
                 table.insert(key.as_str(), encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(err)?;
                 (count, expires_at)
