@@ -1,4 +1,5 @@
-//! Unguessable identifiers from the operating system's CSPRNG.
+//! Unguessable identifiers from the operating system's CSPRNG, and their reservation in the
+//! store.
 
 use crate::envelope::ApiError;
 
@@ -24,6 +25,27 @@ pub fn token(len: usize, alphabet: &[u8]) -> Result<String, ApiError> {
         }
     }
     Ok(out)
+}
+
+/// Stores `value` under a fresh random id: draws `len` symbols from `alphabet`, writes at
+/// `key(id)` only if nothing lives there, and draws again on the (astronomically rare)
+/// collision. Returns the id. `what` names the thing in the error when every draw collided.
+pub async fn reserve(
+    store: &dyn crate::store::Store,
+    len: usize,
+    alphabet: &[u8],
+    key: impl Fn(&str) -> String,
+    value: &[u8],
+    ttl: Option<std::time::Duration>,
+    what: &str,
+) -> Result<String, ApiError> {
+    for _ in 0..8 {
+        let id = token(len, alphabet)?;
+        if store.put_new(&key(&id), value, ttl).await? {
+            return Ok(id);
+        }
+    }
+    Err(ApiError::internal(format!("could not find a free {what}")))
 }
 
 #[cfg(test)]

@@ -12,10 +12,6 @@ use crate::{
     prelude::*,
 };
 
-fn now_secs() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
-}
-
 /// Base64url without padding, as JWS requires; padded input is tolerated when decoding.
 fn b64_decode(part: &str, what: &str) -> Result<Vec<u8>, String> {
     URL_SAFE_NO_PAD.decode(part.trim_end_matches('=')).map_err(|e| format!("the {what} is not Base64url: {e}"))
@@ -95,7 +91,7 @@ async fn jwt_decode(input: JwtDecodeInput) -> Result<JwtDecodeOutput, ApiError> 
     let payload = json_object(&b64_decode(parts[1], "payload").map_err(bad)?, "payload").map_err(bad)?;
     b64_decode(parts[2], "signature").map_err(bad)?;
     let exp = time_claim(&payload, "exp");
-    let now = now_secs();
+    let now = crate::time::unix_secs() as i64;
     Ok(JwtDecodeOutput {
         algorithm: header.get("alg").and_then(Value::as_str).map(str::to_string),
         expires_at: exp.and_then(rfc3339_secs),
@@ -151,7 +147,7 @@ async fn jwt_generate(input: JwtGenerateInput) -> Result<JwtGenerateOutput, ApiE
     let iat = match payload.get("iat").and_then(Value::as_i64) {
         Some(t) => t,
         None => {
-            let t = now_secs();
+            let t = crate::time::unix_secs() as i64;
             payload.insert("iat".into(), json!(t));
             t
         }

@@ -73,10 +73,6 @@ fn hotp(algorithm: TotpAlgorithm, key: &[u8], counter: u64, digits: u32) -> Stri
     format!("{:0width$}", code % 10u32.pow(digits), width = digits as usize)
 }
 
-fn now_secs() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct TotpGenerateInput {
@@ -128,7 +124,7 @@ struct TotpGenerateOutput {
      example(not_base32, {"secret": "not base32!"}, status = 400))]
 async fn totp_generate(input: TotpGenerateInput) -> Result<TotpGenerateOutput, ApiError> {
     let key = base32_decode(&input.secret).map_err(|e| ApiError::invalid("secret", e))?;
-    let t = input.timestamp.unwrap_or_else(now_secs);
+    let t = input.timestamp.unwrap_or_else(crate::time::unix_secs);
     let period = u64::from(input.period);
     let step = t / period;
     Ok(TotpGenerateOutput {
@@ -191,7 +187,7 @@ struct TotpValidateOutput {
 async fn totp_validate(input: TotpValidateInput) -> Result<TotpValidateOutput, ApiError> {
     let key = base32_decode(&input.secret).map_err(|e| ApiError::invalid("secret", e))?;
     let code: String = input.code.chars().filter(|c| !c.is_whitespace()).collect();
-    let t = input.timestamp.unwrap_or_else(now_secs);
+    let t = input.timestamp.unwrap_or_else(crate::time::unix_secs);
     let step = (t / u64::from(input.period)) as i64;
     let window = i64::from(input.window);
     let mut matched = None;

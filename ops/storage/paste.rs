@@ -64,7 +64,7 @@ struct PasteCreated {
     expires_at: String,
 }
 
-/// Stores a paste for `ttl`; draws a new id on the (astronomically rare) collision.
+/// Stores a paste for `ttl` under a fresh id.
 async fn store_paste(ctx: &Ctx, content: String, language: String, ttl: Duration) -> Result<PasteCreated, ApiError> {
     let created = time::now();
     let size = content.len();
@@ -75,20 +75,15 @@ async fn store_paste(ctx: &Ctx, content: String, language: String, ttl: Duration
         expires_at: time::rfc3339(created + ttl),
     };
     let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
-    for _ in 0..5 {
-        let id = random::token(ID_LEN, random::ALPHANUMERIC)?;
-        if ctx.store.put_new(&key(&id), &bytes, Some(ttl)).await? {
-            return Ok(PasteCreated {
-                url: format!("{}/v1/paste/{id}", ctx.config.public_base()),
-                id,
-                language: record.language,
-                size,
-                created_at: record.created_at,
-                expires_at: record.expires_at,
-            });
-        }
-    }
-    Err(ApiError::internal("could not find a free paste id"))
+    let id = random::reserve(ctx.store.as_ref(), ID_LEN, random::ALPHANUMERIC, key, &bytes, Some(ttl), "paste id").await?;
+    Ok(PasteCreated {
+        url: format!("{}/v1/paste/{id}", ctx.config.public_base()),
+        id,
+        language: record.language,
+        size,
+        created_at: record.created_at,
+        expires_at: record.expires_at,
+    })
 }
 
 /// Create a paste.

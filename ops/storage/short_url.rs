@@ -123,17 +123,7 @@ async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<Short
             }
             slug
         }
-        None => {
-            let mut found = None;
-            for _ in 0..8 {
-                let slug = random::token(AUTO_SLUG_LEN, SLUG_ALPHABET)?;
-                if ctx.store.put_new(&key(&slug), &bytes, None).await? {
-                    found = Some(slug);
-                    break;
-                }
-            }
-            found.ok_or_else(|| ApiError::internal("could not find a free slug"))?
-        }
+        None => random::reserve(ctx.store.as_ref(), AUTO_SLUG_LEN, SLUG_ALPHABET, key, &bytes, None, "slug").await?,
     };
     Ok(ShortUrlCreated {
         short_url: format!("{}/v1/short-url/r/{slug}", ctx.config.public_base()),

@@ -97,13 +97,10 @@ async fn create_webhook_inbox(ctx: &Ctx) -> Result<InboxInfo, ApiError> {
         expires_at_ms: crate::store::unix_ms(expires),
     };
     let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
-    for _ in 0..5 {
-        let id = random::token(ID_LEN, random::ALPHANUMERIC)?;
-        if ctx.store.put_new(&meta_key(&id), &bytes, Some(LIFETIME)).await? {
-            return Ok(info(ctx, id, record, 0));
-        }
-    }
-    Err(ApiError::internal("could not find a free inbox id"))
+    let id =
+        random::reserve(ctx.store.as_ref(), ID_LEN, random::ALPHANUMERIC, meta_key, &bytes, Some(LIFETIME), "inbox id")
+            .await?;
+    Ok(info(ctx, id, record, 0))
 }
 
 /// One captured request.

@@ -11,10 +11,7 @@
 //! configured trusted proxy, from the right, skipping trusted proxies, so a client cannot
 //! choose its own address. Callers without a socket address (in-process use) are not limited.
 
-use std::{
-    net::IpAddr,
-    time::{Duration, SystemTime},
-};
+use std::{net::IpAddr, time::Duration};
 
 use ipnet::IpNet;
 use poem::http::{HeaderMap, HeaderName, HeaderValue};
@@ -88,7 +85,7 @@ pub async fn check(
     key: Quota,
 ) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
     let Some((who, quota)) = subject(caller, ip, keys, anon, key) else { return Ok(Vec::new()) };
-    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let now = crate::time::unix_secs();
     let mut windows = Vec::new();
     for (name, limit, length) in [("m", quota.per_minute, 60u64), ("d", quota.per_day, 86_400u64)] {
         if limit == 0 {

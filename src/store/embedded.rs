@@ -75,11 +75,7 @@ impl EmbeddedStore {
         std::fs::create_dir_all(dir).map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
         let path = dir.join(FILE_NAME);
         let db = Database::create(&path).map_err(|e| err(format!("cannot open {}: {e}", path.display())))?;
-        let tx = db.begin_write().map_err(err)?;
-        tx.open_table(VALUES).map_err(err)?;
-        tx.open_table(LISTS).map_err(err)?;
-        tx.commit().map_err(err)?;
-        let db = Arc::new(db);
+        let db = Arc::new(with_tables(db)?);
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(sweeper(Arc::downgrade(&db)));
         }
@@ -89,11 +85,7 @@ impl EmbeddedStore {
     /// A store that lives in memory only, for tests and throw-away instances.
     pub fn in_memory() -> Result<EmbeddedStore, StoreError> {
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(err)?;
-        let tx = db.begin_write().map_err(err)?;
-        tx.open_table(VALUES).map_err(err)?;
-        tx.open_table(LISTS).map_err(err)?;
-        tx.commit().map_err(err)?;
-        Ok(EmbeddedStore { db: Arc::new(db) })
+        Ok(EmbeddedStore { db: Arc::new(with_tables(db)?) })
     }
 
     async fn blocking<T: Send + 'static>(
@@ -108,6 +100,15 @@ impl EmbeddedStore {
     pub fn sweep(&self) -> Result<usize, StoreError> {
         sweep(&self.db)
     }
+}
+
+/// Creates the tables if they are missing, so that reads never meet an absent table.
+fn with_tables(db: Database) -> Result<Database, StoreError> {
+    let tx = db.begin_write().map_err(err)?;
+    tx.open_table(VALUES).map_err(err)?;
+    tx.open_table(LISTS).map_err(err)?;
+    tx.commit().map_err(err)?;
+    Ok(db)
 }
 
 fn sweep(db: &Database) -> Result<usize, StoreError> {
