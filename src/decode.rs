@@ -207,6 +207,11 @@ where
     }
 }
 
+/// `true`, for `#[serde(default = "crate::decode::yes")]` on boolean fields that default on.
+pub fn yes() -> bool {
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

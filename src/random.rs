@@ -27,6 +27,22 @@ pub fn token(len: usize, alphabet: &[u8]) -> Result<String, ApiError> {
     Ok(out)
 }
 
+/// A number in `0..n`, uniformly, from the CSPRNG (rejection sampling over 32-bit draws).
+/// `n` must be at least 1.
+pub fn below(n: u32) -> Result<u32, ApiError> {
+    debug_assert!(n >= 1);
+    // Draws at or above the largest multiple of n that fits are redrawn, so no value is favoured.
+    let limit = u32::MAX - (u32::MAX % n);
+    loop {
+        let mut b = [0u8; 4];
+        getrandom::fill(&mut b).map_err(|e| ApiError::internal(format!("the system random generator failed: {e}")))?;
+        let x = u32::from_le_bytes(b);
+        if x < limit {
+            return Ok(x % n);
+        }
+    }
+}
+
 /// Stores `value` under a fresh random id: draws `len` symbols from `alphabet`, writes at
 /// `key(id)` only if nothing lives there, and draws again on the (astronomically rare)
 /// collision. Returns the id. `what` names the thing in the error when every draw collided.

@@ -22,6 +22,23 @@ pub fn unix_secs() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+/// An instant written as ISO 8601 / RFC 3339: with an offset (`2026-11-21T10:00:00+01:00`,
+/// `...Z`), or without one (`2026-11-21T10:00`, `2026-11-21`), which is read as UTC.
+pub fn parse_iso(text: &str) -> Result<jiff::Timestamp, String> {
+    let text = text.trim();
+    if let Ok(ts) = text.parse::<jiff::Timestamp>() {
+        return Ok(ts);
+    }
+    if let Ok(z) = text.parse::<jiff::Zoned>() {
+        return Ok(z.timestamp());
+    }
+    let civil = text
+        .parse::<jiff::civil::DateTime>()
+        .or_else(|_| text.parse::<jiff::civil::Date>().map(|d| d.at(0, 0, 0, 0)))
+        .map_err(|_| format!("{text:?} is not an ISO 8601 date or date-time (e.g. 2026-11-21T10:00:00Z)"))?;
+    civil.to_zoned(jiff::tz::TimeZone::UTC).map(|z| z.timestamp()).map_err(|e| format!("{text:?}: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,12 +66,8 @@ struct UrlCodecInput {
     text: String,
     /// true: a URI component (`encodeURIComponent` / `decodeURIComponent`); false: a whole URI
     /// (`encodeURI` / `decodeURI`), which leaves `;,/?:@&=+$#` alone.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::decode::yes")]
     component: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -21,16 +21,12 @@ struct CsvToJsonInput {
     #[schemars(pattern("^[\\t !#-~]$"))]
     delimiter: String,
     /// Whether the first row names the columns.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::decode::yes")]
     has_header: bool,
 }
 
 fn comma() -> String {
     ",".to_string()
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -146,7 +142,7 @@ struct CsvToCsvInput {
     #[schemars(pattern("^[\\t !#-~]$"))]
     delimiter: String,
     /// Whether to write a header row with the column names.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::decode::yes")]
     include_header: bool,
     /// Line terminator.
     #[serde(default = "lf")]

@@ -40,16 +40,12 @@ struct MarkdownToHtmlInput {
     markdown: String,
     /// GitHub-flavoured extensions: tables, strikethrough, autolinks, task lists and
     /// footnotes. Plain CommonMark when false.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::decode::yes")]
     gfm: bool,
     /// Clean the HTML with an allow-list: removes scripts, event handlers, iframes, objects,
     /// embeds, styles and `javascript:` links.
     #[serde(default)]
     sanitize: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
