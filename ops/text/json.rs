@@ -228,7 +228,7 @@ struct JsonDiffInput {
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
-enum ChangeType {
+pub(crate) enum ChangeType {
     Added,
     Removed,
     Changed,
@@ -236,18 +236,18 @@ enum ChangeType {
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "camelCase")]
-struct Difference {
+pub(crate) struct Difference {
     /// Where, JSONPath-like from the root `$`: `$.a.b[0]`, `$['key with spaces']`.
-    path: String,
+    pub(crate) path: String,
     /// What happened there.
     #[serde(rename = "type")]
-    kind: ChangeType,
+    pub(crate) kind: ChangeType,
     /// The value in `a` (absent for added).
     #[serde(skip_serializing_if = "Option::is_none")]
-    old_value: Option<Value>,
+    pub(crate) old_value: Option<Value>,
     /// The value in `b` (absent for removed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    new_value: Option<Value>,
+    pub(crate) new_value: Option<Value>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -289,7 +289,8 @@ fn same_number(a: &serde_json::Number, b: &serde_json::Number) -> bool {
     }
 }
 
-fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) {
+/// Every difference between `a` and `b` under `path` (`$` for the root), in document order.
+pub(crate) fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, va) in x {
