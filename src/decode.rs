@@ -148,9 +148,28 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
         return ("body".to_string(), "must be a JSON object".to_string());
     }
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
-        return (base, format!("has the wrong type: {rest}"));
+        return (base, format!("has the wrong type: {}", json_words(rest)));
     }
     (or_body(base), msg.to_string())
+}
+
+/// serde's names for kinds of value, in JSON's words: "sequence, expected a map" reads
+/// "got an array, expected an object".
+fn json_words(rest: &str) -> String {
+    let word = |w: &str| -> String {
+        let w = w.trim();
+        match w {
+            "sequence" | "a sequence" => "an array".into(),
+            "map" | "a map" => "an object".into(),
+            "unit value" | "unit" => "null".into(),
+            w if w.starts_with("struct ") => "an object".into(),
+            w => w.to_string(),
+        }
+    };
+    match rest.split_once(", expected ") {
+        Some((got, expected)) => format!("got {}, expected {}", word(got), word(expected)),
+        None => word(rest),
+    }
 }
 
 fn or_body(base: String) -> String {
@@ -258,6 +277,10 @@ mod tests {
         assert_eq!(
             rephrase("to", "unknown variant `up`, expected one of `camel`, `snake`"),
             ("to".into(), "must be one of camel, snake (got \"up\")".into())
+        );
+        assert_eq!(
+            rephrase("original", "invalid type: sequence, expected a map"),
+            ("original".into(), "has the wrong type: got an array, expected an object".into())
         );
         assert_eq!(
             rephrase(".", "invalid type: sequence, expected struct X"),

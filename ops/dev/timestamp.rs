@@ -1,0 +1,233 @@
+//! Timestamps: Unix seconds, Unix milliseconds and ISO 8601 read (detected or hinted) and
+//! written as Unix, milliseconds, ISO 8601 (RFC 3339), RFC 2822 and a relative phrase.
+//!
+//! Detection: digits (with an optional sign and fraction) are Unix seconds, or milliseconds
+//! when their magnitude is 10^11 or more (10^11 seconds is the year 5138, so no realistic
+//! seconds value is that large, and every millisecond value since March 1973 is). Anything
+//! else is read as ISO 8601. Times span the years -9999 to 9999.
+
+use jiff::{Timestamp, fmt::rfc2822};
+
+use crate::{prelude::*, time};
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum InputForm {
+    /// Unix seconds (a fraction is allowed).
+    Unix,
+    /// Unix milliseconds.
+    UnixMs,
+    /// ISO 8601 / RFC 3339.
+    Iso,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+enum OutputForm {
+    Unix,
+    UnixMs,
+    Iso,
+    Rfc2822,
+    Relative,
+}
+
+/// A timestamp written as text (at most 64 characters) or as a JSON number.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Stamp {
+    Text(#[schemars(length(max = 64))] String),
+    Number(serde_json::Number),
+}
+
+impl crate::validate::Validate for Stamp {
+    fn validate(&self, path: &str) -> Result<(), crate::validate::FieldError> {
+        match self {
+            Stamp::Text(t) => crate::validate::check_length(t, path, None, Some(64)),
+            Stamp::Number(_) => Ok(()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct TimestampConvertInput {
+    /// Unix seconds (`1700000000`), Unix milliseconds (`1700000000000`) or ISO 8601
+    /// (`2023-11-14T22:13:20Z`, `2023-11-14`), as a string or a number.
+    timestamp: Stamp,
+    /// How to read it, when detection is not wanted.
+    #[serde(default)]
+    from: Option<InputForm>,
+    /// A form to also return alone in `result`.
+    #[serde(default)]
+    to: Option<OutputForm>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct TimestampConvertOutput {
+    /// How the input was read: unix, unix_ms or iso.
+    detected: InputForm,
+    /// Unix seconds (rounded down).
+    unix: i64,
+    /// Unix milliseconds (rounded down).
+    unix_ms: i64,
+    /// ISO 8601 / RFC 3339 in UTC; milliseconds shown when not zero.
+    iso: String,
+    /// RFC 2822 in UTC, as e-mail and HTTP dates write it.
+    rfc2822: String,
+    /// Relative to now: "in 3 days", "2 hours ago", "just now".
+    relative: String,
+    /// Day of the week in UTC.
+    day_of_week: String,
+    /// The form asked for in `to`, alone; null when `to` is absent.
+    result: Option<Value>,
+}
+
+fn read(text: &str, hint: Option<InputForm>) -> Result<(Timestamp, InputForm), String> {
+    let text = text.trim();
+    let numeric = !text.is_empty()
+        && text.trim_start_matches(['-', '+']).chars().all(|c| c.is_ascii_digit() || c == '.')
+        && text.chars().any(|c| c.is_ascii_digit());
+    let form = match hint {
+        Some(f) => f,
+        None if numeric => {
+            let magnitude: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+            if magnitude.abs() >= 1e11 { InputForm::UnixMs } else { InputForm::Unix }
+        }
+        None => InputForm::Iso,
+    };
+    let out_of_range = |_| format!("{text} is outside the supported range (years -9999 to 9999)");
+    let ts = match form {
+        InputForm::Iso => time::parse_iso(text)?,
+        InputForm::Unix | InputForm::UnixMs => {
+            if !numeric {
+                return Err(format!("{text:?} is not a number of {}", if form == InputForm::Unix { "seconds" } else { "milliseconds" }));
+            }
+            let n: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
+            let nanos = if form == InputForm::Unix { n * 1e9 } else { n * 1e6 };
+            if !nanos.is_finite() || nanos.abs() > 4e20 {
+                return Err(out_of_range(()));
+            }
+            // Whole units exactly; only a fraction goes through floating point.
+            let whole: Option<i64> = text.parse().ok();
+            match (whole, form) {
+                (Some(s), InputForm::Unix) => Timestamp::from_second(s).map_err(|_| out_of_range(()))?,
+                (Some(ms), _) => Timestamp::from_millisecond(ms).map_err(|_| out_of_range(()))?,
+                (None, _) => Timestamp::from_nanosecond(nanos as i128).map_err(|_| out_of_range(()))?,
+            }
+        }
+    };
+    Ok((ts, form))
+}
+
+/// "in 3 days", "2 hours ago": the largest whole unit of the distance from `now`.
+fn relative(t: Timestamp, now: Timestamp) -> String {
+    let secs = t.as_second() - now.as_second();
+    let d = secs.unsigned_abs();
+    if d < 1 {
+        return "just now".into();
+    }
+    let (n, unit) = [(31_556_952, "year"), (2_629_746, "month"), (86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
+        .into_iter()
+        .find(|(size, _)| d >= *size)
+        .map(|(size, unit)| (d / size, unit))
+        .unwrap_or((d, "second"));
+    let phrase = format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
+    if secs > 0 { format!("in {phrase}") } else { format!("{phrase} ago") }
+}
+
+/// Convert a timestamp between Unix, milliseconds, ISO 8601 and RFC 2822.
+///
+/// The input form is detected (digits are seconds, or milliseconds from 10^11 on; other text is
+/// ISO 8601, with an offset or read as UTC) unless `from` says which it is. All forms are
+/// returned; `to` also puts one of them alone in `result`. Outputs are UTC. Months and years in
+/// `relative` are average Gregorian lengths (30.44 and 365.2425 days).
+#[op(post "/v1/timestamp/convert", id = "timestampConvert", tag = "Developer utilities",
+     rejects = "text that is not a timestamp in the form given or detected, or one outside the years -9999 to 9999",
+     redact(".data.relative"),
+     example(unix_seconds, {"timestamp": "1700000000"}),
+     example(milliseconds_number, {"timestamp": 1700000000123i64, "to": "iso"}),
+     example(iso_with_offset, {"timestamp": "2024-02-29T23:30:00+05:30", "to": "rfc2822"}),
+     example(not_a_time, {"timestamp": "yesterday"}, status = 400))]
+async fn timestamp_convert(input: TimestampConvertInput) -> Result<TimestampConvertOutput, ApiError> {
+    let text = match &input.timestamp {
+        Stamp::Text(t) => t.clone(),
+        Stamp::Number(n) => n.to_string(),
+    };
+    let (ts, detected) = read(&text, input.from).map_err(|e| ApiError::invalid("timestamp", e))?;
+    let unix = ts.as_second() - i64::from(ts.subsec_nanosecond() < 0);
+    let unix_ms = ts.as_millisecond();
+    let iso = if ts.subsec_millisecond() == 0 { format!("{ts:.0}") } else { format!("{ts:.3}") };
+    let zoned = ts.to_zoned(jiff::tz::TimeZone::UTC);
+    let rfc2822 = rfc2822::to_string(&zoned).map_err(|e| ApiError::invalid("timestamp", e))?;
+    let relative = relative(ts, Timestamp::now());
+    let result = input.to.map(|to| match to {
+        OutputForm::Unix => json!(unix),
+        OutputForm::UnixMs => json!(unix_ms),
+        OutputForm::Iso => json!(iso),
+        OutputForm::Rfc2822 => json!(rfc2822),
+        OutputForm::Relative => json!(relative),
+    });
+    Ok(TimestampConvertOutput {
+        detected,
+        unix,
+        unix_ms,
+        iso,
+        rfc2822,
+        relative,
+        day_of_week: format!("{:?}", zoned.weekday()),
+        result,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn convert(v: Value) -> Result<TimestampConvertOutput, ApiError> {
+        timestamp_convert(serde_json::from_value(v).unwrap()).await
+    }
+
+    #[tokio::test]
+    async fn known_instants_in_every_form() {
+        // 1700000000 is 2023-11-14T22:13:20Z, a Tuesday (as `date -u -d @1700000000` prints).
+        for input in [json!("1700000000"), json!(1700000000), json!("1700000000000"), json!("2023-11-14T22:13:20Z"), json!("2023-11-15T03:43:20+05:30")] {
+            let out = convert(json!({"timestamp": input})).await.unwrap();
+            assert_eq!(out.unix, 1_700_000_000, "{input}");
+            assert_eq!(out.iso, "2023-11-14T22:13:20Z");
+            assert_eq!(out.rfc2822, "Tue, 14 Nov 2023 22:13:20 +0000");
+            assert_eq!(out.day_of_week, "Tuesday");
+        }
+        // The epoch, a negative time (before 1970 rounds down) and fractions.
+        assert_eq!(convert(json!({"timestamp": "0"})).await.unwrap().iso, "1970-01-01T00:00:00Z");
+        let before = convert(json!({"timestamp": "-1.5"})).await.unwrap();
+        assert_eq!((before.unix, before.unix_ms, before.iso.as_str()), (-2, -1500, "1969-12-31T23:59:58.500Z"));
+        let ms = convert(json!({"timestamp": 1700000000123i64})).await.unwrap();
+        assert_eq!((ms.detected, ms.unix, ms.iso.as_str()), (InputForm::UnixMs, 1_700_000_000, "2023-11-14T22:13:20.123Z"));
+        // A date alone is midnight UTC; the leap day exists in 2024.
+        assert_eq!(convert(json!({"timestamp": "2024-02-29"})).await.unwrap().unix, 1_709_164_800);
+    }
+
+    #[tokio::test]
+    async fn hints_override_detection_and_bad_input_is_refused() {
+        let out = convert(json!({"timestamp": "1700000000", "from": "unix_ms"})).await.unwrap();
+        assert_eq!(out.iso, "1970-01-20T16:13:20Z");
+        assert_eq!(convert(json!({"timestamp": "86400", "to": "iso"})).await.unwrap().result, Some(json!("1970-01-02T00:00:00Z")));
+        for bad in [json!({"timestamp": "yesterday"}), json!({"timestamp": "2023-02-30"}), json!({"timestamp": "99999999999999999999"}),
+                    json!({"timestamp": "2023-11-14", "from": "unix"}), json!({"timestamp": ""})] {
+            let err = convert(bad.clone()).await.err().unwrap_or_else(|| panic!("{bad} accepted"));
+            assert_eq!(err.field.as_deref(), Some("timestamp"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn relative_phrases() {
+        let now = Timestamp::from_second(1_700_000_000).unwrap();
+        let at = |d: i64| relative(Timestamp::from_second(1_700_000_000 + d).unwrap(), now);
+        assert_eq!(at(0), "just now");
+        assert_eq!(at(1), "in 1 second");
+        assert_eq!(at(-90), "1 minute ago");
+        assert_eq!(at(7_200), "in 2 hours");
+        assert_eq!(at(-3 * 86_400), "3 days ago");
+        assert_eq!(at(400 * 86_400), "in 1 year");
+    }
+}
