@@ -35,7 +35,7 @@ struct MathOutput {
 
 /// `v` to 15 significant digits, trailing zeros removed; plain notation for moderate
 /// magnitudes, scientific otherwise.
-fn to_text(v: f64) -> String {
+pub(crate) fn to_text(v: f64) -> String {
     if v == 0.0 {
         return "0".into();
     }
