@@ -334,10 +334,10 @@ fn compact(locale: &Locale, value: Decimal, min: Option<u8>, max: Option<u8>) ->
         let exponent = cf.compact_exponent_for_magnitude(magnitude);
         let significand = with_fraction_digits(scaled(&value, -(exponent as i16)), lo, hi);
         let new_magnitude = significand.absolute.nonzero_magnitude_start() + exponent as i16;
-        if new_magnitude == magnitude || significand.absolute.is_zero() {
-            if let Ok(out) = cf.format_with_exponent(&significand, exponent) {
-                return Ok(out.write_to_string().into_owned());
-            }
+        if (new_magnitude == magnitude || significand.absolute.is_zero())
+            && let Ok(out) = cf.format_with_exponent(&significand, exponent)
+        {
+            return Ok(out.write_to_string().into_owned());
         }
         // Rounding carried into the next power of ten (999.95K -> 1000K): pick its exponent.
         magnitude = new_magnitude;

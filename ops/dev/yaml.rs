@@ -160,7 +160,7 @@ mod tests {
             bomb.push_str(&format!("{cur}: &{cur} [{}]\n", vec![format!("*{prev}"); 10].join(",")));
         }
         let started = std::time::Instant::now();
-        let err = to_json(&bomb).await.err().expect("bomb refused");
+        let err = to_json(&bomb).await.expect_err("bomb refused");
         assert_eq!(err.field.as_deref(), Some("yaml"));
         assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
         let deep = "[".repeat(10_000) + &"]".repeat(10_000);
