@@ -257,7 +257,8 @@ fn generate(locale: Locale, count: u32, seed: u64) -> Vec<Person> {
 /// `count` (1-50, default 1) invented people with name, e-mail, user name, phone number,
 /// postal address, company, job title and date of birth, in one of 14 locales (default `en`,
 /// United States). Fields a locale's data does not cover (Japanese addresses, Arabic phone
-/// numbers, ...) are null rather than filled from another country's templates. E-mail addresses are at `example.com`/`.net`/`.org`, which RFC 2606
+/// numbers, ...) are null rather than filled from another country's templates. E-mail
+/// addresses are at `example.com`/`.net`/`.org`, which RFC 2606
 /// reserves, so they can never reach anyone. A `seed` (0 to 2^53-1) reproduces the same records;
 /// the seed used is always returned.
 #[op(post "/v1/random/data", id = "randomData", tag = "Developer utilities",

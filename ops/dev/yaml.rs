@@ -43,12 +43,13 @@ struct YamlToJsonOutput {
 
 /// Convert YAML to JSON.
 ///
-/// YAML 1.2 core schema: `true`/`false`, `null`/`~`, integers (also `0x`, `0o`), floats (also
-/// `.inf`, `.nan`, which JSON lacks and which become null), everything else a string (so `yes`,
+/// YAML 1.2 core schema: `true`/`false`, `null`/`~`, integers (also `0x`, `0o`), floats,
+/// everything else a string (so `yes`,
 /// `on` and `2001-12-14` stay strings). Anchors and aliases are expanded under a budget, merge
-/// keys (`<<`) are applied, duplicate keys are a 400 (the specification forbids them), and standard tags (`!!str`, `!!int`, ...) are honoured. Mapping
-/// keys that are not strings are written as their YAML text. Several documents give an array.
-/// Invalid YAML is a 400 with the line and column.
+/// keys (`<<`) are applied, duplicate keys are a 400 (the specification forbids them), and
+/// standard tags (`!!str`, `!!int`, ...) are honoured. Mapping keys that are not strings are
+/// written as their YAML text. Several documents give an array. Invalid YAML, and `.inf` or
+/// `.nan` (which JSON cannot hold), are a 400 with the line and column.
 #[op(post "/v1/yaml/to-json", id = "yamlToJson", tag = "Developer utilities",
      rejects = "text that is not valid YAML, or YAML beyond the anchor, depth or size budget",
      example(config, {"yaml": "name: wrench\nversion: 1.0\nfeatures:\n  - yaml\n  - json\nenabled: true\nempty: ~\n"}),
@@ -59,8 +60,9 @@ async fn yaml_to_json(input: YamlToJsonInput) -> Result<YamlToJsonOutput, ApiErr
     options.budget = Some(budget());
     // YAML 1.2 core schema: `yes`, `on` and friends are strings, as in the specification.
     options.strict_booleans = true;
-    let mut docs: Vec<Value> = serde_saphyr::from_multiple_with_options(&input.yaml, options)
+    let docs: Vec<AnyYaml> = serde_saphyr::from_multiple_with_options(&input.yaml, options)
         .map_err(|e| ApiError::invalid("yaml", first_line(&e.to_string())))?;
+    let mut docs: Vec<Value> = docs.into_iter().map(|d| d.0).collect();
     let documents = docs.len();
     let json = match documents {
         0 => Value::Null,
@@ -70,11 +72,80 @@ async fn yaml_to_json(input: YamlToJsonInput) -> Result<YamlToJsonOutput, ApiErr
     Ok(YamlToJsonOutput { json, documents, multi_document: documents > 1 })
 }
 
+/// A YAML node read as JSON. Unlike `serde_json::Value` it takes mapping keys of any kind:
+/// scalars become their text (`1`, `true`, `null`), collections their JSON text.
+struct AnyYaml(Value);
+
+impl<'de> Deserialize<'de> for AnyYaml {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(AnyVisitor).map(AnyYaml)
+    }
+}
+
+struct AnyVisitor;
+
+impl<'de> serde::de::Visitor<'de> for AnyVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any YAML node")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(json!(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(json!(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::String(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(AnyYaml(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some((AnyYaml(k), AnyYaml(v))) = map.next_entry()? {
+            let key = match k {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
 /// serde-saphyr's messages can carry a source snippet over several lines; the envelope keeps
 /// the first line, which holds the reason and the position.
 fn first_line(message: &str) -> String {
     let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or(message).trim();
-    line.strip_prefix("error: ").unwrap_or(line).to_string()
+    let line = line.strip_prefix("error: ").unwrap_or(line);
+    line.replace("rejected by the configured policy", "has no JSON form (JSON has no infinities or NaN)")
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -150,6 +221,18 @@ mod tests {
             to_json("a: null\nb: ~\nc: true\nd: 0o14\ne: 0x1F\nf: -1.5e+3\ng: yes\nh: 2001-12-14\ni: !!str 42\n").await.unwrap().json,
             json!({"a": null, "b": null, "c": true, "d": 12, "e": 31, "f": -1500.0, "g": "yes", "h": "2001-12-14", "i": "42"})
         );
+    }
+
+    #[tokio::test]
+    async fn keys_special_floats_and_duplicates() {
+        assert_eq!(to_json("1: a\ntrue: b\nnull: c\n").await.unwrap().json, json!({"1": "a", "true": "b", "null": "c"}));
+        for special in [".inf", "-.inf", ".nan"] {
+            let e = to_json(&format!("a: {special}\n")).await.unwrap_err();
+            assert!(e.message.contains("no JSON form"), "{}", e.message);
+        }
+        assert_eq!(to_json("[1, 2]: pair\n").await.unwrap().json, json!({"[1,2]": "pair"}));
+        assert!(to_json("a: 1\na: 2\n").await.is_err());
+        assert_eq!(to_json("").await.unwrap().documents, 0);
     }
 
     #[tokio::test]
