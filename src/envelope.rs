@@ -48,6 +48,7 @@ error_codes! {
     InvalidJson = (400, "INVALID_JSON", "The body is not valid JSON; the message gives line and column."),
     ValidationError = (400, "VALIDATION_ERROR", "The input breaks the schema or a semantic rule; the message names the field."),
     InvalidSlug = (400, "INVALID_SLUG", "A custom short-link slug breaks the slug rules."),
+    DecryptionFailed = (400, "DECRYPTION_FAILED", "The password is wrong or the ciphertext was altered; nothing else is revealed."),
     Unauthorized = (401, "UNAUTHORIZED", "An API key was sent and is not valid."),
     TargetForbidden = (403, "TARGET_FORBIDDEN", "A URL or host resolves to a private, loopback or metadata address."),
     NotFound = (404, "NOT_FOUND", "No such route or resource."),

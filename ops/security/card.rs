@@ -1,0 +1,223 @@
+//! Payment card numbers: Luhn check (ISO/IEC 7812-1 annex B) and brand by issuer prefix.
+//!
+//! The number never reaches a log (the request log holds no bodies) and the answer only
+//! carries it masked, first six and last four digits, as PCI DSS allows them to be shown.
+
+use crate::prelude::*;
+
+/// A brand: identifier, display name, prefix ranges (inclusive, compared on as many leading
+/// digits as the bounds have) and the lengths its numbers take. Ranges as the card networks
+/// publish them (Mastercard's 2-series from 2017, Discover's including its UnionPay
+/// co-brand range).
+struct Brand {
+    id: &'static str,
+    name: &'static str,
+    ranges: &'static [(u32, u32)],
+    lengths: &'static [usize],
+}
+
+/// Checked in order; the most specific ranges come first.
+const BRANDS: &[Brand] = &[
+    Brand { id: "amex", name: "American Express", ranges: &[(34, 34), (37, 37)], lengths: &[15] },
+    Brand { id: "diners", name: "Diners Club", ranges: &[(300, 305), (36, 36), (38, 39)], lengths: &[14, 15, 16, 17, 18, 19] },
+    Brand { id: "jcb", name: "JCB", ranges: &[(3528, 3589)], lengths: &[16, 17, 18, 19] },
+    Brand { id: "mir", name: "Mir", ranges: &[(2200, 2204)], lengths: &[16, 17, 18, 19] },
+    Brand { id: "mastercard", name: "Mastercard", ranges: &[(51, 55), (2221, 2720)], lengths: &[16] },
+    Brand {
+        id: "discover",
+        name: "Discover",
+        ranges: &[(6011, 6011), (644, 649), (65, 65), (622126, 622925)],
+        lengths: &[16, 17, 18, 19],
+    },
+    Brand { id: "unionpay", name: "UnionPay", ranges: &[(62, 62), (81, 81)], lengths: &[14, 15, 16, 17, 18, 19] },
+    Brand {
+        id: "maestro",
+        name: "Maestro",
+        ranges: &[(493698, 493698), (500000, 506698), (506779, 508999), (56, 59), (63, 63), (67, 67), (6, 6)],
+        lengths: &[12, 13, 14, 15, 16, 17, 18, 19],
+    },
+    Brand { id: "visa", name: "Visa", ranges: &[(4, 4)], lengths: &[13, 16, 19] },
+];
+
+fn digits_of(n: u32) -> usize {
+    n.to_string().len()
+}
+
+fn brand_of(digits: &str) -> Option<&'static Brand> {
+    BRANDS.iter().find(|b| {
+        b.ranges.iter().any(|&(lo, hi)| {
+            let width = digits_of(lo);
+            digits.len() >= width && digits[..width].parse::<u32>().is_ok_and(|p| (lo..=hi).contains(&p))
+        })
+    })
+}
+
+/// The Luhn (mod 10) check.
+pub fn luhn(digits: &str) -> bool {
+    let sum: u32 = digits
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = (b - b'0') as u32;
+            if i % 2 == 1 {
+                let x = d * 2;
+                if x > 9 { x - 9 } else { x }
+            } else {
+                d
+            }
+        })
+        .sum();
+    !digits.is_empty() && sum.is_multiple_of(10)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct CardInput {
+    /// The card number; spaces and dashes are ignored.
+    #[schemars(length(min = 1, max = 64))]
+    number: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct CardOutput {
+    /// Luhn-valid, of a known brand and of a length that brand issues.
+    valid: bool,
+    /// Whether the Luhn check digit is right.
+    luhn_valid: bool,
+    /// Brand identifier: visa, mastercard, amex, discover, diners, jcb, unionpay, maestro, mir;
+    /// null when no known prefix matches.
+    brand: Option<&'static str>,
+    /// The brand's name.
+    brand_name: Option<&'static str>,
+    /// Whether the length is one the brand issues.
+    length_valid: bool,
+    /// Digits in the number.
+    length: usize,
+    /// Lengths the brand issues.
+    expected_lengths: Vec<usize>,
+    /// First six and last four digits, the rest as `*`.
+    masked: String,
+    /// Why the number is not valid; null when valid.
+    reason: Option<String>,
+}
+
+/// Validate a payment card number (Luhn and brand).
+///
+/// Spaces and dashes are ignored; anything else but digits makes the number invalid. The brand
+/// comes from the issuer prefix (Visa, Mastercard including the 2221-2720 range, American
+/// Express, Discover, Diners Club, JCB, UnionPay, Maestro, Mir) and decides the lengths
+/// accepted. This checks the number's form only: it says nothing about whether a card exists.
+/// The number is never logged; the answer shows it masked.
+#[op(post "/v1/validate/credit-card", id = "validateCreditCard", tag = "Security and validation",
+     example(visa, {"number": "4111 1111 1111 1111"}),
+     example(mastercard_2_series, {"number": "2223-0031-2200-3222"}),
+     example(bad_check_digit, {"number": "378282246310006"}))]
+async fn validate_credit_card(input: CardInput) -> Result<CardOutput, ApiError> {
+    Ok(check(&input.number))
+}
+
+fn check(text: &str) -> CardOutput {
+    let digits: String = text.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
+    let only_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    let brand = if only_digits { brand_of(&digits) } else { None };
+    let length = digits.chars().count();
+    let expected_lengths: Vec<usize> = brand.map_or_else(|| (12..=19).collect(), |b| b.lengths.to_vec());
+    let length_valid = only_digits && expected_lengths.contains(&length);
+    let luhn_valid = only_digits && luhn(&digits);
+    let reason = if !only_digits {
+        Some("contains characters other than digits, spaces and dashes".to_string())
+    } else if brand.is_none() {
+        Some(format!(
+            "no card network in the table issues numbers starting with {}",
+            &digits[..digits.len().min(4)]
+        ))
+    } else if !length_valid {
+        Some(match brand {
+            Some(b) => format!("{} numbers have {} digits, not {length}", b.name, join(b.lengths)),
+            None => format!("card numbers have 12 to 19 digits, not {length}"),
+        })
+    } else if !luhn_valid {
+        Some("the Luhn check digit is wrong (a typo, or not a card number)".to_string())
+    } else {
+        None
+    };
+    let masked = if only_digits && length > 10 {
+        format!("{}{}{}", &digits[..6], "*".repeat(length - 10), &digits[length - 4..])
+    } else {
+        "*".repeat(length.min(19))
+    };
+    CardOutput {
+        valid: reason.is_none(),
+        luhn_valid,
+        brand: brand.map(|b| b.id),
+        brand_name: brand.map(|b| b.name),
+        length_valid,
+        length,
+        expected_lengths,
+        masked,
+        reason,
+    }
+}
+
+fn join(lengths: &[usize]) -> String {
+    let parts: Vec<String> = lengths.iter().map(usize::to_string).collect();
+    match parts.as_slice() {
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_test_numbers_validate_with_their_brand() {
+        // The test card numbers payment processors publish for their sandboxes.
+        let cases = [
+            ("4111111111111111", "visa"),
+            ("4012888888881881", "visa"),
+            ("4222222222222", "visa"),
+            ("5555555555554444", "mastercard"),
+            ("5105105105105100", "mastercard"),
+            ("2223003122003222", "mastercard"),
+            ("378282246310005", "amex"),
+            ("371449635398431", "amex"),
+            ("6011111111111117", "discover"),
+            ("6011000990139424", "discover"),
+            ("30569309025904", "diners"),
+            ("38520000023237", "diners"),
+            ("3530111333300000", "jcb"),
+            ("3566002020360505", "jcb"),
+            ("6200000000000005", "unionpay"),
+            ("6759649826438453", "maestro"),
+            ("2200000000000004", "mir"),
+        ];
+        for (n, brand) in cases {
+            let out = check(n);
+            assert!(out.valid, "{n}: {:?}", out.reason);
+            assert_eq!(out.brand, Some(brand), "{n}");
+        }
+    }
+
+    #[test]
+    fn invalid_numbers_say_why() {
+        assert!(check("4111111111111112").reason.unwrap().contains("Luhn"));
+        assert!(check("41111111111111").reason.unwrap().contains("Visa numbers have 13, 16 or 19 digits"));
+        assert!(check("4111-1111-1111-111x").reason.unwrap().contains("characters other than digits"));
+        assert_eq!(check("4111 1111-1111 1111").masked, "411111******1111");
+        // Luhn-valid but issued by no card network.
+        assert!(check("0000000000000000").reason.unwrap().contains("no card network"));
+    }
+
+    #[test]
+    fn luhn_matches_the_iso_7812_example() {
+        // ISO/IEC 7812-1 annex B: 7992739871 has check digit 3.
+        assert!(luhn("79927398713"));
+        for d in 0..10 {
+            assert_eq!(luhn(&format!("7992739871{d}")), d == 3);
+        }
+    }
+}
