@@ -377,7 +377,8 @@ pub fn document(ops: &[Operation]) -> Value {
     for (path, method) in image_ops {
         doc["paths"][&path][method]["responses"]["200"]["content"] = json!({
             "image/svg+xml": {"schema": {"type": "string"}},
-            "image/png": {"schema": {"type": "string", "contentMediaType": "image/png", "contentEncoding": "binary"}}
+            "image/png": {"schema": {"type": "string", "contentMediaType": "image/png", "contentEncoding": "binary"}},
+            "text/plain": {"schema": {"type": "string", "description": "A data: URI of the image, for operations that offer a base64 format."}}
         });
     }
     doc

@@ -1,0 +1,244 @@
+//! QR codes (ISO/IEC 18004) as SVG, PNG or a PNG data URI, by POST with a JSON body or by GET
+//! with the same parameters in the query string (so a code can be an `<img src>`).
+
+use base64::{Engine, engine::general_purpose::STANDARD};
+use qrcode::{Color, EcLevel, QrCode};
+
+use super::render::{self, Rgb};
+use crate::{op::Image, prelude::*};
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum QrFormat {
+    /// `image/svg+xml`.
+    #[default]
+    Svg,
+    /// `image/png`.
+    Png,
+    /// `text/plain`: a `data:image/png;base64,...` URI.
+    Base64,
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
+enum Ecc {
+    /// Recovers about 7% of damaged modules.
+    L,
+    /// About 15%.
+    #[default]
+    M,
+    /// About 25%.
+    Q,
+    /// About 30%.
+    H,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct QrInput {
+    /// What the code holds (UTF-8, up to 2,953 bytes at level L, fewer at higher levels).
+    #[schemars(length(min = 1, max = 2953))]
+    text: String,
+    /// Width and height of the image in pixels.
+    #[serde(default = "three_hundred", deserialize_with = "crate::decode::integer")]
+    #[schemars(range(min = 50, max = 2000))]
+    size: u32,
+    /// svg, png, or base64 (a PNG data URI as text).
+    #[serde(default)]
+    format: QrFormat,
+    /// Colour of the dark modules, `#rrggbb` or `#rgb`.
+    #[serde(default = "black", rename = "darkColor")]
+    #[schemars(length(max = 7))]
+    dark_color: String,
+    /// Colour of the light modules and the quiet zone.
+    #[serde(default = "white", rename = "lightColor")]
+    #[schemars(length(max = 7))]
+    light_color: String,
+    /// Error correction: L, M, Q or H.
+    #[serde(default, rename = "errorCorrectionLevel")]
+    error_correction_level: Ecc,
+    /// Quiet zone around the code, in modules (the standard asks for 4).
+    #[serde(default = "four", deserialize_with = "crate::decode::integer")]
+    #[schemars(range(min = 0, max = 20))]
+    margin: u32,
+}
+
+fn three_hundred() -> u32 {
+    300
+}
+
+fn four() -> u32 {
+    4
+}
+
+fn black() -> String {
+    "#000000".into()
+}
+
+fn white() -> String {
+    "#ffffff".into()
+}
+
+/// The modules (true = dark) of the code for `input`, row by row, and the side in modules.
+fn modules(input: &QrInput) -> Result<(Vec<bool>, usize), ApiError> {
+    let level = match input.error_correction_level {
+        Ecc::L => EcLevel::L,
+        Ecc::M => EcLevel::M,
+        Ecc::Q => EcLevel::Q,
+        Ecc::H => EcLevel::H,
+    };
+    let code = QrCode::with_error_correction_level(input.text.as_bytes(), level).map_err(|e| {
+        ApiError::invalid("text", format!("does not fit in a QR code at level {:?} ({e}); shorten it or lower errorCorrectionLevel", input.error_correction_level))
+    })?;
+    let width = code.width();
+    Ok((code.to_colors().into_iter().map(|c| c == Color::Dark).collect(), width))
+}
+
+/// Module size in pixels and the offset of the first module, so that the code with its quiet
+/// zone is centred in exactly `size` pixels.
+fn layout(size: u32, width: usize, margin: u32) -> Result<(u32, u32), ApiError> {
+    let total = width as u32 + 2 * margin;
+    let scale = size / total;
+    if scale == 0 {
+        return Err(ApiError::invalid("size", format!("{size} px is too small for this code: it is {total} modules wide with its margin, so it needs at least {total} px")));
+    }
+    Ok((scale, (size - scale * total) / 2 + margin * scale))
+}
+
+fn svg(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb, bg: Rgb) -> String {
+    let mut path = String::new();
+    for y in 0..width {
+        let mut x = 0;
+        while x < width {
+            if dark[y * width + x] {
+                let start = x;
+                while x < width && dark[y * width + x] {
+                    x += 1;
+                }
+                let (px, py) = (offset + start as u32 * scale, offset + y as u32 * scale);
+                path.push_str(&format!("M{px} {py}h{}v{scale}h-{}z", (x - start) as u32 * scale, (x - start) as u32 * scale));
+            } else {
+                x += 1;
+            }
+        }
+    }
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}" shape-rendering="crispEdges"><rect width="{size}" height="{size}" fill="{}"/><path fill="{}" d="{path}"/></svg>"#,
+        bg.hex(),
+        fg.hex()
+    )
+}
+
+fn png(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb, bg: Rgb) -> Result<Vec<u8>, ApiError> {
+    let mut rgba = Vec::with_capacity((size * size * 4) as usize);
+    for y in 0..size {
+        for x in 0..size {
+            let module = |p: u32| if p >= offset && (p - offset) / scale < width as u32 { Some(((p - offset) / scale) as usize) } else { None };
+            let on = matches!((module(x), module(y)), (Some(mx), Some(my)) if dark[my * width + mx]);
+            let c = if on { fg } else { bg };
+            rgba.extend_from_slice(&[c.0, c.1, c.2, 255]);
+        }
+    }
+    render::png(size, size, &rgba)
+}
+
+fn generate(input: QrInput) -> Result<Image, ApiError> {
+    let fg = render::color("darkColor", &input.dark_color)?;
+    let bg = render::color("lightColor", &input.light_color)?;
+    let (dark, width) = modules(&input)?;
+    let (scale, offset) = layout(input.size, width, input.margin)?;
+    Ok(match input.format {
+        QrFormat::Svg => Image { content_type: "image/svg+xml", bytes: svg(&dark, width, input.size, scale, offset, fg, bg).into_bytes() },
+        QrFormat::Png => Image { content_type: "image/png", bytes: png(&dark, width, input.size, scale, offset, fg, bg)? },
+        QrFormat::Base64 => {
+            let bytes = png(&dark, width, input.size, scale, offset, fg, bg)?;
+            Image { content_type: "text/plain", bytes: format!("data:image/png;base64,{}", STANDARD.encode(bytes)).into_bytes() }
+        }
+    })
+}
+
+/// Generate a QR code.
+///
+/// Byte-mode QR code (any UTF-8 text) with error correction L, M, Q or H (default M) and a quiet
+/// zone of `margin` modules (0-20, default 4), drawn in exactly `size` x `size` pixels (50-2000,
+/// default 300) with whole-pixel modules, centred. `format`: svg (default), png, or base64 (a
+/// `data:image/png;base64,...` URI as text/plain). Colours are hex. Text too long for the level
+/// or a size too small for the code is a 400. Also available by GET with the same parameters in
+/// the query string.
+#[op(post "/v1/qr/generate", id = "qrGenerate", tag = "Images", output = image,
+     rejects = "text too long for the error-correction level, a size too small for the code, or a colour that is not hex",
+     example(svg, {"text": "https://example.com", "size": 200}),
+     example(png_high_ecc, {"text": "WIFI:T:WPA;S:home;P:secret;;", "format": "png", "errorCorrectionLevel": "H", "size": 256}),
+     example(too_small, {"text": "x", "size": 50, "margin": 20}, status = 400))]
+async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
+    generate(input)
+}
+
+/// Generate a QR code (GET).
+///
+/// The same as POST /v1/qr/generate with the parameters in the query string, e.g.
+/// `/v1/qr/generate?text=hello&format=png&size=200`, for use as an image source.
+#[op(get "/v1/qr/generate", id = "qrGenerateGet", tag = "Images", input = query, output = image,
+     rejects = "text too long for the error-correction level, a size too small for the code, or a colour that is not hex",
+     example(png, {"text": "hello", "format": "png", "size": "120"}),
+     example(missing_text, {}, status = 400))]
+async fn qr_generate_get(input: QrInput) -> Result<Image, ApiError> {
+    generate(input)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::images::render::tests::decode_png;
+
+    fn input(text: &str, format: QrFormat, ecc: Ecc, size: u32) -> QrInput {
+        QrInput { text: text.into(), size, format, dark_color: black(), light_color: white(), error_correction_level: ecc, margin: 4 }
+    }
+
+    /// Reads a QR code from RGBA pixels with rqrr, an independent decoder.
+    fn decode(width: u32, height: u32, rgba: &[u8]) -> String {
+        let mut img = rqrr::PreparedImage::prepare_from_greyscale(width as usize, height as usize, |x, y| {
+            let i = (y * width as usize + x) * 4;
+            ((rgba[i] as u32 + rgba[i + 1] as u32 + rgba[i + 2] as u32) / 3) as u8
+        });
+        let grids = img.detect_grids();
+        assert_eq!(grids.len(), 1, "one code found");
+        grids[0].decode().unwrap().1
+    }
+
+    #[test]
+    fn every_format_and_level_decodes_back_with_an_independent_decoder() {
+        let texts = ["https://example.com/a?b=c", "Grüße, 世界 🎉", &"0123456789".repeat(40)];
+        for text in texts {
+            for ecc in [Ecc::L, Ecc::M, Ecc::Q, Ecc::H] {
+                let png = generate(input(text, QrFormat::Png, ecc, 400)).unwrap();
+                let (w, h, px) = decode_png(&png.bytes);
+                assert_eq!((w, h), (400, 400));
+                assert_eq!(decode(w, h, &px), text, "png {ecc:?}");
+
+                let svg = generate(input(text, QrFormat::Svg, ecc, 400)).unwrap();
+                let (w, h, px) = decode_png(&render::svg_to_png(std::str::from_utf8(&svg.bytes).unwrap(), 400, 400).unwrap());
+                assert_eq!(decode(w, h, &px), text, "svg {ecc:?}");
+
+                let uri = generate(input(text, QrFormat::Base64, ecc, 400)).unwrap();
+                let b64 = std::str::from_utf8(&uri.bytes).unwrap().strip_prefix("data:image/png;base64,").unwrap();
+                let (w, h, px) = decode_png(&STANDARD.decode(b64).unwrap());
+                assert_eq!(decode(w, h, &px), text, "base64 {ecc:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn sizes_are_exact_and_limits_explained() {
+        for size in [50, 77, 301, 2000] {
+            let png = generate(input("size test", QrFormat::Png, Ecc::M, size)).unwrap();
+            let (w, h, _) = decode_png(&png.bytes);
+            assert_eq!((w, h), (size, size));
+        }
+        let e = generate(QrInput { margin: 20, ..input("x", QrFormat::Png, Ecc::M, 50) }).unwrap_err();
+        assert!(e.message.contains("too small"), "{}", e.message);
+        let e = generate(input(&"x".repeat(2953), QrFormat::Svg, Ecc::H, 300)).unwrap_err();
+        assert!(e.message.contains("does not fit") && e.field.as_deref() == Some("text"));
+        let e = generate(QrInput { dark_color: "black".into(), ..input("x", QrFormat::Svg, Ecc::M, 300) }).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("darkColor"));
+    }
+}
