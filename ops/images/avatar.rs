@@ -147,6 +147,15 @@ mod tests {
     }
 
     #[test]
+    fn svgs_parse_at_the_requested_size() {
+        for size in [16, 128, 1024] {
+            let svg = String::from_utf8(draw(input("svg", size, SvgOrPng::Svg)).unwrap().bytes).unwrap();
+            let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
+            assert_eq!((tree.size().width(), tree.size().height()), (size as f32, size as f32));
+        }
+    }
+
+    #[test]
     fn patterns_vary_across_seeds() {
         let distinct: std::collections::HashSet<[bool; 25]> = (0..200).map(|i| pattern(&format!("user{i}")).0).collect();
         assert!(distinct.len() > 190, "{} distinct patterns of 200", distinct.len());

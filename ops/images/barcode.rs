@@ -170,6 +170,16 @@ mod tests {
     }
 
     #[test]
+    fn every_symbology_draws_an_svg_of_the_requested_size() {
+        for (kind, data) in [(Symbology::Code128, "Hello"), (Symbology::Ean13, "400638133393"), (Symbology::Ean8, "9638507"), (Symbology::Upca, "03600029145"), (Symbology::Itf14, "1540014128876"), (Symbology::Msi, "1234")] {
+            let input = BarcodeInput { data: data.into(), kind, width: 400, height: 120, show_text: true, format: SvgOrPng::Svg };
+            let svg = String::from_utf8(draw(input).unwrap().bytes).unwrap();
+            let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
+            assert_eq!((tree.size().width(), tree.size().height()), (400.0, 120.0), "{kind:?}");
+        }
+    }
+
+    #[test]
     fn bad_data_says_why() {
         let e = encode(Symbology::Code128, "naïve").unwrap_err();
         assert!(e.contains("ASCII 32-127"), "{e}");
