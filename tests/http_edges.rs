@@ -298,3 +298,33 @@ async fn anonymous_callers_are_limited_per_ip_and_key_holders_are_not() {
     assert!(head.starts_with("http/1.1 200"), "{head}");
     server.abort();
 }
+
+#[tokio::test]
+async fn images_carry_their_media_type_and_caching_while_errors_stay_json() {
+    let cli = TestClient::new(app());
+    let resp = cli
+        .get("/v1/qr/generate")
+        .query("text", &"hello")
+        .query("format", &"png")
+        .query("size", &"120")
+        .header("x-api-key", KEY)
+        .send()
+        .await;
+    assert_eq!(resp.0.status(), StatusCode::OK);
+    assert_eq!(resp.0.headers()["content-type"], "image/png");
+    assert!(resp.0.headers()["cache-control"].to_str().unwrap().contains("max-age"));
+    let bytes = resp.0.into_body().into_vec().await.unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+
+    let resp = cli.post("/v1/avatar").header("x-api-key", KEY).body_json(&json!({"seed": "a"})).send().await;
+    assert_eq!(resp.0.headers()["content-type"], "image/svg+xml");
+    assert!(resp.0.headers()["content-security-policy"].to_str().unwrap().contains("default-src 'none'"));
+
+    let (status, headers, v) = body(
+        cli.get("/v1/qr/generate").query("text", &"hello").query("size", &"10").header("x-api-key", KEY).send().await,
+    )
+    .await;
+    assert_error(status, &v, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(v["error"]["field"], "size");
+}
