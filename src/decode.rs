@@ -13,12 +13,18 @@ use crate::{
     validate::Validate,
 };
 
+/// JSON's whitespace (RFC 8259 section 2): space, tab, line feed, carriage return. Not form
+/// feed or vertical tab, which `u8::is_ascii_whitespace` would also accept.
+fn json_whitespace(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// Decodes the JSON body. An empty body counts as `{}`, so operations without required
 /// fields can be called with no body at all.
 pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
-    let bytes: &[u8] = if req.body.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &req.body };
+    let bytes: &[u8] = if req.body.iter().all(json_whitespace) { b"{}" } else { &req.body };
     // serde would read a struct from an array too; the contract says object.
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    if bytes.iter().find(|b| !json_whitespace(b)) != Some(&b'{') {
         if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
             return Err(syntax_error(&e));
         }

@@ -300,6 +300,28 @@ async fn anonymous_callers_are_limited_per_ip_and_key_holders_are_not() {
 }
 
 #[tokio::test]
+async fn a_body_of_non_json_whitespace_is_not_an_empty_body() {
+    let cli = TestClient::new(app());
+    for ws in ["\u{c}", "\u{b}", " \u{c} "] {
+        let (status, _, v) = body(
+            cli.post("/v1/uuid/batch").header("x-api-key", KEY).content_type("application/json").body(ws).send().await,
+        )
+        .await;
+        assert_error(status, &v, StatusCode::BAD_REQUEST, "INVALID_JSON");
+    }
+    let (status, _, v) = body(
+        cli.post("/v1/uuid/batch")
+            .header("x-api-key", KEY)
+            .content_type("application/json")
+            .body(" \r\n\t")
+            .send()
+            .await,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+}
+
+#[tokio::test]
 async fn images_carry_their_media_type_and_caching_while_errors_stay_json() {
     let cli = TestClient::new(app());
     let resp = cli
