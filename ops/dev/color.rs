@@ -82,8 +82,9 @@ fn hsl_of(r: u8, g: u8, b: u8) -> (f64, f64, f64) {
     (h * 60.0, s * 100.0, l * 100.0)
 }
 
-/// 8-bit sRGB from HSL (CSS Color 4, section 7.1 `hslToRgb`).
-fn rgb_of(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
+/// 8-bit sRGB from HSL (CSS Color 4, section 7.1 `hslToRgb`); saturation and lightness in
+/// percent.
+pub(crate) fn rgb_of(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
     let (s, l) = (s / 100.0, l / 100.0);
     let h = h.rem_euclid(360.0);
     let f = |n: f64| {

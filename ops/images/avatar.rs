@@ -50,17 +50,8 @@ fn pattern(seed: &str) -> ([bool; 25], Rgb) {
     let hue = u16::from_be_bytes([hash[28], hash[29]]) as f64 / 65536.0 * 360.0;
     let sat = 0.45 + hash[30] as f64 / 255.0 * 0.2;
     let lum = 0.40 + hash[31] as f64 / 255.0 * 0.15;
-    (cells, hsl(hue, sat, lum))
-}
-
-fn hsl(h: f64, s: f64, l: f64) -> Rgb {
-    let a = s * l.min(1.0 - l);
-    let f = |n: f64| {
-        let k = (n + h / 30.0) % 12.0;
-        let v = l - a * (k - 3.0).min(9.0 - k).clamp(-1.0, 1.0);
-        (v * 255.0).round() as u8
-    };
-    Rgb(f(0.0), f(8.0), f(4.0))
+    let (r, g, b) = crate::ops::dev::color::rgb_of(hue, sat * 100.0, lum * 100.0);
+    (cells, Rgb(r, g, b))
 }
 
 fn draw(input: AvatarInput) -> Result<Image, ApiError> {

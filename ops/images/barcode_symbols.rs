@@ -144,23 +144,9 @@ pub fn itf(d: &[u8], wide: u8) -> Vec<bool> {
     out
 }
 
-/// The Luhn check digit of `digits` (MSI's mod 10).
+/// MSI's mod 10 check digit: the Luhn check digit.
 pub fn luhn_check(digits: &[u8]) -> u8 {
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            let d = d as u32;
-            if i % 2 == 0 {
-                let x = 2 * d;
-                if x > 9 { x - 9 } else { x }
-            } else {
-                d
-            }
-        })
-        .sum();
-    ((10 - sum % 10) % 10) as u8
+    crate::checksum::luhn_check_digit(digits)
 }
 
 /// MSI Plessey: each digit as four bits (1 = `110`, 0 = `100`), start `110`, stop `1001`.

@@ -22,6 +22,11 @@ pub struct Country {
     pub rule: fn(&str) -> Result<Check, String>,
 }
 
+/// The Luhn check over all digits.
+fn luhn(d: &[u32]) -> bool {
+    crate::checksum::luhn_valid(&d.iter().map(|x| *x as u8).collect::<Vec<u8>>())
+}
+
 fn digits(s: &str) -> Option<Vec<u32>> {
     s.chars().map(|c| c.to_digit(10)).collect()
 }
@@ -55,12 +60,6 @@ fn mod_11_10(d: &[u32]) -> bool {
         p = (2 * s) % 11;
     }
     (11 - p) % 10 == d[d.len() - 1]
-}
-
-/// The Luhn check over all digits.
-fn luhn(d: &[u32]) -> bool {
-    let sum: u32 = d.iter().rev().enumerate().map(|(i, &x)| if i % 2 == 1 { let y = 2 * x; if y > 9 { y - 9 } else { y } } else { x }).sum();
-    sum.is_multiple_of(10)
 }
 
 fn at(s: &str) -> Result<Check, String> {
