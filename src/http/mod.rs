@@ -219,7 +219,14 @@ impl Endpoint for App {
 /// (128,000 lines) is full, requests wait for it instead of losing lines.
 pub fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
+    let mut filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
+    // The SVG renderer's warnings quote the text being drawn (a missing glyph, say), which is
+    // request content: its crates never log, whatever WRENCH_LOG says.
+    for quiet in ["usvg=off", "resvg=off", "fontdb=off"] {
+        if let Ok(directive) = quiet.parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
     // The worker flushes whenever its queue is empty, so buffering batches lines under load
     // (one write instead of one per line) without holding any back when traffic is light.
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
