@@ -12,6 +12,7 @@ extern crate self as wrench;
 
 pub mod checksum;
 pub mod config;
+pub mod cpu;
 pub mod crypto;
 pub mod decode;
 pub mod envelope;

@@ -92,7 +92,7 @@ fn draw(input: AvatarInput) -> Result<Image, ApiError> {
      example(png, {"seed": "bob", "size": 64, "format": "png", "bg_color": "#ffffff"}),
      example(empty_seed, {"seed": ""}, status = 400))]
 async fn avatar(input: AvatarInput) -> Result<Image, ApiError> {
-    draw(input)
+    crate::cpu::run(move || draw(input)).await
 }
 
 /// Generate an identicon avatar (GET).
@@ -104,7 +104,7 @@ async fn avatar(input: AvatarInput) -> Result<Image, ApiError> {
      example(png, {"seed": "carol", "format": "png"}),
      example(missing_seed, {}, status = 400))]
 async fn avatar_get(input: AvatarInput) -> Result<Image, ApiError> {
-    draw(input)
+    crate::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ fn draw(input: BarcodeInput) -> Result<Image, ApiError> {
      example(ean13_png, {"data": "400638133393", "type": "ean13", "format": "png", "width": 300, "height": 150}),
      example(wrong_check_digit, {"data": "4006381333932", "type": "ean13"}, status = 400))]
 async fn barcode(input: BarcodeInput) -> Result<Image, ApiError> {
-    draw(input)
+    crate::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

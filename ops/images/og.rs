@@ -256,7 +256,7 @@ fn draw(input: OgInput) -> Result<Image, ApiError> {
      example(bold_png_light, {"title": "Release 1.0", "template": "bold", "theme": "light", "format": "png", "width": 600, "height": 315}),
      example(bad_colour, {"title": "x", "bgColor": "navy"}, status = 400))]
 async fn og_generate(input: OgInput) -> Result<Image, ApiError> {
-    draw(input)
+    crate::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

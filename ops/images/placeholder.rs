@@ -78,7 +78,7 @@ fn draw(input: PlaceholderInput) -> Result<Image, ApiError> {
      example(png_custom, {"width": 300, "text": "Logo", "bg_color": "#1e90ff", "text_color": "#fff", "format": "png"}),
      example(too_wide, {"width": 5000}, status = 400))]
 async fn placeholder(input: PlaceholderInput) -> Result<Image, ApiError> {
-    draw(input)
+    crate::cpu::run(move || draw(input)).await
 }
 
 /// Generate a placeholder image (GET).
@@ -90,7 +90,7 @@ async fn placeholder(input: PlaceholderInput) -> Result<Image, ApiError> {
      example(square, {"width": "128"}),
      example(missing_width, {}, status = 400))]
 async fn placeholder_get(input: PlaceholderInput) -> Result<Image, ApiError> {
-    draw(input)
+    crate::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

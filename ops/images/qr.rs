@@ -170,7 +170,7 @@ fn generate(input: QrInput) -> Result<Image, ApiError> {
      example(png_high_ecc, {"text": "WIFI:T:WPA;S:home;P:secret;;", "format": "png", "errorCorrectionLevel": "H", "size": 256}),
      example(too_small, {"text": "x", "size": 50, "margin": 20}, status = 400))]
 async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
-    generate(input)
+    crate::cpu::run(move || generate(input)).await
 }
 
 /// Generate a QR code (GET).
@@ -182,7 +182,7 @@ async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
      example(png, {"text": "hello", "format": "png", "size": "120"}),
      example(missing_text, {}, status = 400))]
 async fn qr_generate_get(input: QrInput) -> Result<Image, ApiError> {
-    generate(input)
+    crate::cpu::run(move || generate(input)).await
 }
 
 #[cfg(test)]

@@ -107,11 +107,6 @@ fn open(blob: &[u8], password: &str) -> Result<Vec<u8>, ApiError> {
     })
 }
 
-/// Runs the key derivation off the async workers: it takes tens of milliseconds by design.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| ApiError::internal(format!("the worker failed: {e}")))?
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct EncryptInput {
@@ -158,7 +153,7 @@ struct EncryptOutput {
      example(typical, {"plaintext": "meet at noon", "password": "correct horse battery staple"}),
      example(empty_password, {"plaintext": "x", "password": ""}, status = 400))]
 async fn encrypt_text(input: EncryptInput) -> Result<EncryptOutput, ApiError> {
-    let blob = blocking(move || seal(input.plaintext.as_bytes(), &input.password, DEFAULT_KDF)).await?;
+    let blob = crate::cpu::run(move || seal(input.plaintext.as_bytes(), &input.password, DEFAULT_KDF)).await?;
     Ok(EncryptOutput {
         ciphertext: STANDARD.encode(blob),
         algorithm: "AES-256-GCM",
@@ -201,7 +196,7 @@ async fn decrypt_text(input: DecryptInput) -> Result<DecryptOutput, ApiError> {
     let blob = STANDARD
         .decode(compact.as_bytes())
         .map_err(|e| ApiError::invalid("ciphertext", format!("is not Base64 ({e})")))?;
-    let bytes = blocking(move || open(&blob, &input.password)).await?;
+    let bytes = crate::cpu::run(move || open(&blob, &input.password)).await?;
     let plaintext = String::from_utf8(bytes)
         .map_err(|_| ApiError::invalid("ciphertext", "decrypts to bytes that are not UTF-8 text"))?;
     Ok(DecryptOutput { plaintext })
