@@ -123,6 +123,9 @@ async fn cron_next(input: CronNextInput) -> Result<CronNextOutput, ApiError> {
         next_runs.push(format!("{stamp:.0}"));
         t = next;
     }
+    if next_runs.is_empty() && t.year() > 9999 - 28 {
+        return Err(ApiError::invalid("from", "run times are computed up to the year 9999; start earlier"));
+    }
     if next_runs.is_empty() {
         return Err(ApiError::invalid(
             "expression",
@@ -136,4 +139,18 @@ async fn cron_next(input: CronNextInput) -> Result<CronNextOutput, ApiError> {
         timezone: "UTC",
         next_runs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_end_of_the_calendar_is_named_not_mistaken_for_a_schedule_that_never_fires() {
+        let input = CronNextInput { expression: "* * * * *".into(), count: 3, from: Some("9999-12-31T23:59:00Z".into()) };
+        let e = cron_next(input).await.unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("from"), "{}", e.message);
+        let input = CronNextInput { expression: "0 0 1 1 *".into(), count: 25, from: Some("9990-06-01".into()) };
+        assert_eq!(cron_next(input).await.unwrap().next_runs.len(), 9, "runs up to 9999, then stops");
+    }
 }
