@@ -39,7 +39,7 @@ struct IbanOutput {
 fn normalize(text: &str) -> String {
     let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_uppercase();
     match compact.strip_prefix("IBAN") {
-        Some(rest) if rest.len() >= 2 && rest[..2].chars().all(|c| c.is_ascii_alphabetic()) => rest.to_string(),
+        Some(rest) if rest.get(..2).is_some_and(|p| p.chars().all(|c| c.is_ascii_alphabetic())) => rest.to_string(),
         _ => compact,
     }
 }
@@ -143,5 +143,9 @@ mod tests {
         assert!(check("XX89370400440532013000").reason.is_some());
         assert!(check("DE8937040044053201300").reason.is_some(), "one digit short");
         assert!(check("DE89-3704").reason.unwrap().contains("only letters and digits"));
+        // Multi-byte characters where the country code would be are a reason, not a crash.
+        for odd in ["IBAN€12", "€€€€€€", "IBANé", "ÄÖ89370400440532013000"] {
+            assert!(!check(odd).valid, "{odd}");
+        }
     }
 }
