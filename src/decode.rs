@@ -70,17 +70,15 @@ pub fn raw<T: From<OpRequest>>(req: OpRequest) -> Result<T, ApiError> {
 
 /// The INVALID_JSON error for a syntax error, with its position.
 pub fn syntax_error(e: &serde_json::Error) -> ApiError {
+    // serde_json says column 0 for an error at the very start of a line (the body ended right
+    // after a line break); positions are 1-based, so that is column 1.
+    let (line, column) = (e.line().max(1), e.column().max(1));
     let mut err = ApiError::new(
         ErrorCode::InvalidJson,
-        format!(
-            "body is not valid JSON: {} at line {} column {}",
-            strip_position(&e.to_string()),
-            e.line(),
-            e.column()
-        ),
+        format!("body is not valid JSON: {} at line {line} column {column}", strip_position(&e.to_string())),
     );
-    err.line = Some(e.line());
-    err.column = Some(e.column());
+    err.line = Some(line);
+    err.column = Some(column);
     err
 }
 

@@ -303,12 +303,14 @@ async fn anonymous_callers_are_limited_per_ip_and_key_holders_are_not() {
 async fn only_a_body_of_no_bytes_counts_as_empty() {
     let cli = TestClient::new(app());
     // Whitespace alone, JSON's or not, is not a JSON text.
-    for ws in ["\u{c}", "\u{b}", " \u{c} ", "\t", " \r\n"] {
+    for ws in ["\u{c}", "\u{b}", " \u{c} ", "\t", " \r\n", "\n"] {
         let (status, _, v) = body(
             cli.post("/v1/uuid/batch").header("x-api-key", KEY).content_type("application/json").body(ws).send().await,
         )
         .await;
         assert_error(status, &v, StatusCode::BAD_REQUEST, "INVALID_JSON");
+        // Positions are 1-based, as the document says, even right after a line break.
+        assert!(v["error"]["line"].as_u64() >= Some(1) && v["error"]["column"].as_u64() >= Some(1), "{v}");
     }
     let (status, _, v) = body(
         cli.post("/v1/uuid/batch").header("x-api-key", KEY).content_type("application/json").body("").send().await,
