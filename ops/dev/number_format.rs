@@ -221,7 +221,11 @@ fn format_number(input: &NumberFormatInput) -> Result<String, ApiError> {
                 }
                 return compact_currency(&locale, &df, currency, input.number, value);
             }
-            let cf = CurrencyFormatter::try_new_symbol(locale.into(), currency, Default::default()).map_err(data_error)?;
+            // A code without a symbol in CLDR (a new or made-up currency) is written as its code,
+            // as Intl does ("1.234,50 BMN").
+            let cf = CurrencyFormatter::try_new_symbol(locale.clone().into(), currency, Default::default())
+                .or_else(|_| CurrencyFormatter::try_new_code(locale.into(), currency, Default::default()))
+                .map_err(data_error)?;
             currency_standard(&df, &cf, input.number, value, min, max)
         }
         (Style::Unit, Notation::Standard) => {
@@ -427,6 +431,12 @@ mod tests {
             let input: NumberFormatInput = serde_json::from_value(body.clone()).unwrap();
             let e = format_number(&input).expect_err(&body.to_string());
             assert_eq!(e.field.as_deref(), Some(field), "{body}: {}", e.message);
+        }
+        // A currency code CLDR has no symbol for is written as the code, as Intl prints it.
+        for (locale, want) in [("de-DE", "1.234,50\u{a0}BMN"), ("en-US", "BMN\u{a0}1,234.50")] {
+            let input: NumberFormatInput =
+                serde_json::from_value(json!({"number": 1234.5, "locale": locale, "style": "currency", "currency": "BMN"})).unwrap();
+            assert_eq!(format_number(&input).unwrap(), want);
         }
         // Other numbering systems and extreme magnitudes still format.
         let arabic: NumberFormatInput = serde_json::from_value(json!({"number": 1234.5, "locale": "ar-EG"})).unwrap();

@@ -220,9 +220,10 @@ impl Endpoint for App {
 pub fn init_logging(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing_subscriber::EnvFilter;
     let mut filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
-    // The SVG renderer's warnings quote the text being drawn (a missing glyph, say), which is
-    // request content: its crates never log, whatever WRENCH_LOG says.
-    for quiet in ["usvg=off", "resvg=off", "fontdb=off"] {
+    // The SVG renderer's warnings quote the text being drawn (a missing glyph, say) and ICU4X's
+    // quote the locale or currency asked for: request content, so these crates never log,
+    // whatever WRENCH_LOG says.
+    for quiet in ["usvg=off", "resvg=off", "fontdb=off", "icu_provider=off"] {
         if let Ok(directive) = quiet.parse() {
             filter = filter.add_directive(directive);
         }
