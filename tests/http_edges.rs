@@ -266,10 +266,7 @@ async fn limited_server(per_minute: u32) -> (tokio::task::JoinHandle<std::io::Re
 }
 
 fn post(path: &str, extra_headers: &str, body: &str) -> String {
-    format!(
-        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra_headers}Content-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
+    common::json_request("POST", path, extra_headers, body)
 }
 
 #[tokio::test]

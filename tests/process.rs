@@ -39,33 +39,19 @@ async fn serves_logs_safely_and_stops_on_sigterm() {
             Err(e) => panic!("server did not start: {e}"),
         }
     };
-    let body = r#"{"text":"TOP-SECRET-BODY-VALUE"}"#;
-    let req = format!(
-        "POST /v1/base64/encode?token=QUERY-SECRET HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let (status, _) = common::exchange(&mut stream, &req).await;
-    assert!(status.contains("200"), "{status}");
-    // A PNG whose title has a character the embedded fonts lack: the renderer would warn about
-    // it, quoting the title, if its logs were not silenced.
-    let body = "{\"title\":\"SECRET-TITLE \u{4e00}\",\"format\":\"png\",\"width\":200,\"height\":200}";
-    let req = format!(
-        "POST /v1/og/generate HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let (status, _) = common::exchange(&mut stream, &req).await;
-    assert!(status.contains("200"), "{status}");
-    // A currency ICU4X has no symbol for: its missing-data warning would quote the request.
-    let body = r#"{"number":1,"style":"currency","currency":"QZX","locale":"de-DE"}"#;
-    let req = format!(
-        "POST /v1/number/format HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let (status, _) = common::exchange(&mut stream, &req).await;
-    assert!(status.contains("200"), "{status}");
+    let auth = format!("X-API-Key: {key}\r\n");
+    let requests = [
+        ("/v1/base64/encode?token=QUERY-SECRET", r#"{"text":"TOP-SECRET-BODY-VALUE"}"#),
+        // A PNG whose title has a character the embedded fonts lack: the renderer would warn
+        // about it, quoting the title, if its logs were not silenced.
+        ("/v1/og/generate", "{\"title\":\"SECRET-TITLE \u{4e00}\",\"format\":\"png\",\"width\":200,\"height\":200}"),
+        // A currency ICU4X has no symbol for: its missing-data warning would quote the request.
+        ("/v1/number/format", r#"{"number":1,"style":"currency","currency":"QZX","locale":"de-DE"}"#),
+    ];
+    for (path, body) in &requests {
+        let (status, _) = common::exchange(&mut stream, &common::json_request("POST", path, &auth, body)).await;
+        assert!(status.contains("200"), "{path}: {status}");
+    }
     drop(stream);
 
     let pid = child.id().to_string();

@@ -25,10 +25,7 @@ async fn serve(config: Config, store: Arc<dyn Store>) -> std::net::SocketAddr {
 async fn call(addr: std::net::SocketAddr, method: &str, path: &str, body: Option<Value>) -> (String, Value) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
+    let req = common::json_request(method, path, "", &body);
     let (head, body) = common::exchange(&mut stream, &req).await;
     (head, serde_json::from_str(&body).unwrap_or(Value::Null))
 }

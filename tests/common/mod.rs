@@ -28,6 +28,16 @@ pub async fn exchange(stream: &mut tokio::net::TcpStream, request: &str) -> (Str
     }
 }
 
+/// A raw HTTP/1.1 request with a JSON body; `extra_headers` are whole lines, each ending in
+/// `\r\n` (empty for none).
+#[allow(dead_code)]
+pub fn json_request(method: &str, path: &str, extra_headers: &str, body: &str) -> String {
+    format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{extra_headers}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
 /// Rate windows are whole clock minutes; a test that counts within one waits out the last two
 /// seconds of a minute, so its requests cannot straddle a window boundary.
 #[allow(dead_code)]
