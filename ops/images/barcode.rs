@@ -83,10 +83,7 @@ fn encode(kind: Symbology, data: &str) -> Result<(Vec<bool>, u32, u32, String), 
             (sym::itf(&d, 3), 10, 10, digits_text(&d))
         }
         Symbology::Msi => {
-            let mut d: Vec<u8> = data.bytes().map(|b| b.wrapping_sub(b'0')).collect();
-            if d.iter().any(|x| *x > 9) || d.len() > 30 {
-                return Err("MSI encodes 1 to 30 digits".into());
-            }
+            let mut d = crate::checksum::digits(data).filter(|d| d.len() <= 30).ok_or("MSI encodes 1 to 30 digits")?;
             d.push(sym::luhn_check(&d));
             (sym::msi(&d), 12, 12, digits_text(&d))
         }

@@ -68,10 +68,7 @@ pub fn gs1_check(digits: &[u8]) -> u8 {
 /// The digits of `data` with a GS1 check digit: computed when `data` has `len - 1` digits,
 /// verified when it has `len`.
 pub fn with_gs1_check(data: &str, len: usize, name: &str) -> Result<Vec<u8>, String> {
-    let digits: Vec<u8> = data.bytes().map(|b| b.wrapping_sub(b'0')).collect();
-    if digits.iter().any(|d| *d > 9) {
-        return Err(format!("{name} encodes digits only"));
-    }
+    let digits = crate::checksum::digits(data).ok_or_else(|| format!("{name} encodes digits only"))?;
     match digits.len() {
         n if n == len - 1 => {
             let mut d = digits.clone();

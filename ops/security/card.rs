@@ -100,12 +100,13 @@ async fn validate_credit_card(input: CardInput) -> Result<CardOutput, ApiError> 
 
 fn check(text: &str) -> CardOutput {
     let digits: String = text.chars().filter(|c| !matches!(c, ' ' | '-')).collect();
-    let only_digits = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    let parsed = checksum::digits(&digits).filter(|d| !d.is_empty());
+    let only_digits = parsed.is_some();
     let brand = if only_digits { brand_of(&digits) } else { None };
     let length = digits.chars().count();
     let expected_lengths: Vec<usize> = brand.map_or_else(|| (12..=19).collect(), |b| b.lengths.to_vec());
     let length_valid = only_digits && expected_lengths.contains(&length);
-    let luhn_valid = only_digits && checksum::digits(&digits).is_some_and(|d| checksum::luhn_valid(&d));
+    let luhn_valid = parsed.as_deref().is_some_and(checksum::luhn_valid);
     let reason = if !only_digits {
         Some("contains characters other than digits, spaces and dashes".to_string())
     } else if brand.is_none() {

@@ -28,7 +28,7 @@ fn luhn(d: &[u32]) -> bool {
 }
 
 fn digits(s: &str) -> Option<Vec<u32>> {
-    s.chars().map(|c| c.to_digit(10)).collect()
+    crate::checksum::digits(s).map(|d| d.into_iter().map(u32::from).collect())
 }
 
 /// Digits of exactly `len`, or the reason why not.
