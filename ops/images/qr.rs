@@ -129,11 +129,13 @@ fn svg(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb,
 }
 
 fn png(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb, bg: Rgb) -> Result<Vec<u8>, ApiError> {
+    // The module a pixel coordinate falls in; None in the quiet zone.
+    let module = |p: u32| p.checked_sub(offset).map(|q| (q / scale) as usize).filter(|m| *m < width);
     let mut rgba = Vec::with_capacity((size * size * 4) as usize);
     for y in 0..size {
+        let row = module(y);
         for x in 0..size {
-            let module = |p: u32| if p >= offset && (p - offset) / scale < width as u32 { Some(((p - offset) / scale) as usize) } else { None };
-            let on = matches!((module(x), module(y)), (Some(mx), Some(my)) if dark[my * width + mx]);
+            let on = matches!((row, module(x)), (Some(my), Some(mx)) if dark[my * width + mx]);
             let c = if on { fg } else { bg };
             rgba.extend_from_slice(&[c.0, c.1, c.2, 255]);
         }
