@@ -14,16 +14,25 @@ static BOLD: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
     ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans-Bold.ttf"), 0).expect("the embedded font parses")
 });
 
-/// Width of `text` at `size` px in the regular or bold face (characters the font lacks are
-/// measured as its missing-glyph box).
+fn face(bold: bool) -> &'static ttf_parser::Face<'static> {
+    if bold { &BOLD } else { &REGULAR }
+}
+
+/// Advance width of `c` in font units (characters the font lacks take its missing-glyph box).
+fn advance(c: char, bold: bool) -> f64 {
+    let face = face(bold);
+    let id = face.glyph_index(c).unwrap_or(ttf_parser::GlyphId(0));
+    face.glyph_hor_advance(id).unwrap_or(0) as f64
+}
+
+/// Font units to pixels at `size` px.
+fn px(units: f64, size: f64, bold: bool) -> f64 {
+    units * size / face(bold).units_per_em() as f64
+}
+
+/// Width of `text` at `size` px in the regular or bold face.
 fn measure(text: &str, size: f64, bold: bool) -> f64 {
-    let face: &ttf_parser::Face = if bold { &BOLD } else { &REGULAR };
-    let units = face.units_per_em() as f64;
-    let advance = |c: char| {
-        let id = face.glyph_index(c).unwrap_or(ttf_parser::GlyphId(0));
-        face.glyph_hor_advance(id).unwrap_or(0) as f64
-    };
-    text.chars().map(advance).sum::<f64>() * size / units
+    px(text.chars().map(|c| advance(c, bold)).sum(), size, bold)
 }
 
 /// Greedy word wrap into at most `max_lines` lines of at most `width` px; the last line ends
@@ -50,11 +59,13 @@ fn wrap(text: &str, size: f64, bold: bool, width: f64, max_lines: usize) -> Vec<
                 continue;
             }
             // A single word wider than the line: break it.
-            let mut head = String::new();
+            let (mut head, mut units) = (String::new(), 0.0);
             for c in word.chars() {
-                if measure(&format!("{head}{c}"), size, bold) > width && !head.is_empty() {
+                let next = units + advance(c, bold);
+                if px(next, size, bold) > width && !head.is_empty() {
                     break;
                 }
+                units = next;
                 head.push(c);
             }
             let rest = word[head.len()..].to_string();
@@ -77,8 +88,12 @@ fn wrap(text: &str, size: f64, bold: bool, width: f64, max_lines: usize) -> Vec<
         }
     }
     if overflow && let Some(last) = lines.last_mut() {
-        while !last.is_empty() && measure(&format!("{last}…"), size, bold) > width {
-            last.pop();
+        let ellipsis = advance('…', bold);
+        let mut units: f64 = last.chars().map(|c| advance(c, bold)).sum();
+        while px(units + ellipsis, size, bold) > width
+            && let Some(c) = last.pop()
+        {
+            units -= advance(c, bold);
         }
         *last = format!("{}…", last.trim_end());
     }
