@@ -207,7 +207,7 @@ fn format_number(input: &NumberFormatInput) -> Result<String, ApiError> {
         }
         (Style::Percent, Notation::Standard) => {
             let (lo, hi) = fraction_digits(min, max, (0, 0))?;
-            let pf = PercentFormatter::try_new(locale.into(), Default::default()).map_err(data_error)?;
+            let pf = PercentFormatter::try_new_with_decimal_formatter(locale.into(), df, Default::default()).map_err(data_error)?;
             let scaled = with_fraction_digits(scaled(&value, 2), lo, hi);
             Ok(pf.format(&scaled).write_to_string().into_owned())
         }
@@ -285,13 +285,17 @@ fn currency_standard(
         one.absolute.pad_end(-(digits as i16));
         df.format(&one).write_to_string().into_owned()
     };
-    let digits = (0..=4u8).rev().find(|d| positive.contains(&one_with(*d))).unwrap_or(2);
+    let (digits, one) = (0..=4u8)
+        .rev()
+        .map(|d| (d, one_with(d)))
+        .find(|(_, one)| positive.contains(one.as_str()))
+        .unwrap_or_else(|| (2, one_with(2)));
     let (lo, hi) = fraction_digits(min, max, (digits, digits))?;
     let mut rounded = with_fraction_digits(value, lo, hi);
     let pattern = if number.is_sign_negative() { negative } else { positive };
     rounded.sign = fixed_decimal::Sign::None;
     let body = df.format(&rounded).write_to_string().into_owned();
-    Ok(pattern.replacen(&one_with(digits), &body, 1))
+    Ok(pattern.replacen(&one, &body, 1))
 }
 
 /// Compact currency: CLDR's compact rounding (integers from two digits on, else two
