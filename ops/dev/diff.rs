@@ -107,7 +107,8 @@ struct DiffOutput {
      example(no_final_newline, {"original": "a\nb", "modified": "a\nc", "context": 0}))]
 async fn text_diff(input: DiffInput) -> Result<DiffOutput, ApiError> {
     let diff = TextDiff::configure().timeout(DIFF_BUDGET).diff_lines(&input.original, &input.modified);
-    let unified = if input.original == input.modified {
+    let identical = input.original == input.modified;
+    let unified = if identical {
         String::new()
     } else {
         diff.unified_diff().context_radius(input.context as usize).header("original", "modified").to_string()
@@ -152,7 +153,7 @@ async fn text_diff(input: DiffInput) -> Result<DiffOutput, ApiError> {
         });
     }
     Ok(DiffOutput {
-        identical: input.original == input.modified,
+        identical,
         similarity: (diff.ratio() as f64 * 10_000.0).round() / 10_000.0,
         unified,
         hunks,
