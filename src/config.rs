@@ -50,6 +50,22 @@ pub struct Config {
     pub key_quota: Quota,
     /// `WRENCH_TRUSTED_PROXIES`: addresses or CIDR ranges whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// `WRENCH_RESPONSE_LIMIT`: largest answer, in bytes; larger results are refused with 400
+    /// `RESULT_TOO_LARGE` before they are built.
+    pub response_limit: usize,
+    /// `WRENCH_HEADER_TIMEOUT`: how long a connection may take to send a request's headers,
+    /// counted from the connection's first byte or from the end of the previous response.
+    pub header_timeout: Duration,
+    /// `WRENCH_BODY_TIMEOUT`: how long a request's body may take to arrive.
+    pub body_timeout: Duration,
+    /// `WRENCH_IDLE_TIMEOUT`: how long a keep-alive connection may sit between requests.
+    pub idle_timeout: Duration,
+    /// `WRENCH_MAX_CONNECTIONS`: connections served at once; further ones wait in the
+    /// listen queue.
+    pub max_connections: usize,
+    /// `WRENCH_INBOX_RATE_PER_MINUTE`: deliveries one webhook inbox accepts per minute (0: no
+    /// limit). Receive URLs do not count against the anonymous per-IP quota.
+    pub inbox_rate_per_minute: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +93,12 @@ impl Default for Config {
             anon_quota: Quota { per_minute: 5, per_day: 100 },
             key_quota: Quota::UNLIMITED,
             trusted_proxies: Vec::new(),
+            response_limit: crate::bounds::DEFAULT_RESPONSE_LIMIT,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 1024,
+            inbox_rate_per_minute: 600,
         }
     }
 }
@@ -101,6 +123,12 @@ struct FileConfig {
     rate_key_per_minute: Option<u32>,
     rate_key_per_day: Option<u32>,
     trusted_proxies: Option<Vec<String>>,
+    response_limit: Option<toml::Value>,
+    header_timeout: Option<u64>,
+    body_timeout: Option<u64>,
+    idle_timeout: Option<u64>,
+    max_connections: Option<usize>,
+    inbox_rate_per_minute: Option<u32>,
 }
 
 impl Config {
@@ -139,14 +167,25 @@ impl Config {
             c.api_keys = keys.iter().map(|k| parse_digest("api_keys", k)).collect::<Result<_, _>>()?;
         }
         if let Some(v) = file.body_limit {
-            let s = match v {
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::String(s) => s,
-                other => {
-                    return Err(format!("body_limit: expected bytes such as 1048576 or \"1MiB\", got {other}"));
-                }
-            };
-            c.body_limit = parse_size("body_limit", &s)?;
+            c.body_limit = toml_size("body_limit", v)?;
+        }
+        if let Some(v) = file.response_limit {
+            c.response_limit = toml_size("response_limit", v)?;
+        }
+        for (value, slot) in [
+            (file.header_timeout, &mut c.header_timeout),
+            (file.body_timeout, &mut c.body_timeout),
+            (file.idle_timeout, &mut c.idle_timeout),
+        ] {
+            if let Some(v) = value {
+                *slot = Duration::from_secs(v);
+            }
+        }
+        if let Some(v) = file.max_connections {
+            c.max_connections = v;
+        }
+        if let Some(v) = file.inbox_rate_per_minute {
+            c.inbox_rate_per_minute = v;
         }
         if let Some(v) = file.log {
             c.log = v;
@@ -199,12 +238,18 @@ impl Config {
                         .collect::<Result<_, _>>()?
                 }
                 "WRENCH_BODY_LIMIT" => c.body_limit = parse_size(k, v)?,
+                "WRENCH_RESPONSE_LIMIT" => c.response_limit = parse_size(k, v)?,
+                "WRENCH_HEADER_TIMEOUT" => c.header_timeout = parse_secs(k, v)?,
+                "WRENCH_BODY_TIMEOUT" => c.body_timeout = parse_secs(k, v)?,
+                "WRENCH_IDLE_TIMEOUT" => c.idle_timeout = parse_secs(k, v)?,
+                "WRENCH_MAX_CONNECTIONS" => {
+                    c.max_connections =
+                        v.trim().parse().map_err(|_| format!("{k}: expected a whole number, got {v:?}"))?
+                }
+                "WRENCH_INBOX_RATE_PER_MINUTE" => c.inbox_rate_per_minute = parse_count(k, v)?,
                 "WRENCH_LOG" => c.log = v.clone(),
                 "WRENCH_LOG_FORMAT" => c.log_format = parse_log_format(k, v)?,
-                "WRENCH_SHUTDOWN_GRACE" => {
-                    c.shutdown_grace =
-                        Duration::from_secs(v.parse().map_err(|_| format!("{k}: expected whole seconds, got {v:?}"))?)
-                }
+                "WRENCH_SHUTDOWN_GRACE" => c.shutdown_grace = parse_secs(k, v)?,
                 "WRENCH_DATA_DIR" => c.data_dir = v.into(),
                 "WRENCH_REDIS_URL" => c.redis_url = Some(v.clone()).filter(|s| !s.is_empty()),
                 "WRENCH_REDIS_PREFIX" => c.redis_prefix = v.clone(),
@@ -244,7 +289,31 @@ impl Config {
         if c.body_limit < 1024 {
             return Err("body limit: must be at least 1024 bytes".to_string());
         }
+        if c.response_limit < 64 * 1024 {
+            return Err("response limit: must be at least 64KiB".to_string());
+        }
+        for (name, t) in [("header", c.header_timeout), ("body", c.body_timeout), ("idle", c.idle_timeout)] {
+            if t.is_zero() {
+                return Err(format!("{name} timeout: must be at least 1 second"));
+            }
+        }
+        if c.max_connections == 0 {
+            return Err("max connections: must be at least 1".to_string());
+        }
         Ok(c)
+    }
+}
+
+fn parse_secs(name: &str, v: &str) -> Result<Duration, String> {
+    v.trim().parse().map(Duration::from_secs).map_err(|_| format!("{name}: expected whole seconds, got {v:?}"))
+}
+
+/// A size in the file: bytes as a number, or text with a unit.
+fn toml_size(name: &str, v: toml::Value) -> Result<usize, String> {
+    match v {
+        toml::Value::Integer(i) => parse_size(name, &i.to_string()),
+        toml::Value::String(s) => parse_size(name, &s),
+        other => Err(format!("{name}: expected bytes such as 1048576 or \"1MiB\", got {other}")),
     }
 }
 

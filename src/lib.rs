@@ -10,6 +10,7 @@
 // from inside it as well as from outside.
 extern crate self as wrench;
 
+pub mod bounds;
 pub mod checksum;
 pub mod config;
 pub mod cpu;

@@ -54,7 +54,9 @@ fn serve(file: Option<PathBuf>) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(&format!("configuration: {e}")),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // Parsers recurse once per nesting level (up to the shared limit of 128): 8 MiB of stack
+    // per thread is reserved address space, touched only as deep as a request goes.
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(8 << 20).build() {
         Ok(r) => r,
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };

@@ -129,7 +129,12 @@ pub struct Operation {
 impl Operation {
     /// Every error code this operation can answer with, pipeline codes included, sorted.
     pub fn error_codes(&self) -> Vec<ErrorCode> {
-        let mut codes = vec![ErrorCode::InternalError, ErrorCode::RateLimited];
+        // Every request can meet the edges of HTTP and the rate limit.
+        let mut codes =
+            vec![ErrorCode::InternalError, ErrorCode::RateLimited, ErrorCode::UriTooLong, ErrorCode::HeadersTooLarge];
+        if matches!(self.output, OutputKind::Json | OutputKind::Image) {
+            codes.push(ErrorCode::ResultTooLarge);
+        }
         if self.input != InputKind::Raw {
             // Raw-input operations never read keys (see the pipeline).
             codes.push(ErrorCode::Unauthorized);
@@ -139,10 +144,11 @@ impl Operation {
                 ErrorCode::InvalidJson,
                 ErrorCode::ValidationError,
                 ErrorCode::PayloadTooLarge,
+                ErrorCode::RequestTimeout,
                 ErrorCode::UnsupportedMediaType,
             ]),
             InputKind::Query => codes.push(ErrorCode::ValidationError),
-            InputKind::Raw => codes.push(ErrorCode::PayloadTooLarge),
+            InputKind::Raw => codes.extend([ErrorCode::PayloadTooLarge, ErrorCode::RequestTimeout]),
             InputKind::None => {}
         }
         if self.rejects.is_some() {
@@ -185,6 +191,20 @@ pub struct Ctx {
     pub client_ip: Option<IpAddr>,
 }
 
+impl Ctx {
+    /// Default settings and an in-memory store, for calling an operation directly in tests.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Ctx {
+        Ctx {
+            config: Arc::new(Config::default()),
+            store: Arc::new(crate::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens")),
+            request_id: "test".into(),
+            caller: Caller::Anonymous,
+            client_ip: None,
+        }
+    }
+}
+
 /// The undecoded request as the pipeline hands it to an operation's decoder.
 #[derive(Debug, Default)]
 pub struct OpRequest {
@@ -217,10 +237,10 @@ pub struct Redirect {
 }
 
 impl Reply {
-    pub fn json<T: Serialize>(data: &T) -> Result<Reply, ApiError> {
-        serde_json::to_vec(data)
-            .map(Reply::Json)
-            .map_err(|e| ApiError::internal(format!("could not serialize the result: {e}")))
+    /// Serialized `data`, refused with `RESULT_TOO_LARGE` past `limit` bytes (the buffer never
+    /// grows past it).
+    pub fn json<T: Serialize>(data: &T, limit: usize) -> Result<Reply, ApiError> {
+        crate::bounds::to_json_within(data, limit).map(Reply::Json)
     }
 
     pub fn image(image: Image) -> Result<Reply, ApiError> {

@@ -12,6 +12,7 @@
 //!      errors(NOT_FOUND, SLUG_TAKEN),     // codes beyond the ones every operation can give
 //!      rejects = "text that is not Base64", // schema-valid input that is still refused with 400
 //!      body_limit = 4194304,              // a larger body limit for this operation (bytes)
+//!      cpu,                               // decode and run on the bounded CPU pool (heavy work)
 //!      redact(".data.uuid"),              // snapshot redactions for random values
 //!      example(typical, {"text": "hi"}),  // at least one; name is an identifier
 //!      example(bad, {"text": 1}, status = 400))]
@@ -43,6 +44,7 @@ struct OpAttr {
     errors: Vec<Ident>,
     rejects: Option<LitStr>,
     body_limit: Option<LitInt>,
+    cpu: bool,
     redact: Vec<LitStr>,
     examples: Vec<Example>,
 }
@@ -62,6 +64,7 @@ impl Parse for OpAttr {
             errors: Vec::new(),
             rejects: None,
             body_limit: None,
+            cpu: false,
             redact: Vec::new(),
             examples: Vec::new(),
         };
@@ -80,6 +83,7 @@ impl Parse for OpAttr {
                     input.parse::<Token![=]>()?;
                     attr.body_limit = Some(input.parse()?);
                 }
+                "cpu" => attr.cpu = true,
                 "input" => {
                     input.parse::<Token![=]>()?;
                     attr.input = Some(input.parse()?);
@@ -127,7 +131,7 @@ impl Parse for OpAttr {
                         key.span(),
                         format!(
                             "unknown op item `{other}`; expected id, tag, alias, input, output, \
-                             errors, rejects, body_limit, redact or example"
+                             errors, rejects, body_limit, cpu, redact or example"
                         ),
                     ));
                 }
@@ -354,7 +358,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         "json" => (
             quote!(Json),
             quote!(::std::option::Option::Some(g.subschema_for::<#out_ty>())),
-            quote!(::wrench::op::Reply::json(&output)),
+            quote!(::wrench::op::Reply::json(&output, ctx.config.response_limit)),
         ),
         "image" => (quote!(Image), quote!(::std::option::Option::None), quote!(::wrench::op::Reply::image(output))),
         "redirect" => {
@@ -393,6 +397,25 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
     let ex_status: Vec<u16> = attr.examples.iter().map(|e| e.status).collect();
     let ex_idents: Vec<&Ident> = attr.examples.iter().map(|e| &e.name).collect();
 
+    let work = quote! {
+        #decode
+        let output = #name(#(#call_args),*).await?;
+        #reply
+    };
+    // Heavy operations decode, run and serialize on the CPU pool, off the async workers; so
+    // does any operation given a large body, since its work grows with the body. Raw-input
+    // operations only store what they receive, which is I/O, not CPU.
+    let on_pool = quote!(::std::boxed::Box::pin(::wrench::cpu::run_async(move || async move { #work })));
+    let inline = quote!(::std::boxed::Box::pin(async move { #work }));
+    let run = if attr.cpu {
+        on_pool
+    } else if input_kind == "raw" {
+        inline
+    } else {
+        quote! {
+            if req.body.len() > ::wrench::cpu::INLINE_BODY_LIMIT { #on_pool } else { #inline }
+        }
+    };
     let descriptor = format_ident!("__op_{}", name);
     let test_mod = format_ident!("__examples_{}", name);
 
@@ -403,11 +426,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> Result<TokenStream
         #[allow(non_snake_case)]
         pub(crate) fn #descriptor() -> ::wrench::op::Operation {
             fn handler(ctx: ::wrench::op::Ctx, req: ::wrench::op::OpRequest) -> ::wrench::op::BoxReply {
-                ::std::boxed::Box::pin(async move {
-                    #decode
-                    let output = #name(#(#call_args),*).await?;
-                    #reply
-                })
+                #run
             }
             fn input_schema(
                 g: &mut ::wrench::__private::schemars::SchemaGenerator,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use similar::{ChangeTag, TextDiff};
 
 use crate::ops::text::json::{ChangeType, diff as json_diff};
-use crate::prelude::*;
+use crate::{bounds::OutputBudget, prelude::*};
 
 /// How long the minimal-diff search may run before it settles for a coarser (still correct)
 /// result.
@@ -104,10 +104,23 @@ struct DiffOutput {
 #[op(post "/v1/diff", id = "textDiff", tag = "Developer utilities",
      example(one_change, {"original": "alpha\nbeta\ngamma\n", "modified": "alpha\nBETA\ngamma\ndelta\n"}),
      example(identical, {"original": "same\n", "modified": "same\n"}),
-     example(no_final_newline, {"original": "a\nb", "modified": "a\nc", "context": 0}))]
-async fn text_diff(input: DiffInput) -> Result<DiffOutput, ApiError> {
+     example(no_final_newline, {"original": "a\nb", "modified": "a\nc", "context": 0}),
+     cpu)]
+async fn text_diff(ctx: &Ctx, input: DiffInput) -> Result<DiffOutput, ApiError> {
     let diff = TextDiff::configure().timeout(DIFF_BUDGET).diff_lines(&input.original, &input.modified);
     let identical = input.original == input.modified;
+    // Every shown line appears twice (in `unified` and in `hunks`, with its numbers), and
+    // short lines cost more in punctuation than in text: count before building.
+    let mut budget = OutputBudget::new(ctx.config.response_limit);
+    for group in diff.grouped_ops(input.context as usize) {
+        budget.add(160)?;
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let line = change.value().as_bytes();
+                budget.add(2 * crate::bounds::json_escaped_len(line) + 72)?;
+            }
+        }
+    }
     let unified = if identical {
         String::new()
     } else {
@@ -218,10 +231,12 @@ struct JsonObjectDiffOutput {
      example(typical, {"original": {"name": "wrench", "version": 1, "tags": ["a", "b"]},
                        "modified": {"name": "wrench", "version": 2, "tags": ["a"], "license": "MIT"}}),
      example(identical, {"original": {"a": 1, "b": 2}, "modified": {"b": 2, "a": 1.0}}),
-     example(not_objects, {"original": [1], "modified": {}}, status = 400))]
-async fn json_object_diff(input: JsonObjectDiffInput) -> Result<JsonObjectDiffOutput, ApiError> {
+     example(not_objects, {"original": [1], "modified": {}}, status = 400),
+     cpu)]
+async fn json_object_diff(ctx: &Ctx, input: JsonObjectDiffInput) -> Result<JsonObjectDiffOutput, ApiError> {
     let mut found = Vec::new();
-    json_diff("$", &Value::Object(input.original), &Value::Object(input.modified), &mut found);
+    let mut budget = OutputBudget::new(ctx.config.response_limit);
+    json_diff("$", &Value::Object(input.original), &Value::Object(input.modified), &mut found, &mut budget)?;
     let (mut additions, mut deletions, mut changes) = (Vec::new(), Vec::new(), Vec::new());
     for d in found {
         match d.kind {
@@ -248,7 +263,8 @@ mod tests {
     use super::*;
 
     async fn unified(original: &str, modified: &str, context: u32) -> DiffOutput {
-        text_diff(DiffInput { original: original.into(), modified: modified.into(), context }).await.unwrap()
+        let ctx = Ctx::for_tests();
+        text_diff(&ctx, DiffInput { original: original.into(), modified: modified.into(), context }).await.unwrap()
     }
 
     /// Texts with insertions, deletions, moves, blank lines and missing final newlines.
@@ -336,7 +352,7 @@ mod tests {
 
     #[tokio::test]
     async fn json_differences_are_classified_with_paths() {
-        let out = json_object_diff(JsonObjectDiffInput {
+        let out = json_object_diff(&Ctx::for_tests(), JsonObjectDiffInput {
             original: serde_json::from_value(json!({"a": 1, "b": {"c": [1, 2]}, "gone": true, "t": "1"})).unwrap(),
             modified: serde_json::from_value(json!({"a": 1.0, "b": {"c": [1, 3, 4]}, "t": 1, "new key": null})).unwrap(),
         })

@@ -18,7 +18,7 @@ fn budget() -> Budget {
     b.max_aliases = 10_000;
     b.max_anchors = 10_000;
     b.max_recorded_anchor_events = 200_000;
-    b.max_depth = 64;
+    b.max_depth = crate::bounds::MAX_NESTING;
     b.max_documents = 100;
     b.max_total_scalar_bytes = 4 << 20;
     b
@@ -54,7 +54,8 @@ struct YamlToJsonOutput {
      rejects = "text that is not valid YAML, or YAML beyond the anchor, depth or size budget",
      example(config, {"yaml": "name: wrench\nversion: 1.0\nfeatures:\n  - yaml\n  - json\nenabled: true\nempty: ~\n"}),
      example(anchors_and_documents, {"yaml": "base: &b {retries: 3}\nprod:\n  <<: *b\n  host: example.com\n---\nsecond: !!str 42\n"}),
-     example(invalid, {"yaml": "key: [unclosed\n"}, status = 400))]
+     example(invalid, {"yaml": "key: [unclosed\n"}, status = 400),
+     cpu)]
 async fn yaml_to_json(input: YamlToJsonInput) -> Result<YamlToJsonOutput, ApiError> {
     let mut options = Options::default();
     options.budget = Some(budget());
@@ -151,8 +152,8 @@ fn first_line(message: &str) -> String {
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct YamlToYamlInput {
-    /// The JSON value to write as YAML.
-    data: Value,
+    /// The JSON object to write as YAML.
+    data: serde_json::Map<String, Value>,
     /// Spaces per indentation level.
     #[serde(default = "two", deserialize_with = "crate::decode::integer")]
     #[schemars(range(min = 1, max = 8))]
@@ -178,19 +179,27 @@ struct YamlToYamlOutput {
 #[op(post "/v1/yaml/to-yaml", id = "yamlToYaml", tag = "Developer utilities",
      example(object, {"data": {"name": "wrench", "tags": ["a", "b"], "nested": {"on": "yes", "n": null}}}),
      example(indent_four, {"data": {"a": {"b": [1, 2]}}, "indent": 4}),
-     example(bad_indent, {"data": {}, "indent": 0}, status = 400))]
-async fn yaml_to_yaml(input: YamlToYamlInput) -> Result<YamlToYamlOutput, ApiError> {
-    Ok(YamlToYamlOutput { yaml: write_yaml(&input.data, input.indent as usize)? })
+     example(bad_indent, {"data": {}, "indent": 0}, status = 400),
+     example(not_an_object, {"data": "text"}, status = 400),
+     cpu)]
+async fn yaml_to_yaml(ctx: &Ctx, input: YamlToYamlInput) -> Result<YamlToYamlOutput, ApiError> {
+    let data = Value::Object(input.data);
+    Ok(YamlToYamlOutput { yaml: write_yaml(&data, input.indent as usize, ctx.config.response_limit)? })
 }
 
-fn write_yaml(data: &Value, indent: usize) -> Result<String, ApiError> {
+/// Writes `data` as YAML, refusing once the text passes `limit` bytes: indentation grows with
+/// depth, so 1 MiB of deeply nested JSON can ask for a hundred times as much YAML.
+fn write_yaml(data: &Value, indent: usize, limit: usize) -> Result<String, ApiError> {
     let mut options = SerializerOptions::default();
     options.indent_step = indent;
     // YAML 1.1 quoting rules: `yes`, `on`, `y` are quoted too, so the text reads back the
     // same in 1.1 readers (PyYAML, older libraries) as in 1.2 ones.
     options.yaml_12 = false;
-    serde_saphyr::to_string_with_options(data, options)
-        .map_err(|e| ApiError::internal(format!("writing YAML failed: {e}")))
+    let mut out = crate::bounds::CappedText::new(limit);
+    let written = serde_saphyr::to_fmt_writer_with_options(&mut out, data, options);
+    let text = out.finish()?;
+    written.map_err(|e| ApiError::internal(format!("writing YAML failed: {e}")))?;
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -272,7 +281,7 @@ mod tests {
             "true": "boolean key"
         });
         for indent in [1, 2, 4, 8] {
-            let yaml = write_yaml(&data, indent).unwrap();
+            let yaml = write_yaml(&data, indent, 1 << 20).unwrap();
             let back = to_json(&yaml).await.unwrap_or_else(|e| panic!("{}\n{yaml}", e.message));
             assert_eq!(back.json, data, "indent {indent}:\n{yaml}");
         }

@@ -6,7 +6,10 @@
 
 use indexmap::IndexMap;
 
-use crate::prelude::*;
+use crate::{
+    bounds::{OutputBudget, json_escaped_len},
+    prelude::*,
+};
 
 /// Printable ASCII other than the double quote, or tab: the characters that can separate.
 const DELIMITER_PATTERN: &str = "^[\\t !#-~]$";
@@ -70,16 +73,26 @@ fn csv_error(e: &csv::Error) -> ApiError {
 }
 
 /// Names made unique by suffixing `_2`, `_3`...; empty names become `column_N`.
+/// Linear in the header: a set of the names taken and, per base name, the next suffix to try
+/// (a header of 500,000 equal names must not be quadratic).
 fn unique_names(header: &csv::StringRecord) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(header.len());
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, h) in header.iter().enumerate() {
         let base = if h.trim().is_empty() { format!("column_{}", i + 1) } else { h.to_string() };
         let mut name = base.clone();
-        let mut n = 2;
-        while out.contains(&name) {
-            name = format!("{base}_{n}");
-            n += 1;
+        if taken.contains(&name) {
+            let n = next.entry(base.clone()).or_insert(2);
+            loop {
+                name = format!("{base}_{n}");
+                *n += 1;
+                if !taken.contains(&name) {
+                    break;
+                }
+            }
         }
+        taken.insert(name.clone());
         out.push(name);
     }
     out
@@ -98,7 +111,7 @@ fn unique_names(header: &csv::StringRecord) -> Vec<String> {
      example(typical, {"csv": "id,name,zip\n1,\"Smith, Jane\",02134\n2,\"Line\nbreak \"\"quoted\"\"\",90210"}),
      example(semicolon_no_header, {"csv": "a;b\nc;d", "delimiter": ";", "has_header": false}),
      example(ragged, {"csv": "a,b\n1,2,3"}, status = 400))]
-async fn csv_to_json(input: CsvToJsonInput) -> Result<CsvToJsonOutput, ApiError> {
+async fn csv_to_json(ctx: &Ctx, input: CsvToJsonInput) -> Result<CsvToJsonOutput, ApiError> {
     let delimiter = delimiter_byte("delimiter", &input.delimiter)?;
     let text = input.csv.strip_prefix('\u{feff}').unwrap_or(&input.csv);
     let mut reader =
@@ -107,10 +120,15 @@ async fn csv_to_json(input: CsvToJsonInput) -> Result<CsvToJsonOutput, ApiError>
     if input.has_header {
         columns = unique_names(reader.headers().map_err(|e| csv_error(&e))?);
     }
+    // Every row repeats the column names: long names over many short rows multiply.
+    let mut budget = OutputBudget::new(ctx.config.response_limit);
+    let names_size: usize = columns.iter().map(|c| json_escaped_len(c.as_bytes()) + 4).sum();
     let mut data = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| csv_error(&e))?;
+        budget.add(2 + record.iter().map(|v| json_escaped_len(v.as_bytes()) + 3).sum::<usize>())?;
         if input.has_header {
+            budget.add(names_size)?;
             data.push(CsvRecord::Named(columns.iter().cloned().zip(record.iter().map(str::to_string)).collect()));
         } else {
             if columns.is_empty() {
@@ -182,13 +200,19 @@ fn cell(v: Option<&Value>) -> String {
      example(typical, {"data": [{"id": 1, "name": "Smith, Jane", "tags": ["a", "b"]}, {"id": 2, "name": "He said \"hi\"", "active": true}]}),
      example(tab_crlf_no_header, {"data": [{"a": "x", "b": null}], "delimiter": "\t", "include_header": false, "line_ending": "crlf"}),
      example(empty, {"data": []}))]
-async fn csv_to_csv(input: CsvToCsvInput) -> Result<CsvToCsvOutput, ApiError> {
+async fn csv_to_csv(ctx: &Ctx, input: CsvToCsvInput) -> Result<CsvToCsvOutput, ApiError> {
     let delimiter = delimiter_byte("delimiter", &input.delimiter)?;
     let mut columns: IndexMap<&str, ()> = IndexMap::new();
     for row in &input.data {
         for k in row.keys() {
             columns.entry(k.as_str()).or_default();
         }
+    }
+    // Every row gets a field for every column: rows with distinct keys give rows x columns.
+    let mut budget = OutputBudget::new(ctx.config.response_limit);
+    budget.add(input.data.len().saturating_mul(columns.len() + 2))?;
+    for row in &input.data {
+        budget.add(row.values().map(|v| json_escaped_len(cell(Some(v)).as_bytes()) + 2).sum())?;
     }
     let terminator = match input.line_ending {
         LineEnding::Lf => csv::Terminator::Any(b'\n'),
@@ -219,7 +243,7 @@ mod tests {
         ]))
         .unwrap();
         for (delimiter, ending) in [(",", LineEnding::Lf), (";", LineEnding::Crlf), ("\t", LineEnding::Lf)] {
-            let csv = csv_to_csv(CsvToCsvInput {
+            let csv = csv_to_csv(&Ctx::for_tests(), CsvToCsvInput {
                 data: data.clone(),
                 delimiter: delimiter.into(),
                 include_header: true,
@@ -228,7 +252,7 @@ mod tests {
             .await
             .unwrap()
             .csv;
-            let back = csv_to_json(CsvToJsonInput { csv, delimiter: delimiter.into(), has_header: true }).await.unwrap();
+            let back = csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv, delimiter: delimiter.into(), has_header: true }).await.unwrap();
             let back = serde_json::to_value(&back.data).unwrap();
             assert_eq!(back, serde_json::to_value(&data).unwrap(), "delimiter {delimiter:?}");
         }
@@ -236,11 +260,11 @@ mod tests {
 
     #[tokio::test]
     async fn headers_are_made_unique_and_rows_checked() {
-        let out = csv_to_json(CsvToJsonInput { csv: "a,a,\n1,2,3".into(), delimiter: ",".into(), has_header: true })
+        let out = csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv: "a,a,\n1,2,3".into(), delimiter: ",".into(), has_header: true })
             .await
             .unwrap();
         assert_eq!(out.columns, vec!["a", "a_2", "column_3"]);
-        let err = csv_to_json(CsvToJsonInput { csv: "a,b\n1,2\n3".into(), delimiter: ",".into(), has_header: true })
+        let err = csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv: "a,b\n1,2\n3".into(), delimiter: ",".into(), has_header: true })
             .await
             .unwrap_err();
         assert!(err.message.contains("line 3"), "{}", err.message);

@@ -22,9 +22,10 @@ const BLOCKS: &[&str] = &[
 /// Elements that are separated from their neighbours by a blank line.
 const PARAGRAPHS: &[&str] = &["p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "ul", "ol"];
 
-/// Deepest element nesting accepted. HTML parsers spend time proportional to the depth of
-/// the open-element stack for each tag, so unbounded nesting is a cheap way to burn CPU.
-pub(crate) const MAX_DEPTH: usize = 512;
+/// Deepest element nesting accepted: the limit shared by every document reader. HTML parsers
+/// spend time proportional to the depth of the open-element stack for each tag, so unbounded
+/// nesting is a cheap way to burn CPU.
+pub(crate) const MAX_DEPTH: usize = crate::bounds::MAX_NESTING;
 
 /// Elements that never nest (void) or whose end tag is usually implied: they do not count.
 const FLAT: &[&str] = &[
@@ -56,7 +57,7 @@ pub(crate) fn check_depth(field: &str, html: &str) -> Result<(), ApiError> {
         } else if !self_closing {
             depth += 1;
             if depth > MAX_DEPTH {
-                return Err(ApiError::invalid(field, format!("elements are nested deeper than {MAX_DEPTH} levels")));
+                return Err(crate::bounds::too_deep(field));
             }
         }
     }
@@ -252,7 +253,7 @@ struct HtmlToTextOutput {
 /// `- item` or `1. item`, and separates table cells with tabs. Links become `[text](url)` with
 /// `preserveLinks`, images `[alt](src)` with `preserveImages`.
 #[op(post "/v1/html-to-text/convert", id = "htmlToText", tag = "Text and data",
-     rejects = "markup nested deeper than 512 elements",
+     rejects = "markup nested deeper than 128 elements",
      example(typical, {"html": "<html><head><title>x</title><style>p{}</style></head><body><h1>News</h1><p>Read <a href=\"https://example.com/a\">the article</a> &amp; more.</p><ul><li>one</li><li>two</li></ul></body></html>"}),
      example(links_and_images, {"html": "<p>See <a href=\"/docs\">docs</a> <img src=\"/logo.png\" alt=\"Logo\"></p><ol><li>first</li><li>second</li></ol>", "preserveLinks": true, "preserveImages": true}))]
 async fn html_to_text(input: HtmlToTextInput) -> Result<HtmlToTextOutput, ApiError> {
@@ -300,7 +301,7 @@ struct HtmlSanitizeOutput {
 /// is dropped. Links get `rel="noopener noreferrer"`. With `allowed_tags`, only those tags are
 /// kept, with the attributes that are safe for each.
 #[op(post "/v1/html-sanitize", id = "htmlSanitize", tag = "Text and data",
-     rejects = "an `allowed_tags` entry that names a tag that can never be allowed, such as script or iframe, or markup nested deeper than 512 elements",
+     rejects = "an `allowed_tags` entry that names a tag that can never be allowed, such as script or iframe, or markup nested deeper than 128 elements",
      example(typical, {"html": "<p onclick=\"steal()\">Hello <b>world</b><script>alert(1)</script> <a href=\"javascript:x()\">x</a> <a href=\"https://example.com\">ok</a></p>"}),
      example(allow_list, {"html": "<h1>Title</h1><p>Text with <em>emphasis</em> and <img src=\"a.png\"></p>", "allowed_tags": ["p", "em"]}),
      example(forbidden_tag, {"html": "<p>x</p>", "allowed_tags": ["p", "script"]}, status = 400))]

@@ -3,13 +3,18 @@
 //! Formatting and minifying work on tokens, not on a parsed value: numbers keep their exact
 //! spelling (`1.0`, `1e400`, 20-digit integers), strings keep their escapes, and object keys
 //! keep their order and even their duplicates. The text is first checked with a real parser,
-//! so only valid JSON is ever reformatted. Nesting deeper than 128 levels is refused.
+//! so only valid JSON is ever reformatted. Nesting deeper than 128 levels is refused, and the
+//! size of a formatted answer is computed before it is built (indentation grows with depth
+//! times lines, so a small document can ask for a very large answer).
 
-use crate::prelude::*;
+use crate::{bounds::OutputBudget, prelude::*};
 
 /// Checks `text` is one JSON value; on failure, a message and the position of the error.
-fn check(text: &str) -> Result<(), JsonProblem> {
-    serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ()).map_err(|e| problem(text, &e))
+/// Nesting is checked first (see [`crate::bounds::check_json_nesting`]): parsing into
+/// `IgnoredAny` does not count levels.
+fn check(field: &str, text: &str) -> Result<Result<(), JsonProblem>, ApiError> {
+    crate::bounds::check_json_nesting(field, text)?;
+    Ok(serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ()).map_err(|e| problem(text, &e)))
 }
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
@@ -45,67 +50,113 @@ fn invalid(field: &str, p: &JsonProblem) -> ApiError {
     ApiError::invalid(field, format!("not valid JSON: {} at line {} column {}", p.message, p.line, p.column))
 }
 
-/// Re-emits valid JSON with `indent` spaces per level (0: on one line, without spaces).
-fn reformat(src: &str, indent: usize) -> String {
-    let mut out = String::with_capacity(src.len() + src.len() / 4);
-    let mut depth = 0usize;
-    let mut chars = src.chars().peekable();
-    let newline = |out: &mut String, depth: usize| {
+/// Where [`reformat_into`] writes: the text itself, or a count of what it would take.
+trait Sink {
+    fn byte(&mut self, b: u8);
+    fn spaces(&mut self, n: usize);
+}
+
+impl Sink for Vec<u8> {
+    fn byte(&mut self, b: u8) {
+        self.push(b);
+    }
+
+    fn spaces(&mut self, n: usize) {
+        self.extend(std::iter::repeat_n(b' ', n));
+    }
+}
+
+/// Counts the bytes the text takes once escaped inside the JSON answer, so the size of a
+/// formatted document is known before a byte of it is built.
+struct EscapedSize(usize);
+
+impl Sink for EscapedSize {
+    fn byte(&mut self, b: u8) {
+        self.0 += crate::bounds::json_escaped_byte_len(b);
+    }
+
+    fn spaces(&mut self, n: usize) {
+        self.0 += n;
+    }
+}
+
+/// Re-emits valid JSON with `indent` spaces per level (0: on one line, without spaces). Works
+/// on bytes: every structural character is ASCII, and string contents are copied unchanged.
+fn reformat_into(src: &str, indent: usize, out: &mut impl Sink) {
+    let bytes = src.as_bytes();
+    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let newline = |out: &mut _, depth: usize| {
         if indent > 0 {
-            out.push('\n');
-            out.extend(std::iter::repeat_n(' ', depth * indent));
+            Sink::byte(out, b'\n');
+            Sink::spaces(out, depth * indent);
         }
     };
-    while let Some(c) = chars.next() {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        i += 1;
         match c {
-            '"' => {
-                out.push('"');
-                while let Some(s) = chars.next() {
-                    out.push(s);
-                    if s == '\\' {
-                        if let Some(n) = chars.next() {
-                            out.push(n);
-                        }
-                    } else if s == '"' {
+            b'"' => {
+                out.byte(c);
+                while i < bytes.len() {
+                    let s = bytes[i];
+                    i += 1;
+                    out.byte(s);
+                    if s == b'\\' && i < bytes.len() {
+                        out.byte(bytes[i]);
+                        i += 1;
+                    } else if s == b'"' {
                         break;
                     }
                 }
             }
-            '{' | '[' => {
-                while chars.peek().is_some_and(|c| c.is_ascii_whitespace()) {
-                    chars.next();
+            b'{' | b'[' => {
+                while i < bytes.len() && is_ws(bytes[i]) {
+                    i += 1;
                 }
-                let close = if c == '{' { '}' } else { ']' };
-                if chars.peek() == Some(&close) {
-                    chars.next();
-                    out.push(c);
-                    out.push(close);
+                let close = if c == b'{' { b'}' } else { b']' };
+                out.byte(c);
+                if bytes.get(i) == Some(&close) {
+                    i += 1;
+                    out.byte(close);
                 } else {
-                    out.push(c);
                     depth += 1;
-                    newline(&mut out, depth);
+                    newline(out, depth);
                 }
             }
-            '}' | ']' => {
+            b'}' | b']' => {
                 depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
+                newline(out, depth);
+                out.byte(c);
             }
-            ',' => {
-                out.push(',');
-                newline(&mut out, depth);
+            b',' => {
+                out.byte(c);
+                newline(out, depth);
             }
-            ':' => {
-                out.push(':');
-                if indent > 0 {
-                    out.push(' ');
-                }
+            b':' => {
+                out.byte(c);
+                out.spaces(usize::from(indent > 0));
             }
-            ' ' | '\t' | '\n' | '\r' => {}
-            other => out.push(other),
+            c if is_ws(c) => {}
+            other => out.byte(other),
         }
     }
-    out
+}
+
+/// [`reformat_into`] as a string.
+fn reformat(src: &str, indent: usize) -> String {
+    let mut out = Vec::with_capacity(src.len() + src.len() / 4);
+    reformat_into(src, indent, &mut out);
+    // Only ASCII was added and every multi-byte sequence of the input was copied whole.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Bytes the formatted text will take in the answer, escaped and quoted.
+fn formatted_size(src: &str, indent: usize) -> usize {
+    let mut size = EscapedSize(2);
+    reformat_into(src, indent, &mut size);
+    size.0
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -142,10 +193,13 @@ struct JsonFormatOutput {
      rejects = "text that is not valid JSON",
      example(typical, {"json": "{\"name\":\"wrench\",\"tags\":[\"api\",\"tools\"],\"version\":1.0}"}),
      example(four_spaces_nested, {"json": "[{\"a\":{}},[],{\"b\":[1e400,12345678901234567890]}]", "indent": 4}),
-     example(invalid, {"json": "{\"a\": 1,}"}, status = 400))]
-async fn json_format(input: JsonFormatInput) -> Result<JsonFormatOutput, ApiError> {
-    check(&input.json).map_err(|p| invalid("json", &p))?;
-    Ok(JsonFormatOutput { formatted: reformat(&input.json, input.indent as usize), valid: true })
+     example(invalid, {"json": "{\"a\": 1,}"}, status = 400),
+     cpu)]
+async fn json_format(ctx: &Ctx, input: JsonFormatInput) -> Result<JsonFormatOutput, ApiError> {
+    check("json", &input.json)?.map_err(|p| invalid("json", &p))?;
+    let indent = input.indent as usize;
+    crate::bounds::OutputBudget::new(ctx.config.response_limit).add(formatted_size(&input.json, indent))?;
+    Ok(JsonFormatOutput { formatted: reformat(&input.json, indent), valid: true })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -176,9 +230,10 @@ struct JsonMinifyOutput {
 #[op(post "/v1/json/minify", id = "jsonMinify", tag = "Text and data",
      rejects = "text that is not valid JSON",
      example(typical, {"json": "{\n  \"name\": \"wrench\",\n  \"tags\": [ \"api\", \"tools\" ]\n}"}),
-     example(already_minimal, {"json": "[1,2,3]"}))]
+     example(already_minimal, {"json": "[1,2,3]"}),
+     cpu)]
 async fn json_minify(input: JsonMinifyInput) -> Result<JsonMinifyOutput, ApiError> {
-    check(&input.json).map_err(|p| invalid("json", &p))?;
+    check("json", &input.json)?.map_err(|p| invalid("json", &p))?;
     let minified = reformat(&input.json, 0);
     let (before, after) = (input.json.len(), minified.len());
     let savings = if before == 0 { 0.0 } else { (before - after) as f64 * 100.0 / before as f64 };
@@ -205,13 +260,16 @@ struct JsonValidateOutput {
 ///
 /// Answers 200 either way: `valid` says whether the text is one JSON value (RFC 8259, with
 /// nothing but whitespace after it), and `error` gives the first problem with its position
-/// (0-based, in Unicode code points), line and column.
+/// (0-based, in Unicode code points), line and column. Text nested deeper than 128 levels is
+/// refused with 400 (the service does not read it), whether or not it is valid.
 #[op(post "/v1/json/validate", id = "jsonValidate", tag = "Text and data",
+     rejects = "text nested deeper than 128 levels",
      example(valid, {"json": "{\"ok\": [true, null, 1.5]}"}),
      example(trailing_comma, {"json": "{\n  \"a\": 1,\n}"}),
-     example(empty, {"json": ""}))]
+     example(empty, {"json": ""}),
+     cpu)]
 async fn json_validate(input: JsonValidateInput) -> Result<JsonValidateOutput, ApiError> {
-    Ok(match check(&input.json) {
+    Ok(match check("json", &input.json)? {
         Ok(()) => JsonValidateOutput { valid: true, error: None },
         Err(p) => JsonValidateOutput { valid: false, error: Some(p) },
     })
@@ -290,28 +348,48 @@ fn same_number(a: &serde_json::Number, b: &serde_json::Number) -> bool {
 }
 
 /// Every difference between `a` and `b` under `path` (`$` for the root), in document order.
-pub(crate) fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) {
+/// Each one is counted against `budget` as it is found: paths repeat their prefixes, so the
+/// answer can be much larger than the two documents.
+/// Adds one difference, counted against `budget`: its path, kind and punctuation, then its
+/// values.
+fn record(out: &mut Vec<Difference>, budget: &mut OutputBudget, d: Difference) -> Result<(), ApiError> {
+    budget.add_json_string(&d.path)?;
+    budget.add(48)?;
+    for v in [&d.old_value, &d.new_value].into_iter().flatten() {
+        budget.add(crate::bounds::json_size(v))?;
+    }
+    out.push(d);
+    Ok(())
+}
+
+pub(crate) fn diff(
+    path: &str,
+    a: &Value,
+    b: &Value,
+    out: &mut Vec<Difference>,
+    budget: &mut OutputBudget,
+) -> Result<(), ApiError> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             for (k, va) in x {
                 match y.get(k) {
-                    Some(vb) => diff(&key_path(path, k), va, vb, out),
-                    None => out.push(Difference {
+                    Some(vb) => diff(&key_path(path, k), va, vb, out, budget)?,
+                    None => record(out, budget, Difference {
                         path: key_path(path, k),
                         kind: ChangeType::Removed,
                         old_value: Some(va.clone()),
                         new_value: None,
-                    }),
+                    })?,
                 }
             }
             for (k, vb) in y {
                 if !x.contains_key(k) {
-                    out.push(Difference {
+                    record(out, budget, Difference {
                         path: key_path(path, k),
                         kind: ChangeType::Added,
                         old_value: None,
                         new_value: Some(vb.clone()),
-                    });
+                    })?;
                 }
             }
         }
@@ -319,12 +397,12 @@ pub(crate) fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) 
             for i in 0..x.len().max(y.len()) {
                 let p = format!("{path}[{i}]");
                 match (x.get(i), y.get(i)) {
-                    (Some(va), Some(vb)) => diff(&p, va, vb, out),
+                    (Some(va), Some(vb)) => diff(&p, va, vb, out, budget)?,
                     (Some(va), None) => {
-                        out.push(Difference { path: p, kind: ChangeType::Removed, old_value: Some(va.clone()), new_value: None })
+                        record(out, budget, Difference { path: p, kind: ChangeType::Removed, old_value: Some(va.clone()), new_value: None })?
                     }
                     (None, Some(vb)) => {
-                        out.push(Difference { path: p, kind: ChangeType::Added, old_value: None, new_value: Some(vb.clone()) })
+                        record(out, budget, Difference { path: p, kind: ChangeType::Added, old_value: None, new_value: Some(vb.clone()) })?
                     }
                     (None, None) => {}
                 }
@@ -332,13 +410,24 @@ pub(crate) fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) 
         }
         (Value::Number(x), Value::Number(y)) if same_number(x, y) => {}
         _ if a == b => {}
-        _ => out.push(Difference {
+        _ => record(out, budget, Difference {
             path: path.to_string(),
             kind: ChangeType::Changed,
             old_value: Some(a.clone()),
             new_value: Some(b.clone()),
-        }),
+        })?,
     }
+    Ok(())
+}
+
+/// Parses a document already checked to nest at most [`crate::bounds::MAX_NESTING`] levels;
+/// serde_json's own guard (which stops one level short of that) is off so that the one limit
+/// holds.
+fn parse_value(field: &str, text: &str) -> Result<Value, ApiError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let value = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    value.map_err(|e| invalid(field, &problem(text, &e)))
 }
 
 /// Compare two JSON documents.
@@ -352,12 +441,15 @@ pub(crate) fn diff(path: &str, a: &Value, b: &Value, out: &mut Vec<Difference>) 
      rejects = "`a` or `b` that is not valid JSON",
      example(typical, {"a": "{\"name\":\"wrench\",\"tags\":[\"api\"],\"old\":true}", "b": "{\"name\":\"wrench 2\",\"tags\":[\"api\",\"tools\"],\"new\":1}"}),
      example(equal_with_key_order, {"a": "{\"x\":1,\"y\":[1.0]}", "b": "{\"y\":[1],\"x\":1}"}),
-     example(type_change, {"a": "{\"weird key\":\"1\"}", "b": "{\"weird key\":1}"}))]
-async fn json_diff(input: JsonDiffInput) -> Result<JsonDiffOutput, ApiError> {
-    let a: Value = serde_json::from_str(&input.a).map_err(|e| invalid("a", &problem(&input.a, &e)))?;
-    let b: Value = serde_json::from_str(&input.b).map_err(|e| invalid("b", &problem(&input.b, &e)))?;
+     example(type_change, {"a": "{\"weird key\":\"1\"}", "b": "{\"weird key\":1}"}),
+     cpu)]
+async fn json_diff(ctx: &Ctx, input: JsonDiffInput) -> Result<JsonDiffOutput, ApiError> {
+    crate::bounds::check_json_nesting("a", &input.a)?;
+    crate::bounds::check_json_nesting("b", &input.b)?;
+    let a = parse_value("a", &input.a)?;
+    let b = parse_value("b", &input.b)?;
     let mut differences = Vec::new();
-    diff("$", &a, &b, &mut differences);
+    diff("$", &a, &b, &mut differences, &mut OutputBudget::new(ctx.config.response_limit))?;
     Ok(JsonDiffOutput { equal: differences.is_empty(), differences })
 }
 
@@ -378,7 +470,8 @@ mod tests {
                 let out = reformat(s, indent);
                 // Same tokens: minifying the output gives the minified input.
                 assert_eq!(reformat(&out, 0), reformat(s, 0));
-                check(&out).unwrap();
+                check("json", &out).unwrap().unwrap();
+                assert_eq!(formatted_size(s, indent), serde_json::to_string(&out).unwrap().len());
             }
         }
         assert_eq!(reformat(samples[1], 0), r#"[1e400,-0.0,12345678901234567890123,"tab\tand \u00e9"]"#);
@@ -387,6 +480,7 @@ mod tests {
 
     #[test]
     fn positions_are_in_code_points() {
+        let check = |t: &str| check("json", t).unwrap();
         let p = check("{\"é\": tru}").unwrap_err();
         // The error is detected at the closing brace, the 10th code point (byte 11).
         assert_eq!((p.line, p.column, p.position), (1, 10, 9), "{p:?}");
@@ -395,6 +489,16 @@ mod tests {
         assert_eq!(p.position, 12);
         let p = check("").unwrap_err();
         assert_eq!(p.position, 0);
+    }
+
+    #[test]
+    fn formatted_size_grows_with_depth_times_indent() {
+        // 128 levels with 8 spaces: line k holds 8k spaces, both ways down and up.
+        let deep = "[".repeat(128) + &"]".repeat(128);
+        let out = reformat(&deep, 8);
+        let spaces: usize = (1..=127).map(|k| 8 * k).sum::<usize>() + (0..=126).map(|k| 8 * k).sum::<usize>();
+        assert_eq!(out.len(), 256 + 254 + spaces);
+        assert_eq!(formatted_size(&deep, 8), serde_json::to_string(&out).unwrap().len());
     }
 
     #[tokio::test]
@@ -406,7 +510,7 @@ mod tests {
 
     #[tokio::test]
     async fn diff_paths_and_kinds() {
-        let out = json_diff(JsonDiffInput {
+        let out = json_diff(&Ctx::for_tests(), JsonDiffInput {
             a: r#"{"a":{"b":[1,2,3]},"k":"v","x y":1}"#.into(),
             b: r#"{"a":{"b":[1,5]},"x y":1.0,"n":null}"#.into(),
         })

@@ -2,8 +2,15 @@
 //!
 //! Rendering is comrak's; sanitizing is ammonia's allow-list cleaner, never a blocklist of
 //! our own. The plain-text walk is iterative, so deeply nested input cannot exhaust the stack.
+//! Documents whose blocks and inlines nest deeper than the shared limit (128) are refused once
+//! parsed, before anything is rendered, and HTML is rendered into a writer that stops at the
+//! response limit. comrak itself bounds the two known amplifiers of Markdown: reference links
+//! expand to at most 100,000 bytes in all, and GFM tables pad at most 500,000 missing cells.
 
-use comrak::{Arena, Options, nodes::NodeValue};
+use comrak::{
+    Arena, Options,
+    nodes::{AstNode, NodeValue},
+};
 
 use crate::prelude::*;
 
@@ -19,6 +26,20 @@ fn options(gfm: bool) -> Options<'static> {
     // Raw HTML is passed through (CommonMark behaviour); `sanitize` is the safety switch.
     o.render.r#unsafe = true;
     o
+}
+
+/// Parses `md` and refuses a tree deeper than [`crate::bounds::MAX_NESTING`] (the document
+/// node itself not counted).
+fn parse<'a>(arena: &'a Arena<'a>, md: &str, options: &Options) -> Result<&'a AstNode<'a>, ApiError> {
+    let root = comrak::parse_document(arena, md, options);
+    let mut stack = vec![(root, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        if depth > crate::bounds::MAX_NESTING {
+            return Err(crate::bounds::too_deep("markdown"));
+        }
+        stack.extend(node.children().map(|c| (c, depth + 1)));
+    }
+    Ok(root)
 }
 
 /// The cleaner used for `sanitize: true`: ammonia's defaults (no scripts, event handlers,
@@ -62,19 +83,22 @@ struct MarkdownToHtmlOutput {
 /// allow-list cleaner over the result (no scripts, event handlers, iframes, objects, embeds,
 /// styles or `javascript:` links).
 #[op(post "/v1/markdown/to-html", id = "markdownToHtml", tag = "Text and data",
-     rejects = "with `sanitize`, Markdown whose HTML nests deeper than 512 elements",
+     rejects = "Markdown nested deeper than 128 levels",
      example(typical, {"markdown": "# Title\n\nSome *emphasis*, a [link](https://example.com) and ~~old~~ text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo"}),
      example(sanitized, {"markdown": "Hi <img src=x onerror=alert(1)> <script>alert(2)</script>\n\n[click](javascript:alert(3))", "sanitize": true}),
-     example(commonmark_only, {"markdown": "~~not struck~~ and www.example.com", "gfm": false}))]
-async fn markdown_to_html(input: MarkdownToHtmlInput) -> Result<MarkdownToHtmlOutput, ApiError> {
-    let html = comrak::markdown_to_html(&input.markdown, &options(input.gfm));
-    let html = if input.sanitize {
-        // The cleaner parses the HTML: bound its nesting first, as html-sanitize does.
-        super::html::check_depth("markdown", &html)?;
-        sanitizer().clean(&html).to_string()
-    } else {
-        html
-    };
+     example(commonmark_only, {"markdown": "~~not struck~~ and www.example.com", "gfm": false}),
+     example(too_deep, {"markdown": ">>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>> deep"}, status = 400),
+     cpu)]
+async fn markdown_to_html(ctx: &Ctx, input: MarkdownToHtmlInput) -> Result<MarkdownToHtmlOutput, ApiError> {
+    let arena = Arena::new();
+    let opts = options(input.gfm);
+    let root = parse(&arena, &input.markdown, &opts)?;
+    let mut out = crate::bounds::CappedText::new(ctx.config.response_limit);
+    let rendered = comrak::format_html(root, &opts, &mut out);
+    let html = out.finish()?;
+    rendered.map_err(|_| ApiError::internal("rendering the Markdown failed"))?;
+    // The cleaner only removes; its output is never larger than what it was given.
+    let html = if input.sanitize { sanitizer().clean(&html).to_string() } else { html };
     Ok(MarkdownToHtmlOutput { html })
 }
 
@@ -109,9 +133,9 @@ fn break_lines(out: &mut String, n: usize) {
 }
 
 /// Plain text of a Markdown document.
-pub(crate) fn markdown_text(md: &str) -> String {
+fn markdown_text(md: &str) -> Result<String, ApiError> {
     let arena = Arena::new();
-    let root = comrak::parse_document(&arena, md, &options(true));
+    let root = parse(&arena, md, &options(true))?;
     let mut out = String::new();
     // Iterative depth-first walk: (node, children already visited).
     let mut stack = vec![(root, false)];
@@ -160,7 +184,7 @@ pub(crate) fn markdown_text(md: &str) -> String {
         }
     }
     let lines: Vec<&str> = out.lines().map(|l| l.trim_end_matches(['\t', ' '])).collect();
-    lines.join("\n").trim().to_string()
+    Ok(lines.join("\n").trim().to_string())
 }
 
 /// Convert Markdown to plain text.
@@ -170,10 +194,12 @@ pub(crate) fn markdown_text(md: &str) -> String {
 /// separated by tabs. Raw HTML is dropped.
 #[op(post "/v1/markdown/to-text", id = "markdownToText", tag = "Text and data",
      example(typical, {"markdown": "# Release notes\n\nThe **fast** path is [documented](https://example.com).\n\n- one\n- two\n\n```\ncode stays\n```"}),
-     example(html_and_table, {"markdown": "<div>raw html</div>\n\n| a | b |\n|---|---|\n| 1 | 2 |"}))]
+     example(html_and_table, {"markdown": "<div>raw html</div>\n\n| a | b |\n|---|---|\n| 1 | 2 |"}),
+     rejects = "Markdown nested deeper than 128 levels",
+     cpu)]
 async fn markdown_to_text(input: MarkdownToTextInput) -> Result<MarkdownToTextOutput, ApiError> {
     use unicode_segmentation::UnicodeSegmentation;
-    let text = markdown_text(&input.markdown);
+    let text = markdown_text(&input.markdown)?;
     Ok(MarkdownToTextOutput { word_count: text.unicode_words().count(), text })
 }
 
@@ -184,11 +210,11 @@ mod tests {
     #[tokio::test]
     async fn gfm_features_render() {
         let md = "| a |\n|---|\n| 1 |\n\n~~x~~ https://example.com\n\n- [x] done";
-        let html = markdown_to_html(MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: false }).await.unwrap().html;
+        let html = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: false }).await.unwrap().html;
         for needle in ["<table>", "<del>x</del>", "<a href=\"https://example.com\">", "type=\"checkbox\""] {
             assert!(html.contains(needle), "{needle} missing in {html}");
         }
-        let plain = markdown_to_html(MarkdownToHtmlInput { markdown: md.into(), gfm: false, sanitize: false }).await.unwrap().html;
+        let plain = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: false, sanitize: false }).await.unwrap().html;
         assert!(!plain.contains("<table>") && !plain.contains("<del>"));
     }
 
@@ -196,7 +222,7 @@ mod tests {
     async fn sanitize_strips_active_content() {
         let md = "<script>alert(1)</script><iframe src=x></iframe><object data=x></object><embed src=x>\
                   <a href=\"javascript:alert(1)\" onclick=\"x()\">a</a><img src=y onerror=\"z()\">\n\n- [x] kept";
-        let html = markdown_to_html(MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: true }).await.unwrap().html;
+        let html = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: true }).await.unwrap().html;
         let lower = html.to_lowercase();
         for bad in ["<script", "<iframe", "<object", "<embed", "onclick", "onerror", "javascript:"] {
             assert!(!lower.contains(bad), "{bad} survived: {html}");
@@ -210,15 +236,20 @@ mod tests {
         // past anything legitimate and must still render (or be refused), never abort.
         for md in [">".repeat(100_000) + " deep", "- ".repeat(50_000) + "deep", "*".repeat(50_000) + "x" + &"*".repeat(50_000)] {
             for sanitize in [false, true] {
-                let r = markdown_to_html(MarkdownToHtmlInput { markdown: md.clone(), gfm: true, sanitize }).await;
+                let r = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.clone(), gfm: true, sanitize }).await;
                 assert!(r.is_ok() || r.unwrap_err().code == ErrorCode::ValidationError);
             }
         }
     }
 
     #[test]
-    fn deep_nesting_does_not_overflow() {
-        let md = ">".repeat(50_000) + " deep";
-        assert_eq!(markdown_text(&md), "deep");
+    fn nesting_is_refused_past_the_shared_limit() {
+        // 127 block quotes hold a paragraph holding text: 129 levels below the document.
+        let limit = crate::bounds::MAX_NESTING;
+        assert_eq!(markdown_text(&(">".repeat(limit - 2) + " deep")).unwrap(), "deep");
+        let e = markdown_text(&(">".repeat(limit - 1) + " deep")).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("markdown"));
+        let e = markdown_text(&(">".repeat(50_000) + " deep")).unwrap_err();
+        assert!(e.message.contains("nested deeper than 128"), "{}", e.message);
     }
 }

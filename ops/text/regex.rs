@@ -3,7 +3,7 @@
 //! Patterns are JavaScript syntax (`/.../flags` without the slashes) run by fancy-regex: the
 //! parts a plain automaton can do run in linear time on Rust's `regex`, and the rest
 //! (look-around, back-references) backtracks under a step limit. Matching also stops at a
-//! wall-clock deadline, and runs on the blocking pool, so a hostile pattern cannot hold an
+//! wall-clock deadline, and runs on the bounded CPU pool (`cpu` in its declaration), so a hostile pattern cannot hold an
 //! async worker or a core for long. Every size is capped; the caps are in the schema.
 //!
 //! JavaScript's `\d`, `\w` and `\b` are ASCII-only; they are translated so that they stay so.
@@ -213,12 +213,19 @@ struct RegexTestOutput {
     truncated: bool,
 }
 
-fn run_test(input: RegexTestInput) -> Result<RegexTestOutput, ApiError> {
+fn run_test(input: RegexTestInput, response_limit: usize) -> Result<RegexTestOutput, ApiError> {
     let (re, flags) = compile(&input.pattern, &input.flags)?;
     let names: Vec<Option<String>> = re.capture_names().map(|n| n.map(str::to_string)).collect();
     let text = input.test_string.as_str();
     let mut matches = Vec::new();
+    // A group can capture the rest of the text at every one of 1,000 matches: count each
+    // match's text before keeping it.
+    let mut budget = crate::bounds::OutputBudget::new(response_limit);
     let truncated = each_match(&re, flags, text, MAX_MATCHES, |caps| {
+        budget.add(64)?;
+        for g in caps.iter().flatten() {
+            budget.add(2 * crate::bounds::json_escaped_len(g.as_str().as_bytes()) + 8)?;
+        }
         let m = caps.get(0).expect("group 0");
         let mut groups = Map::new();
         let mut captures = Vec::new();
@@ -248,11 +255,10 @@ fn run_test(input: RegexTestInput) -> Result<RegexTestOutput, ApiError> {
      example(global_named_groups, {"pattern": "(?<year>\\d{4})-(?<month>\\d{2})", "testString": "Released 2024-03, patched 2025-11.", "flags": "g"}),
      example(first_only_case_insensitive, {"pattern": "wrench", "testString": "Wrench, WRENCH, wrench", "flags": "i"}),
      example(nested_quantifier_with_backreference, {"pattern": "^(a+)+\\1$", "testString": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"}),
-     example(invalid_pattern, {"pattern": "(unclosed", "testString": "x"}, status = 400))]
-async fn regex_test(input: RegexTestInput) -> Result<RegexTestOutput, ApiError> {
-    tokio::task::spawn_blocking(move || run_test(input))
-        .await
-        .map_err(|_| ApiError::internal("the regular expression task failed"))?
+     example(invalid_pattern, {"pattern": "(unclosed", "testString": "x"}, status = 400),
+     cpu)]
+async fn regex_test(ctx: &Ctx, input: RegexTestInput) -> Result<RegexTestOutput, ApiError> {
+    run_test(input, ctx.config.response_limit)
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -289,7 +295,9 @@ fn expand(template: &str, caps: &Captures<'_, str>, names: &[Option<String>], te
     let has_names = names.iter().any(Option::is_some);
     let bytes = template.as_bytes();
     let mut i = 0;
-    while i < template.len() {
+    // Each step adds at most the text's length; the caller refuses the result once it is over
+    // the cap, so stopping here keeps `$'$'$'...` from building gigabytes first.
+    while i < template.len() && out.len() <= MAX_RESULT {
         let rest = &template[i..];
         if bytes[i] != b'$' || rest.len() < 2 {
             let c = rest.chars().next().expect("non-empty");
@@ -385,11 +393,10 @@ fn run_replace(input: RegexReplaceInput) -> Result<RegexReplaceOutput, ApiError>
 #[op(post "/v1/regex/replace", id = "regexReplace", tag = "Text and data",
      rejects = "a pattern that is not a valid regular expression, unknown or repeated flags, a pattern too expensive for the budgets, or a result over 1 MiB",
      example(swap_dates, {"pattern": "(?<y>\\d{4})-(\\d{2})-(\\d{2})", "testString": "from 2024-03-09 to 2024-12-31", "replacement": "$3/$2/$<y>", "flags": "g"}),
-     example(first_only, {"pattern": "o", "testString": "foo boo", "replacement": "[$&]"}))]
+     example(first_only, {"pattern": "o", "testString": "foo boo", "replacement": "[$&]"}),
+     cpu)]
 async fn regex_replace(input: RegexReplaceInput) -> Result<RegexReplaceOutput, ApiError> {
-    tokio::task::spawn_blocking(move || run_replace(input))
-        .await
-        .map_err(|_| ApiError::internal("the regular expression task failed"))?
+    run_replace(input)
 }
 
 #[cfg(test)]
@@ -397,7 +404,7 @@ mod tests {
     use super::*;
 
     fn test(p: &str, s: &str, f: &str) -> Result<RegexTestOutput, ApiError> {
-        run_test(RegexTestInput { pattern: p.into(), test_string: s.into(), flags: f.into() })
+        run_test(RegexTestInput { pattern: p.into(), test_string: s.into(), flags: f.into() }, 8 << 20)
     }
 
     fn replace(p: &str, s: &str, r: &str, f: &str) -> String {
@@ -461,7 +468,7 @@ mod tests {
             let pattern = open.repeat(depth / open.len().max(1)) + "a" + &close.repeat(depth / open.len().max(1));
             let pattern: String = pattern.chars().take(1000).collect();
             let input = RegexTestInput { pattern, test_string: "aaa".into(), flags: "g".into() };
-            let _ = regex_test(input).await;
+            let _ = regex_test(&Ctx::for_tests(), input).await;
         }
     }
 

@@ -10,7 +10,7 @@ use serde_json::Map;
 use crate::prelude::*;
 
 /// Deepest element nesting accepted.
-const MAX_DEPTH: usize = 100;
+const MAX_DEPTH: usize = crate::bounds::MAX_NESTING;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -113,7 +113,7 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
                     return Err(ApiError::invalid("xml", "has more than one root element"));
                 }
                 if stack.len() >= MAX_DEPTH {
-                    return Err(ApiError::invalid("xml", format!("elements are nested deeper than {MAX_DEPTH} levels")));
+                    return Err(crate::bounds::too_deep("xml"));
                 }
                 stack.push(open(&e, strip)?);
             }
@@ -192,9 +192,9 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
 /// unless `stripNamespaces` is set. Text is trimmed; CDATA is text. Comments and processing
 /// instructions are dropped. Only the five predefined entities and character references are
 /// resolved: DTD entities are never expanded (no entity bombs, no external entities), and a
-/// reference to one is a 400. Nesting is limited to 100 levels.
+/// reference to one is a 400. Nesting is limited to 128 levels.
 #[op(post "/v1/xml/to-json", id = "xmlToJson", tag = "Text and data",
-     rejects = "XML that is not well-formed, uses entities other than the predefined ones, or nests deeper than 100 levels",
+     rejects = "XML that is not well-formed, uses entities other than the predefined ones, or nests deeper than 128 levels",
      example(typical, {"xml": "<?xml version=\"1.0\"?><catalog lang=\"en\"><book id=\"1\"><title>Rust &amp; You</title><tag>a</tag><tag>b</tag></book><note>see <![CDATA[<raw>]]></note><empty/></catalog>"}),
      example(namespaces_stripped, {"xml": "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><m:Price xmlns:m=\"urn:x\" m:currency=\"EUR\">9.5</m:Price></soap:Body></soap:Envelope>", "stripNamespaces": true}),
      example(entity_bomb_refused, {"xml": "<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]><lolz>&lol2;</lolz>"}, status = 400))]

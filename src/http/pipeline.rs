@@ -23,8 +23,14 @@ use crate::{
 
 pub(super) async fn run(state: &State, op: &Operation, mut req: Request, meta: &RequestMeta) -> Response {
     let mut limit_headers = Vec::new();
-    let result = call(state, op, &mut req, meta, &mut limit_headers).await;
+    let mut result = call(state, op, &mut req, meta, &mut limit_headers).await;
     meta.set_op(op.id);
+    // JSON results were refused while being serialized; images are checked here.
+    if let Ok(Reply::Image(img)) = &result
+        && img.bytes.len() > state.config.response_limit
+    {
+        result = Err(crate::bounds::result_too_large(img.bytes.len(), false, state.config.response_limit));
+    }
     let mut resp = render(result, meta);
     for (k, v) in limit_headers {
         resp.headers_mut().insert(k, v);
@@ -73,7 +79,16 @@ async fn call(
         if declared.is_some_and(|n| n > limit as u64) {
             return Err(too_large(limit));
         }
-        op_req.body = req.take_body().into_bytes_limit(limit).await.map_err(|e| match e {
+        // A body that trickles in holds a connection and a buffer: it has a deadline of its own.
+        let timeout = state.config.body_timeout;
+        let read = tokio::time::timeout(timeout, req.take_body().into_bytes_limit(limit)).await.map_err(|_| {
+            ApiError::new(
+                ErrorCode::RequestTimeout,
+                format!("the body did not arrive within {} s (WRENCH_BODY_TIMEOUT)", timeout.as_secs()),
+            )
+            .with_header(header::CONNECTION, HeaderValue::from_static("close"))
+        })?;
+        op_req.body = read.map_err(|e| match e {
             ReadBodyError::PayloadTooLarge => too_large(limit),
             other => ApiError::new(ErrorCode::InvalidJson, format!("the body could not be read: {other}")),
         })?;
