@@ -5,6 +5,8 @@
 //! client's spelling (`data[2].name`, `count`). serde's messages are rephrased where they speak
 //! of Rust rather than of the request ("missing field" becomes "is required").
 
+use std::cell::Cell;
+
 use serde::{Deserialize, de::DeserializeOwned};
 
 use crate::{
@@ -34,7 +36,18 @@ pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiErr
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => v,
-        Err(e) => return Err(json_error(&e.path().to_string(), e.inner())),
+        Err(e) => {
+            let path = e.path().to_string();
+            // serde_json reports a value of the wrong kind for an enum field (`"algorithm": 2`)
+            // as a syntax error; when the body itself is JSON, it is the field's type.
+            if e.inner().is_syntax() && !matches!(path.as_str(), "" | ".") && valid_json(bytes) {
+                return Err(ApiError::invalid(
+                    &path,
+                    "has the wrong type: expected one of the names the document lists",
+                ));
+            }
+            return Err(json_error(&path, e.inner()));
+        }
     };
     if let Err(e) = de.end() {
         return Err(syntax_error(&e));
@@ -43,9 +56,29 @@ pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiErr
     Ok(value)
 }
 
+thread_local! {
+    /// Set while query-string and path parameters are decoded: there every value arrives as
+    /// text, so [`integer`] reads numbers from strings. In a JSON body it never does (the
+    /// document says `integer`, and `"2"` is a string).
+    static TEXT_NUMBERS: Cell<bool> = const { Cell::new(false) };
+}
+
+fn valid_json(bytes: &[u8]) -> bool {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    serde::de::IgnoredAny::deserialize(&mut de).and_then(|_| de.end()).is_ok()
+}
+
 /// Decodes query-string and path parameters (path parameters win over a query parameter of
 /// the same name).
 pub fn query<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            TEXT_NUMBERS.set(false);
+        }
+    }
+    TEXT_NUMBERS.set(true);
+    let _reset = Reset;
     let mut pairs: Vec<(String, String)> = req.path_params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
         if !req.path_params.contains_key(k.as_ref()) {
@@ -182,8 +215,9 @@ fn or_body(base: String) -> String {
 }
 
 /// Deserializes an integer field the way JSON Schema counts integers: `15` and `15.0` are both
-/// the integer 15, while `15.5` or an out-of-range value is refused. Query parameters arrive
-/// as text and are read the same way. Use it on every integer input field:
+/// the integer 15, while `15.5`, an out-of-range value or (in a JSON body) a string is refused.
+/// Query and path parameters arrive as text and are read from it. Use it on every integer
+/// input field:
 /// `#[serde(deserialize_with = "crate::decode::integer")]`.
 pub fn integer<'de, D, T>(d: D) -> Result<T, D::Error>
 where
@@ -203,6 +237,9 @@ where
             n.to_string(),
             n.as_i128().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e30).map(|f| f as i128)),
         ),
+        IntLike::Text(s) if !TEXT_NUMBERS.get() => {
+            return Err(D::Error::invalid_type(Unexpected::Str(&s), &"an integer"));
+        }
         IntLike::Text(s) => {
             let t = s.trim();
             let parsed = t.parse::<i128>().ok().or_else(|| {
@@ -262,14 +299,34 @@ mod tests {
 
     #[test]
     fn integers_as_json_schema_counts_them() {
-        for ok in [r#"{"n": 7}"#, r#"{"n": 7.0}"#, r#"{"n": "7"}"#, r#"{"n": 7e0}"#] {
+        for ok in [r#"{"n": 7}"#, r#"{"n": 7.0}"#, r#"{"n": 7e0}"#] {
             assert_eq!(serde_json::from_str::<Count>(ok).unwrap().n, 7, "{ok}");
         }
-        for bad in
-            [r#"{"n": 7.5}"#, r#"{"n": 256}"#, r#"{"n": -1}"#, r#"{"n": "x"}"#, r#"{"n": true}"#, r#"{"n": null}"#]
-        {
+        for bad in [
+            r#"{"n": 7.5}"#,
+            r#"{"n": 256}"#,
+            r#"{"n": -1}"#,
+            r#"{"n": "x"}"#,
+            r#"{"n": true}"#,
+            r#"{"n": null}"#,
+            r#"{"n": "7"}"#,
+        ] {
             assert!(serde_json::from_str::<Count>(bad).is_err(), "{bad}");
         }
+        // Strings are numbers only where everything is text: query and path parameters.
+        let req = OpRequest { query: "n=7".into(), ..OpRequest::default() };
+        #[derive(Debug, serde::Deserialize)]
+        struct Q {
+            #[serde(deserialize_with = "integer")]
+            n: u8,
+        }
+        impl Validate for Q {
+            fn validate(&self, _: &str) -> Result<(), crate::validate::FieldError> {
+                Ok(())
+            }
+        }
+        assert_eq!(query::<Q>(&req).unwrap().n, 7);
+        assert!(serde_json::from_str::<Count>(r#"{"n": "7"}"#).is_err(), "the flag does not outlive the query");
     }
 
     #[test]

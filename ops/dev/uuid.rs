@@ -66,9 +66,19 @@ async fn uuid_batch(input: UuidBatchInput) -> Result<UuidBatchOutput, ApiError> 
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-struct TimedId {
-    /// The identifier.
-    id: String,
+struct UlidOutput {
+    /// The ULID.
+    ulid: String,
+    /// Its embedded time, Unix milliseconds.
+    timestamp: u64,
+    /// Its embedded time (RFC 3339, UTC).
+    time: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct UuidV7Output {
+    /// The UUID, hyphenated, as `uuid/v4` gives its own.
+    uuid: String,
     /// Its embedded time, Unix milliseconds.
     timestamp: u64,
     /// Its embedded time (RFC 3339, UTC).
@@ -84,17 +94,17 @@ static ULIDS: LazyLock<Mutex<ulid::Generator>> = LazyLock::new(|| Mutex::new(uli
 /// bits. ULIDs made in the same millisecond by this server are strictly increasing (the random
 /// part is incremented), so they sort in creation order.
 #[op(post "/v1/uuid/ulid", id = "uuidUlid", tag = "Developer utilities",
-     redact(".data.id", ".data.timestamp", ".data.time"),
+     redact(".data.ulid", ".data.timestamp", ".data.time"),
      example(typical, {}),
      example(body_ignored, {"anything": true}))]
-async fn uuid_ulid() -> Result<TimedId, ApiError> {
+async fn uuid_ulid() -> Result<UlidOutput, ApiError> {
     let ulid = {
         let mut generator = ULIDS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         generator.generate().map_err(|_| ApiError::internal("ULID random part overflowed within one millisecond"))?
     };
     let timestamp = ulid.timestamp_ms();
-    Ok(TimedId {
-        id: ulid.to_string(),
+    Ok(UlidOutput {
+        ulid: ulid.to_string(),
         timestamp,
         time: time::rfc3339(SystemTime::UNIX_EPOCH + Duration::from_millis(timestamp)),
     })
@@ -106,15 +116,15 @@ async fn uuid_ulid() -> Result<TimedId, ApiError> {
 /// that keeps UUIDs from this server strictly increasing within a millisecond. Sorts by
 /// creation time, which suits database keys.
 #[op(post "/v1/uuid/v7", id = "uuidV7", tag = "Developer utilities",
-     redact(".data.id", ".data.timestamp", ".data.time"),
+     redact(".data.uuid", ".data.timestamp", ".data.time"),
      example(typical, {}),
      example(body_ignored, {"anything": true}))]
-async fn uuid_v7() -> Result<TimedId, ApiError> {
+async fn uuid_v7() -> Result<UuidV7Output, ApiError> {
     let uuid = Uuid::now_v7();
     let (secs, nanos) = uuid.get_timestamp().map(|t| t.to_unix()).unwrap_or((0, 0));
     let timestamp = secs * 1000 + u64::from(nanos / 1_000_000);
-    Ok(TimedId {
-        id: uuid.hyphenated().to_string(),
+    Ok(UuidV7Output {
+        uuid: uuid.hyphenated().to_string(),
         timestamp,
         time: time::rfc3339(SystemTime::UNIX_EPOCH + Duration::from_millis(timestamp)),
     })
@@ -247,16 +257,16 @@ mod tests {
         let mut last_v7 = String::new();
         for _ in 0..2000 {
             let u = uuid_ulid().await.unwrap();
-            assert_eq!(u.id.len(), 26);
-            assert!(u.id.chars().all(|c| CROCKFORD.contains(c)), "{}", u.id);
-            assert!(u.id > last_ulid, "{} after {last_ulid}", u.id);
+            assert_eq!(u.ulid.len(), 26);
+            assert!(u.ulid.chars().all(|c| CROCKFORD.contains(c)), "{}", u.ulid);
+            assert!(u.ulid > last_ulid, "{} after {last_ulid}", u.ulid);
             assert!(u.timestamp.abs_diff(now) < 60_000);
-            last_ulid = u.id;
+            last_ulid = u.ulid;
             let v = uuid_v7().await.unwrap();
-            assert!(v.id > last_v7, "{} after {last_v7}", v.id);
-            assert_eq!(validate(&v.id).await.version, Some(7));
+            assert!(v.uuid > last_v7, "{} after {last_v7}", v.uuid);
+            assert_eq!(validate(&v.uuid).await.version, Some(7));
             assert!(v.timestamp.abs_diff(now) < 60_000);
-            last_v7 = v.id;
+            last_v7 = v.uuid;
         }
     }
 }

@@ -114,8 +114,9 @@ async fn create_paste(input: PasteCreateInput, ctx: &Ctx) -> Result<PasteCreated
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct PasteIdInput {
-    /// The 8-character paste id.
-    #[schemars(pattern("^[A-Za-z0-9]{8}$"))]
+    /// The 8-character paste id. Any id that is not a live paste (of any shape) is 404
+    /// `NOT_FOUND`.
+    #[schemars(length(min = 1, max = 256))]
     id: String,
 }
 
@@ -136,11 +137,12 @@ struct PasteOutput {
 }
 
 async fn read_paste(ctx: &Ctx, id: String) -> Result<PasteOutput, ApiError> {
-    let raw = ctx
-        .store
-        .get(&key(&id))
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no paste {id}: it never existed or has expired")))?;
+    let missing = || ApiError::not_found(format!("no paste {id:?}: it never existed or has expired"));
+    // Only ids of the shape this service issues can exist; others are not looked up.
+    if !(id.len() == 8 && id.bytes().all(|b| b.is_ascii_alphanumeric())) {
+        return Err(missing());
+    }
+    let raw = ctx.store.get(&key(&id)).await?.ok_or_else(missing)?;
     let r: PasteRecord = serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored paste unreadable: {e}")))?;
     Ok(PasteOutput { id, size: r.content.len(), content: r.content, language: r.language, created_at: r.created_at, expires_at: r.expires_at })
 }
@@ -152,7 +154,7 @@ async fn read_paste(ctx: &Ctx, id: String) -> Result<PasteOutput, ApiError> {
 #[op(get "/v1/paste/{id}", id = "getPaste", tag = "Storage",
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AbCd1234"}, status = 404),
-     example(malformed_id, {"id": "short"}, status = 400))]
+     example(other_shape, {"id": "short"}, status = 404))]
 async fn get_paste(input: PasteIdInput, ctx: &Ctx) -> Result<PasteOutput, ApiError> {
     read_paste(ctx, input.id).await
 }
@@ -163,7 +165,7 @@ async fn get_paste(input: PasteIdInput, ctx: &Ctx) -> Result<PasteOutput, ApiErr
 #[op(post "/v1/paste/get", id = "getPastePost", tag = "Storage",
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AbCd1234"}, status = 404),
-     example(malformed_id, {"id": "not-an-id!"}, status = 400))]
+     example(other_shape, {"id": "not-an-id!"}, status = 404))]
 async fn get_paste_post(input: PasteIdInput, ctx: &Ctx) -> Result<PasteOutput, ApiError> {
     read_paste(ctx, input.id).await
 }

@@ -136,13 +136,18 @@ async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<Short
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct SlugInput {
-    /// The link's slug.
-    #[schemars(pattern("^[A-Za-z0-9_-]{1,64}$"))]
+    /// The link's slug. Any slug that is not a link (of any shape) is 404 `NOT_FOUND`.
+    #[schemars(length(min = 1, max = 256))]
     slug: String,
 }
 
 async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
-    let raw = ctx.store.get(&key(slug)).await?.ok_or_else(|| ApiError::not_found(format!("no short link {slug:?}")))?;
+    let missing = || ApiError::not_found(format!("no short link {slug:?}"));
+    // Only slugs that could have been created are looked up.
+    if !(1..=64).contains(&slug.len()) || !slug.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+        return Err(missing());
+    }
+    let raw = ctx.store.get(&key(slug)).await?.ok_or_else(missing)?;
     serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored link unreadable: {e}")))
 }
 
@@ -154,7 +159,7 @@ async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
 #[op(get "/v1/short-url/r/{slug}", id = "followShortUrl", tag = "Storage", output = redirect,
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"slug": "nothing-here"}, status = 404),
-     example(malformed, {"slug": "no spaces"}, status = 400))]
+     example(other_shape, {"slug": "no spaces"}, status = 404))]
 async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiError> {
     let link = find(ctx, &input.slug).await?;
     let store = ctx.store.clone();
@@ -205,7 +210,7 @@ async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
 #[op(get "/v1/short-url/{slug}/stats", id = "getShortUrlStats", tag = "Storage",
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"slug": "nothing-here"}, status = 404),
-     example(malformed, {"slug": "bad slug!"}, status = 400))]
+     example(other_shape, {"slug": "bad slug!"}, status = 404))]
 async fn get_short_url_stats(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {
     stats(ctx, input.slug).await
 }

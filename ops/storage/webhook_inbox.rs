@@ -216,8 +216,9 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiErro
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct InboxIdInput {
-    /// The inbox id.
-    #[schemars(pattern("^[A-Za-z0-9]{1,64}$"))]
+    /// The inbox id. Any id that is not a live inbox (of any shape, such as the UUIDs other
+    /// services issue) is 404 `INBOX_NOT_FOUND`.
+    #[schemars(length(min = 1, max = 256))]
     id: String,
 }
 
@@ -228,7 +229,7 @@ struct InboxIdInput {
 #[op(get "/v1/webhook/inbox/{id}", id = "getWebhookInbox", tag = "Storage",
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
-     example(malformed, {"id": "no-dashes"}, status = 400))]
+     example(uuid_shaped, {"id": "3f2b8c1e-9d4a-4e7b-8a61-2c5d7e9f0b13"}, status = 404))]
 async fn get_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<InboxInfo, ApiError> {
     let record = load(ctx, &input.id).await?;
     let count = ctx.store.list_len(&payloads_key(&input.id)).await?;
@@ -265,7 +266,7 @@ async fn payloads(ctx: &Ctx, id: String) -> Result<PayloadList, ApiError> {
 #[op(get "/v1/webhook/inbox/{id}/payloads", id = "listWebhookPayloads", tag = "Storage",
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
-     example(malformed, {"id": "bad id"}, status = 400))]
+     example(other_shape, {"id": "bad id"}, status = 404))]
 async fn list_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
     payloads(ctx, input.id).await
 }
@@ -277,7 +278,7 @@ async fn list_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<Payload
 #[op(post "/v1/webhook/inbox/{id}/list", id = "listWebhookPayloadsPost", tag = "Storage", input = query,
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
-     example(malformed, {"id": "bad id"}, status = 400))]
+     example(other_shape, {"id": "bad id"}, status = 404))]
 async fn list_webhook_payloads_post(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
     payloads(ctx, input.id).await
 }
@@ -384,6 +385,16 @@ mod tests {
         }
         let (status, v) = json_of(cli.post("/v1/webhook/inbox/AAAAAAAAAAAAAAAA/receive").body("x").send().await).await;
         assert_eq!((status, v["error"]["code"].as_str()), (404, Some("INBOX_NOT_FOUND")));
+        // Ids of other shapes (the UUIDs other services issue, odd characters) are unknown
+        // inboxes too, on every path.
+        for id in ["3f2b8c1e-9d4a-4e7b-8a61-2c5d7e9f0b13", "x", "a.b~c", &"z".repeat(256)] {
+            for (method, path) in [("GET", ""), ("GET", "/payloads"), ("POST", "/list"), ("POST", "/receive")] {
+                let uri = format!("/v1/webhook/inbox/{id}{path}");
+                let resp = if method == "GET" { cli.get(&uri).send().await } else { cli.post(&uri).body("{}").send().await };
+                let (status, v) = json_of(resp).await;
+                assert_eq!((status, v["error"]["code"].as_str()), (404, Some("INBOX_NOT_FOUND")), "{method} {uri}");
+            }
+        }
         // An inbox whose 24 hours are over: written here with a short TTL to stand for it.
         let id = "BBBBBBBBBBBBBBBB";
         let soon = crate::time::now() + Duration::from_millis(200);

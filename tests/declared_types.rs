@@ -1,0 +1,140 @@
+//! The document is the contract in both directions: for every operation that takes a JSON body,
+//! every declared field is sent with a value of each JSON type the document does not allow
+//! for it (numeric strings included), on top of one of the operation's own valid examples, and
+//! must be refused with 400 `VALIDATION_ERROR` naming the field. Generated from the same
+//! declarations as the document, so a new operation is covered without a line here.
+
+use std::sync::Arc;
+
+use poem::test::TestClient;
+use serde_json::{Map, Value, json};
+use wrench::{
+    config::Config,
+    op::{InputKind, Operation},
+};
+
+/// Follows `$ref`s into the document's components.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => {
+            let name = r.trim_start_matches("#/components/schemas/");
+            resolve(doc, &doc["components"]["schemas"][name])
+        }
+        None => schema,
+    }
+}
+
+/// The JSON types a schema accepts, or `None` when it accepts any value.
+fn accepted_types(doc: &Value, schema: &Value) -> Option<Vec<String>> {
+    let schema = resolve(doc, schema);
+    let mut out = Vec::new();
+    match schema.get("type") {
+        Some(Value::String(t)) => out.push(t.clone()),
+        Some(Value::Array(ts)) => out.extend(ts.iter().filter_map(Value::as_str).map(str::to_string)),
+        _ => {}
+    }
+    let mut any_branch = false;
+    for key in ["anyOf", "oneOf"] {
+        for branch in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+            any_branch = true;
+            out.extend(accepted_types(doc, branch)?);
+        }
+    }
+    for v in schema.get("enum").and_then(Value::as_array).into_iter().flatten().chain(schema.get("const")) {
+        out.push(json_type(v).to_string());
+    }
+    if out.is_empty() && !any_branch {
+        return None;
+    }
+    if out.iter().any(|t| t == "number") {
+        out.push("integer".into());
+    }
+    Some(out)
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// One value of every JSON type, and strings that look like numbers and booleans.
+fn wrong_values() -> Vec<Value> {
+    vec![
+        json!("x"),
+        json!("2"),
+        json!("2.5"),
+        json!("true"),
+        json!(2),
+        json!(2.5),
+        json!(true),
+        json!(null),
+        json!([]),
+        json!({}),
+    ]
+}
+
+fn body_operations() -> Vec<Operation> {
+    wrench::operations().into_iter().filter(|o| o.input == InputKind::Body).collect()
+}
+
+#[tokio::test]
+async fn every_declared_field_refuses_every_undeclared_type() {
+    let doc = wrench::openapi_document();
+    let config = Config { anon_quota: wrench::config::Quota::UNLIMITED, ..Config::default() };
+    let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
+    let (mut checked, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
+    for op in body_operations() {
+        let method = op.method.lower();
+        let schema = &doc["paths"][op.path][method]["requestBody"]["content"]["application/json"]["schema"];
+        let schema = resolve(&doc, schema);
+        let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+            skipped.push(format!("{}: takes no fields", op.id));
+            continue;
+        };
+        // A valid example, or else any (reads of stored things have only 404 examples: a wrong
+        // type is refused before anything is looked up).
+        let examples = (op.examples)();
+        let Some(example) = examples.iter().find(|e| e.status == 200).or(examples.first()) else {
+            skipped.push(format!("{}: no example to start from", op.id));
+            continue;
+        };
+        let base: Map<String, Value> = example.input.as_object().cloned().unwrap_or_default();
+        for (field, field_schema) in props {
+            let Some(types) = accepted_types(&doc, field_schema) else {
+                skipped.push(format!("{}.{field}: the document allows any value", op.id));
+                continue;
+            };
+            for wrong in wrong_values() {
+                if types.iter().any(|t| t == json_type(&wrong)) {
+                    continue;
+                }
+                let mut body = base.clone();
+                body.insert(field.clone(), wrong.clone());
+                let resp = cli.post(op.path).body_json(&Value::Object(body)).send().await;
+                let status = resp.0.status().as_u16();
+                let bytes = resp.0.into_body().into_vec().await.unwrap();
+                let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                let named = v["error"]["field"].as_str().is_some_and(|f| {
+                    f == field || f.starts_with(&format!("{field}.")) || f.starts_with(&format!("{field}["))
+                });
+                if status != 400 || v["error"]["code"] != "VALIDATION_ERROR" || !named {
+                    failures.push(format!("{} {field} = {wrong}: {status} {v}", op.id));
+                }
+                checked += 1;
+            }
+        }
+    }
+    for s in &skipped {
+        eprintln!("skipped: {s}");
+    }
+    eprintln!("{checked} wrong-type requests checked, {} fields or operations skipped", skipped.len());
+    assert!(checked > 500, "too few checks ({checked}): the walk over the document is broken");
+    assert!(failures.is_empty(), "{} accepted or misreported:\n{}", failures.len(), failures.join("\n"));
+}
