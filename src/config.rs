@@ -13,7 +13,20 @@ use std::{
 
 use serde::Deserialize;
 
-pub use crate::http::limits::Quota;
+/// Requests allowed per window; 0 means no limit for that window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    pub per_minute: u32,
+    pub per_day: u32,
+}
+
+impl Quota {
+    pub const UNLIMITED: Quota = Quota { per_minute: 0, per_day: 0 };
+
+    pub fn is_unlimited(self) -> bool {
+        self.per_minute == 0 && self.per_day == 0
+    }
+}
 
 /// All settings of a running instance.
 #[derive(Debug, Clone)]

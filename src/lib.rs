@@ -23,6 +23,7 @@ pub mod op;
 pub mod openapi;
 pub mod prelude;
 pub mod random;
+pub mod rate;
 pub mod store;
 pub mod time;
 

@@ -2,6 +2,8 @@
 //! (on a free port, keeping nothing on disk). Skipped, with a message, where `redis-server`
 //! is not installed; CI machines have it.
 
+mod common;
+
 use std::{
     process::{Child, Command, Stdio},
     sync::Arc,
@@ -103,6 +105,93 @@ async fn redis_unreachable_at_start_up_is_not_fatal() {
     })
     .await;
     assert!(up, "the store did not connect once Redis started");
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+/// p99 of `n` sequential anonymous base64 requests on one keep-alive connection, in ms.
+async fn stateless_p99(stream: &mut tokio::net::TcpStream, n: usize) -> f64 {
+    let req = common::json_request("POST", "/v1/base64/encode", "", r#"{"text":"latency"}"#);
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let started = Instant::now();
+        let (head, _) = common::exchange(stream, &req).await;
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    times[(n * 99 / 100).min(n - 1)]
+}
+
+#[tokio::test]
+async fn an_outage_costs_stateless_requests_nothing_and_stateful_ones_at_most_two_seconds() {
+    let port = free_port();
+    let Some(mut server) = start_redis(port) else { return };
+    // Anonymous requests are counted in the store (a quota far above what the test sends).
+    let config = Config {
+        redis_url: Some(format!("redis://127.0.0.1:{port}")),
+        redis_prefix: "wrench-outage-test:".into(),
+        anon_quota: wrench::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
+        ..Config::default()
+    };
+    let store = wrench::store::open(&config).unwrap();
+    let app = wrench::http::app_with_store(Arc::new(config), store.clone(), wrench::operations()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(
+        poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
+    );
+    assert!(
+        until(Duration::from_secs(5), || {
+            let s = store.clone();
+            async move { s.ping().await.is_ok() }
+        })
+        .await
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let normal = stateless_p99(&mut stream, 300).await;
+
+    server.kill().unwrap();
+    server.wait().unwrap();
+    // Stateful requests alongside: each answers 503 within 2 s, the first included.
+    let paste = common::json_request("POST", "/v1/paste/create", "", r#"{"content":"kept?"}"#);
+    let stateful = tokio::spawn(async move {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let mut worst = Duration::ZERO;
+        for _ in 0..20 {
+            let started = Instant::now();
+            let (head, body) = common::exchange(&mut s, &paste).await;
+            worst = worst.max(started.elapsed());
+            assert!(head.starts_with("http/1.1 503") && body.contains("STORE_UNAVAILABLE"), "{head} {body}");
+        }
+        worst
+    });
+    // The first stateless request may be the one that meets the dead store (up to one command
+    // timeout); after it the breaker is open.
+    let (head, _) =
+        common::exchange(&mut stream, &common::json_request("POST", "/v1/base64/encode", "", "{\"text\":\"x\"}")).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    let outage = stateless_p99(&mut stream, 300).await;
+    let worst_stateful = stateful.await.unwrap();
+    eprintln!(
+        "stateless p99: {normal:.2} ms with Redis, {outage:.2} ms without; slowest stateful answer {worst_stateful:?}"
+    );
+    assert!(outage <= (2.0 * normal).max(normal + 2.0), "p99 {outage:.2} ms during the outage against {normal:.2} ms");
+    assert!(worst_stateful < Duration::from_secs(2), "a stateful answer took {worst_stateful:?}");
+
+    // Redis comes back: stateful requests work again without a restart.
+    let Some(mut server) = start_redis(port) else { return };
+    let paste = common::json_request("POST", "/v1/paste/create", "", r#"{"content":"kept"}"#);
+    let recovered = until(Duration::from_secs(15), || {
+        let paste = paste.clone();
+        async move {
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            common::exchange(&mut s, &paste).await.0.starts_with("http/1.1 200")
+        }
+    })
+    .await;
+    assert!(recovered, "stateful requests did not recover after Redis came back");
+    serving.abort();
     server.kill().unwrap();
     server.wait().unwrap();
 }

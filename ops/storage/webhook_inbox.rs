@@ -196,16 +196,24 @@ struct Received {
 /// The URL to give a webhook provider. Accepts any body (up to the body limit, 1 MiB by
 /// default) of any media type and stores it with its headers, query and size: `body` is the
 /// parsed JSON, or null with the body in `raw_body` when it is not JSON. API keys are not read
-/// here, so a provider's own Authorization header does no harm. Unknown or expired inboxes are
-/// 404 `INBOX_NOT_FOUND`.
+/// here, so a provider's own Authorization header does no harm. Deliveries do not count against
+/// the sender's anonymous rate limit; each inbox takes up to 600 a minute (the operator's
+/// `WRENCH_INBOX_RATE_PER_MINUTE`), past which deliveries get 429 with `Retry-After`, which
+/// providers retry. Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`.
 #[op(post "/v1/webhook/inbox/{id}/receive", id = "receiveWebhook", tag = "Storage", input = raw,
-     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE, RATE_LIMITED),
      example(unknown_inbox, {"id": "AAAAAAAAAAAAAAAA", "event": "ping"}, status = 404),
      example(malformed_id, {"id": "nope", "event": "ping"}, status = 404))]
 async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiError> {
     let req = input.0;
     let id = req.path_params.get("id").cloned().unwrap_or_default();
     let inbox = load(ctx, &id).await?;
+    // Deliveries do not count against the sender's anonymous quota (one provider address
+    // serves many inboxes); each inbox has a bound of its own instead.
+    let quota = crate::config::Quota { per_minute: ctx.config.inbox_rate_per_minute, per_day: 0 };
+    if !quota.is_unlimited() {
+        crate::rate::count(ctx.store.as_ref(), &format!("inbox:{id}"), quota, "deliveries", " to this inbox").await?;
+    }
     let payload = capture(&req, random::token(PAYLOAD_ID_LEN, random::ALPHANUMERIC)?);
     let bytes = serde_json::to_vec(&payload).map_err(|e| ApiError::internal(e.to_string()))?;
     let expires = std::time::SystemTime::UNIX_EPOCH + Duration::from_millis(inbox.expires_at_ms);
@@ -359,6 +367,58 @@ mod tests {
         let (_, meta) = json_of(cli.get(format!("/v1/webhook/inbox/{id}")).send().await).await;
         assert_eq!(meta["data"]["payload_count"], 3);
         assert_eq!(meta["data"]["expires_at"], created["data"]["expires_at"]);
+    }
+
+    #[tokio::test]
+    async fn a_burst_from_one_address_is_kept_and_each_inbox_is_bounded() {
+        // The anonymous quota is 5 a minute; a provider delivers 60 from one address.
+        let config = Config { inbox_max_payloads: 100, inbox_rate_per_minute: 80, ..Config::default() };
+        let store: Arc<dyn Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let app = crate::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(
+            poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
+        );
+        let client = |body: String| async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+            s.write_all(body.as_bytes()).await.unwrap();
+            let mut out = Vec::new();
+            s.read_to_end(&mut out).await.unwrap();
+            String::from_utf8_lossy(&out).into_owned()
+        };
+        let post = |path: &str, body: &str| {
+            format!("POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len())
+        };
+        // Windows are clock minutes: keep the whole burst inside one.
+        let second = crate::time::unix_secs() % 60;
+        if second >= 50 {
+            tokio::time::sleep(Duration::from_secs(61 - second)).await;
+        }
+        // Two inboxes, made with a key-free call each (counted against the quota: 2 of 5).
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let created = client(post("/v1/webhook/inbox/create", "{}")).await;
+            let json: Value = serde_json::from_str(&created[created.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+            ids.push(json["data"]["id"].as_str().unwrap().to_string());
+        }
+        for i in 0..60 {
+            let answer = client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), &format!("{{\"n\":{i}}}"))).await;
+            assert!(answer.starts_with("HTTP/1.1 200"), "delivery {i}: {answer}");
+        }
+        assert_eq!(store.list_len(&payloads_key(&ids[0])).await.unwrap(), 60, "every delivery of the burst is kept");
+        // Past the inbox's own bound (80 a minute), deliveries are refused with Retry-After;
+        // another inbox is not affected.
+        for _ in 60..80 {
+            assert!(client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), "{}")).await.starts_with("HTTP/1.1 200"));
+        }
+        let refused = client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), "{}")).await;
+        assert!(refused.starts_with("HTTP/1.1 429") && refused.to_ascii_lowercase().contains("retry-after:"), "{refused}");
+        assert!(refused.contains("deliveries per minute"), "{refused}");
+        assert!(client(post(&format!("/v1/webhook/inbox/{}/receive", ids[1]), "{}")).await.starts_with("HTTP/1.1 200"));
+        assert_eq!(store.list_len(&payloads_key(&ids[0])).await.unwrap(), 80, "nothing stored was lost");
+        server.abort();
     }
 
     #[tokio::test]

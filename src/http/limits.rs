@@ -1,41 +1,21 @@
-//! Rate limits: fixed windows of one minute and one day, counted in the store.
+//! Rate limits of callers: who is counted, and from which address.
 //!
 //! Anonymous callers are counted per client IP, key holders per key (unlimited unless the
-//! operator sets a quota). Counting in the store means every instance on one Redis shares the
-//! counts. Every limited response carries `RateLimit-Limit`, `RateLimit-Remaining` and
-//! `RateLimit-Reset` (seconds) for the tighter of the two windows, and a refusal is 429
-//! `RATE_LIMITED` with `Retry-After`. If the store cannot count, the request goes through: a
-//! store outage must not take the stateless operations down with it.
+//! operator sets a quota), in the windows of `crate::rate`. Every limited response carries
+//! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds) for the tighter of
+//! the two windows, and a refusal is 429 `RATE_LIMITED` with `Retry-After`. Webhook receive
+//! URLs are not counted here: their callers are providers, bounded per inbox by the operation.
 //!
 //! The client IP is the peer address. `X-Forwarded-For` is read only when the peer is a
 //! configured trusted proxy, from the right, skipping trusted proxies, so a client cannot
 //! choose its own address. Callers without a socket address (in-process use) are not limited.
 
-use std::{net::IpAddr, time::Duration};
+use std::net::IpAddr;
 
 use ipnet::IpNet;
 use poem::http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::{
-    envelope::{ApiError, ErrorCode},
-    op::Caller,
-    store::Store,
-};
-
-/// Requests allowed per window; 0 means no limit for that window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quota {
-    pub per_minute: u32,
-    pub per_day: u32,
-}
-
-impl Quota {
-    pub const UNLIMITED: Quota = Quota { per_minute: 0, per_day: 0 };
-
-    fn is_unlimited(self) -> bool {
-        self.per_minute == 0 && self.per_day == 0
-    }
-}
+use crate::{config::Quota, envelope::ApiError, op::Caller, store::Store};
 
 /// The client's address: the peer, or what trusted proxies say it is.
 pub fn client_ip(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet]) -> Option<IpAddr> {
@@ -44,15 +24,36 @@ pub fn client_ip(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet]) -
     if !is_trusted(&peer) {
         return Some(peer);
     }
-    let forwarded: Vec<IpAddr> = headers
+    let entries: Vec<&str> = headers
         .get_all("x-forwarded-for")
         .iter()
-        .filter_map(|v| v.to_str().ok())
+        .map(|v| v.to_str().unwrap_or(""))
         .flat_map(|v| v.split(','))
-        .filter_map(|s| s.trim().parse().ok())
+        .map(str::trim)
         .collect();
-    // Right to left: the first address a trusted proxy did not add itself.
-    Some(forwarded.iter().rev().find(|ip| !is_trusted(ip)).or(forwarded.first()).copied().unwrap_or(peer))
+    // Right to left: the first address a trusted proxy did not add itself. An entry that is
+    // not an address is never skipped (the client could write anything to the left of it):
+    // the request counts under the nearest trusted hop, the proxy that passed it on.
+    let mut nearest_trusted = peer;
+    for entry in entries.iter().rev() {
+        match forwarded_address(entry) {
+            Some(ip) if is_trusted(&ip) => nearest_trusted = ip,
+            Some(ip) => return Some(ip),
+            None => return Some(nearest_trusted),
+        }
+    }
+    Some(nearest_trusted)
+}
+
+/// An `X-Forwarded-For` entry as proxies write it: `ip`, `ip:port`, `[v6]` or `[v6]:port`.
+fn forwarded_address(entry: &str) -> Option<IpAddr> {
+    if let Ok(ip) = entry.parse() {
+        return Some(ip);
+    }
+    if let Ok(addr) = entry.parse::<std::net::SocketAddr>() {
+        return Some(addr.ip());
+    }
+    entry.strip_prefix('[').and_then(|e| e.strip_suffix(']')).and_then(|e| e.parse().ok())
 }
 
 /// Who is counted, and against which quota.
@@ -69,12 +70,6 @@ fn subject(caller: &Caller, ip: Option<IpAddr>, keys: &[[u8; 32]], anon: Quota, 
     }
 }
 
-struct Window {
-    limit: u32,
-    count: i64,
-    reset: u64,
-}
-
 /// Counts the request. Returns the headers to send, or the 429 to answer with.
 pub async fn check(
     store: &dyn Store,
@@ -85,47 +80,7 @@ pub async fn check(
     key: Quota,
 ) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
     let Some((who, quota)) = subject(caller, ip, keys, anon, key) else { return Ok(Vec::new()) };
-    let now = crate::time::unix_secs();
-    let mut windows = Vec::new();
-    for (name, limit, length) in [("m", quota.per_minute, 60u64), ("d", quota.per_day, 86_400u64)] {
-        if limit == 0 {
-            continue;
-        }
-        let reset = length - now % length;
-        let store_key = format!("rl:{who}:{name}:{}", now / length);
-        match store.incr(&store_key, Some(Duration::from_secs(reset + 1))).await {
-            Ok((count, _)) => windows.push(Window { limit, count, reset }),
-            Err(e) => {
-                tracing::warn!(error = %e, "rate limit not counted: the store is not answering");
-                return Ok(Vec::new());
-            }
-        }
-    }
-    // The binding window: an exceeded one that resets last, else the one with the least left.
-    let exceeded = windows.iter().filter(|w| w.count > i64::from(w.limit)).max_by_key(|w| w.reset);
-    let shown = exceeded.or_else(|| windows.iter().min_by_key(|w| i64::from(w.limit) - w.count));
-    let Some(w) = shown else { return Ok(Vec::new()) };
-    let remaining = (i64::from(w.limit) - w.count).max(0);
-    let num = |n: u64| HeaderValue::from_str(&n.to_string()).expect("digits are a valid header value");
-    let mut headers = vec![
-        (HeaderName::from_static("ratelimit-limit"), num(w.limit.into())),
-        (HeaderName::from_static("ratelimit-remaining"), num(remaining as u64)),
-        (HeaderName::from_static("ratelimit-reset"), num(w.reset)),
-    ];
-    if exceeded.is_some() {
-        headers.push((HeaderName::from_static("retry-after"), num(w.reset)));
-        let window = if w.reset > 60 { "day" } else { "minute" };
-        let mut err = ApiError::new(
-            ErrorCode::RateLimited,
-            format!(
-                "rate limit of {} requests per {window} reached; retry in {} s or use an API key",
-                w.limit, w.reset
-            ),
-        );
-        err.headers = headers;
-        return Err(err);
-    }
-    Ok(headers)
+    crate::rate::count(store, &who, quota, "requests", " or use an API key").await
 }
 
 #[cfg(test)]
@@ -142,5 +97,27 @@ mod tests {
         assert_eq!(client_ip(peer("10.0.0.1"), &h, &trusted), peer("198.51.100.7"), "rightmost untrusted hop");
         assert_eq!(client_ip(peer("10.0.0.1"), &HeaderMap::new(), &trusted), peer("10.0.0.1"));
         assert_eq!(client_ip(None, &h, &trusted), None);
+    }
+
+    #[test]
+    fn forwarded_entries_with_ports_are_addresses_and_garbage_is_never_skipped() {
+        let trusted: Vec<IpNet> = vec!["127.0.0.1/32".parse().unwrap()];
+        let peer = Some("127.0.0.1".parse::<IpAddr>().unwrap());
+        let ip = |s: &str| Some(s.parse::<IpAddr>().unwrap());
+        let with = |xff: &str| {
+            let mut h = HeaderMap::new();
+            h.insert("x-forwarded-for", HeaderValue::from_str(xff).unwrap());
+            client_ip(peer, &h, &trusted)
+        };
+        assert_eq!(with("9.9.9.1, 5.6.7.9:4444"), ip("5.6.7.9"));
+        assert_eq!(with("9.9.9.1, [2001:db8::1]:4444"), ip("2001:db8::1"));
+        assert_eq!(with("9.9.9.1, [2001:db8::2]"), ip("2001:db8::2"));
+        assert_eq!(with("9.9.9.1,2001:db8::3"), ip("2001:db8::3"));
+        // Unparsable right-most entry: the client must not get to pick 9.9.9.1.
+        assert_eq!(with("9.9.9.1, not-an-address"), peer);
+        assert_eq!(with("9.9.9.1, unknown, 127.0.0.1"), peer);
+        assert_eq!(with("9.9.9.1, 999.1.1.1:80"), peer);
+        // Every entry trusted: the left-most.
+        assert_eq!(with("127.0.0.1, 127.0.0.1"), peer);
     }
 }

@@ -51,15 +51,19 @@ async fn call(
     let caller = if op.input == InputKind::Raw { Caller::Anonymous } else { state.keys.identify(req.headers())? };
     let peer = req.remote_addr().as_socket_addr().map(|a| a.ip());
     let client_ip = super::limits::client_ip(peer, req.headers(), &state.config.trusted_proxies);
-    *limit_headers = super::limits::check(
-        state.store.as_ref(),
-        &caller,
-        client_ip,
-        &state.config.api_keys,
-        state.config.anon_quota,
-        state.config.key_quota,
-    )
-    .await?;
+    // Receive URLs are called by providers, many inboxes' deliveries from few addresses: they
+    // are bounded per inbox by the operation, not per address here.
+    if op.input != InputKind::Raw {
+        *limit_headers = super::limits::check(
+            state.store.as_ref(),
+            &caller,
+            client_ip,
+            &state.config.api_keys,
+            state.config.anon_quota,
+            state.config.key_quota,
+        )
+        .await?;
+    }
     let mut op_req = OpRequest::default();
     if matches!(op.input, InputKind::Body | InputKind::Raw) {
         let content_type = req.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("?").to_string());

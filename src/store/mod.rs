@@ -11,11 +11,14 @@
 //!   the disk, because losing a minute's count on a crash costs nothing.
 //! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. Every operation touches one
 //!   key, so cluster hash slots never matter. Commands time out (1.5 s) rather than wait for a
-//!   Redis that is gone, and the client reconnects by itself.
+//!   Redis that is gone, and the client reconnects by itself. A circuit breaker (`breaker`)
+//!   in front of it makes every call after a failure fail at once until a background probe
+//!   sees Redis answer again.
 //!
 //! Every failure is `StoreError::Unavailable`, which the API answers as 503
 //! `STORE_UNAVAILABLE`. The store knows nothing of HTTP or of the features' record shapes.
 
+pub mod breaker;
 pub mod embedded;
 pub mod redis;
 
@@ -99,7 +102,10 @@ pub trait Store: Send + Sync {
 /// Opens the configured backend: Redis when `WRENCH_REDIS_URL` is set, else the embedded file.
 pub fn open(config: &crate::config::Config) -> Result<std::sync::Arc<dyn Store>, String> {
     match &config.redis_url {
-        Some(url) => Ok(std::sync::Arc::new(redis::RedisStore::connect(url, &config.redis_prefix)?)),
+        Some(url) => {
+            let redis = std::sync::Arc::new(redis::RedisStore::connect(url, &config.redis_prefix)?);
+            Ok(std::sync::Arc::new(breaker::Breaker::new(redis)))
+        }
         None => embedded::EmbeddedStore::open(&config.data_dir)
             .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn Store>)
             .map_err(|e| format!("WRENCH_DATA_DIR ({}): {e}", config.data_dir.display())),

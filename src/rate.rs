@@ -1,0 +1,73 @@
+//! Fixed-window request counting in the store: one minute and one UTC day.
+//!
+//! Counting in the store means every instance on one Redis shares the counts. The caller
+//! names what is counted (a client IP, a key, a webhook inbox) and its [`Quota`]; the answer is
+//! the `RateLimit-*` headers for the tighter window, or 429 `RATE_LIMITED` with `Retry-After`.
+//! If the store cannot count, the request goes through: an outage must not take the stateless
+//! operations down with it (the store's breaker makes that decision instant).
+
+use std::time::Duration;
+
+use poem::http::{HeaderName, HeaderValue};
+
+pub use crate::config::Quota;
+use crate::{
+    envelope::{ApiError, ErrorCode},
+    store::Store,
+};
+
+struct Window {
+    limit: u32,
+    count: i64,
+    reset: u64,
+}
+
+/// Counts one request against `who`'s quota. Returns the headers to send, or the 429 to
+/// answer with. `what` names the quota in the refusal ("requests", "deliveries to this
+/// inbox").
+pub async fn count(
+    store: &dyn Store,
+    who: &str,
+    quota: Quota,
+    what: &str,
+    hint: &str,
+) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
+    let now = crate::time::unix_secs();
+    let mut windows = Vec::new();
+    for (name, limit, length) in [("m", quota.per_minute, 60u64), ("d", quota.per_day, 86_400u64)] {
+        if limit == 0 {
+            continue;
+        }
+        let reset = length - now % length;
+        let store_key = format!("rl:{who}:{name}:{}", now / length);
+        match store.incr(&store_key, Some(Duration::from_secs(reset + 1))).await {
+            Ok((count, _)) => windows.push(Window { limit, count, reset }),
+            Err(e) => {
+                tracing::warn!(error = %e, "rate limit not counted: the store is not answering");
+                return Ok(Vec::new());
+            }
+        }
+    }
+    // The binding window: an exceeded one that resets last, else the one with the least left.
+    let exceeded = windows.iter().filter(|w| w.count > i64::from(w.limit)).max_by_key(|w| w.reset);
+    let shown = exceeded.or_else(|| windows.iter().min_by_key(|w| i64::from(w.limit) - w.count));
+    let Some(w) = shown else { return Ok(Vec::new()) };
+    let remaining = (i64::from(w.limit) - w.count).max(0);
+    let num = |n: u64| HeaderValue::from_str(&n.to_string()).expect("digits are a valid header value");
+    let mut headers = vec![
+        (HeaderName::from_static("ratelimit-limit"), num(w.limit.into())),
+        (HeaderName::from_static("ratelimit-remaining"), num(remaining as u64)),
+        (HeaderName::from_static("ratelimit-reset"), num(w.reset)),
+    ];
+    if exceeded.is_some() {
+        headers.push((HeaderName::from_static("retry-after"), num(w.reset)));
+        let window = if w.reset > 60 { "day" } else { "minute" };
+        let mut err = ApiError::new(
+            ErrorCode::RateLimited,
+            format!("rate limit of {} {what} per {window} reached; retry in {} s{hint}", w.limit, w.reset),
+        );
+        err.headers = headers;
+        return Err(err);
+    }
+    Ok(headers)
+}
