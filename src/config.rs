@@ -110,7 +110,7 @@ impl Default for Config {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
-            max_connections: 1024,
+            max_connections: default_max_connections(),
             inbox_rate_per_minute: 600,
         }
     }
@@ -315,6 +315,17 @@ impl Config {
         }
         Ok(c)
     }
+}
+
+/// 1024, or fewer when the process may open fewer files: 64 descriptors stay free for the
+/// store, logs and data files, so a flood of connections never leaves the server unable to
+/// open anything else.
+fn default_max_connections() -> usize {
+    let soft = std::fs::read_to_string("/proc/self/limits").ok().and_then(|limits| {
+        let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+        line.split_whitespace().nth(3)?.parse::<usize>().ok()
+    });
+    soft.map_or(1024, |n| n.saturating_sub(64).clamp(16, 1024))
 }
 
 fn parse_secs(name: &str, v: &str) -> Result<Duration, String> {

@@ -168,8 +168,8 @@ pub fn success_bytes(data: &[u8], meta: &Meta<'_>) -> Vec<u8> {
     out
 }
 
-/// Renders an error as its envelope response, headers included.
-pub fn error_response(err: &ApiError, meta: &Meta<'_>) -> Response {
+/// The envelope of an error, serialized.
+pub fn error_bytes(err: &ApiError, meta: &Meta<'_>) -> Vec<u8> {
     let body = Failure {
         success: false,
         error: ErrorBody {
@@ -181,9 +181,14 @@ pub fn error_response(err: &ApiError, meta: &Meta<'_>) -> Response {
         },
         meta: meta.clone(),
     };
-    let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
+    serde_json::to_vec(&body).unwrap_or_else(|_| {
         br#"{"success":false,"error":{"code":"INTERNAL_ERROR","message":"unrenderable error"}}"#.to_vec()
-    });
+    })
+}
+
+/// Renders an error as its envelope response, headers included.
+pub fn error_response(err: &ApiError, meta: &Meta<'_>) -> Response {
+    let bytes = error_bytes(err, meta);
     let mut resp =
         Response::builder().status(err.status()).header(header::CONTENT_TYPE, "application/json").body(bytes);
     for (k, v) in &err.headers {

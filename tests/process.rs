@@ -85,3 +85,67 @@ async fn serves_logs_safely_and_stops_on_sigterm() {
     assert!(data_dir.join("wrench.redb").exists(), "the embedded store lives in WRENCH_DATA_DIR");
     let _ = std::fs::remove_dir_all(&data_dir);
 }
+
+/// Utime plus stime of a process, in seconds (Linux clock ticks of 1/100 s).
+fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0
+}
+
+#[tokio::test]
+async fn a_flood_of_silent_sockets_under_a_small_descriptor_limit_neither_spins_nor_locks_out() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: no `prlimit` on this machine");
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data_dir = std::env::temp_dir().join(format!("wrench-fd-test-{port}"));
+    // 128 descriptors, and a connection cap set above that on purpose: accepting fails with
+    // EMFILE, which must pause the loop instead of spinning on it.
+    let mut child = Command::new("prlimit")
+        .args(["--nofile=128:128", "--"])
+        .arg(env!("CARGO_BIN_EXE_wrench"))
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_LOG", "warn")
+        .env("WRENCH_DATA_DIR", &data_dir)
+        .env("WRENCH_MAX_CONNECTIONS", "1000")
+        .env("WRENCH_HEADER_TIMEOUT", "2")
+        .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
+        .env("WRENCH_RATE_ANON_PER_DAY", "0")
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(10), "server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut silent = Vec::new();
+    for _ in 0..300 {
+        if let Ok(s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+            silent.push(s);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = child.id();
+    let before = cpu_seconds(pid);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let spent = cpu_seconds(pid) - before;
+    // A request made now is answered once the silent connections time out.
+    let asked = Instant::now();
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+    let req = common::json_request("POST", "/v1/base64/encode", "", r#"{"text":"through"}"#);
+    let (head, _) =
+        tokio::time::timeout(Duration::from_secs(15), common::exchange(&mut stream, &req)).await.expect("answered");
+    let waited = asked.elapsed();
+    let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&data_dir);
+    eprintln!("CPU while saturated: {spent:.2} s in 1.5 s; request answered after {waited:?}");
+    assert!(spent < 0.5, "the accept loop spun: {spent:.2} s of CPU in 1.5 s");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+}

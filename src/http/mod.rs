@@ -9,6 +9,7 @@
 
 pub mod limits;
 mod pipeline;
+pub mod server;
 mod site;
 
 use std::{
@@ -18,9 +19,8 @@ use std::{
 };
 
 use poem::{
-    Endpoint, EndpointExt, Request, Response, Route,
+    Endpoint, Request, Response, Route,
     http::{HeaderValue, Method, StatusCode, header},
-    listener::TcpListener,
 };
 use tracing::info;
 
@@ -171,7 +171,11 @@ impl Endpoint for App {
         req.extensions_mut().insert(meta.clone());
         let method = req.method().clone();
         let path = req.uri().path().to_string();
-        let mut resp = match self.route.call(req).await {
+        let routed = match edge_error(&req) {
+            Some(err) => Ok(error_response(&err, &meta.envelope_meta().as_meta())),
+            None => self.route.call(req).await,
+        };
+        let mut resp = match routed {
             Ok(r) => r,
             Err(e) => {
                 let err = if e.status() == StatusCode::NOT_FOUND {
@@ -209,6 +213,38 @@ impl Endpoint for App {
         );
         Ok(resp)
     }
+}
+
+/// Longest request target (path and query) read, in bytes.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+/// Most header fields read.
+pub const MAX_HEADER_FIELDS: usize = 100;
+/// Largest header section read (names and values), in bytes.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+
+/// 414 or 431 for a request beyond what the server reads, before it is routed.
+fn edge_error(req: &Request) -> Option<ApiError> {
+    let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if target > MAX_URI_BYTES {
+        return Some(ApiError::new(
+            ErrorCode::UriTooLong,
+            format!(
+                "the request target is {target} bytes; the limit is {MAX_URI_BYTES} (send large input in a POST body)"
+            ),
+        ));
+    }
+    let headers = req.headers();
+    let bytes: usize = headers.iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum();
+    if headers.len() > MAX_HEADER_FIELDS || bytes > MAX_HEADER_BYTES {
+        return Some(ApiError::new(
+            ErrorCode::HeadersTooLarge,
+            format!(
+                "the request has {} header fields in {bytes} bytes; the limits are {MAX_HEADER_FIELDS} fields and {MAX_HEADER_BYTES} bytes",
+                headers.len()
+            ),
+        ));
+    }
+    None
 }
 
 /// Installs the log subscriber from the config and returns the guard that flushes buffered
@@ -259,12 +295,11 @@ pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
         Err(e) => tracing::warn!(backend = store.backend(), error = %e, "store not answering yet"),
     }
     let app = app_with_store(config.clone(), store, ops)?;
-    let listener = TcpListener::bind(config.listen);
-    info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
-    poem::Server::new(listener)
-        .run_with_graceful_shutdown(app.map_to_response(), shutdown_signal(), Some(config.shutdown_grace))
+    let listener = tokio::net::TcpListener::bind(config.listen)
         .await
-        .map_err(|e| format!("server: {e}"))?;
+        .map_err(|e| format!("WRENCH_LISTEN ({}): {e}", config.listen))?;
+    info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
+    server::serve(listener, app, &config, shutdown_signal()).await.map_err(|e| format!("server: {e}"))?;
     info!("wrench stopped");
     Ok(())
 }

@@ -1,0 +1,348 @@
+//! The listening loop: accepting connections and keeping each one within its time limits.
+//!
+//! poem's own server has no header timeout, no connection cap and retries a failing `accept`
+//! at once (a busy loop when the process is out of file descriptors), so wrench runs the app
+//! on hyper directly:
+//!
+//! - at most `WRENCH_MAX_CONNECTIONS` connections are served at once; further ones wait in the
+//!   kernel's listen queue until one closes;
+//! - an `accept` that fails for want of resources (file descriptors, memory) backs off for
+//!   100 ms instead of spinning;
+//! - a connection must deliver a request's headers within `WRENCH_HEADER_TIMEOUT` of its
+//!   opening or of the request's first byte; between requests a keep-alive connection may sit
+//!   idle for `WRENCH_IDLE_TIMEOUT`; either way it is then closed. Request bodies have their
+//!   own deadline, enforced where they are read (the pipeline's 408);
+//! - the bare 414 and 431 answers hyper gives for request lines and header sections beyond
+//!   its own buffers are rewritten into the JSON envelope, like every other error. Smaller
+//!   excesses are refused by the app itself ([`super::App`]).
+//!
+//! Graceful shutdown: on the signal the loop stops accepting, idle connections close, and
+//! requests in flight get `WRENCH_SHUTDOWN_GRACE` to finish.
+
+use std::{
+    convert::Infallible,
+    future::Future,
+    io,
+    net::SocketAddr,
+    pin::Pin,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    task::{Context, Poll},
+    time::{Duration, Instant},
+};
+
+use hyper_util::{
+    rt::{TokioExecutor, TokioIo},
+    server::conn::auto,
+};
+use poem::{Endpoint, web::LocalAddr};
+use tokio::{
+    io::{AsyncRead, AsyncWrite, ReadBuf},
+    net::{TcpListener, TcpStream},
+    sync::{Notify, Semaphore},
+};
+
+use super::App;
+use crate::config::Config;
+
+/// Longest header section hyper buffers; beyond it hyper answers 431 itself (rewritten into
+/// the envelope). The app refuses far smaller sections first (see `MAX_HEADER_BYTES`).
+const HYPER_MAX_BUF: usize = 256 * 1024;
+/// Header fields hyper parses; the app refuses more than `MAX_HEADER_FIELDS` first.
+const HYPER_MAX_HEADERS: usize = 1000;
+
+/// The time limits of one connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub header: Duration,
+    pub idle: Duration,
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish
+/// within `grace`.
+pub async fn serve(
+    listener: TcpListener,
+    app: App,
+    config: &Config,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let app = Arc::new(app);
+    let timeouts = Timeouts { header: config.header_timeout, idle: config.idle_timeout };
+    let slots = Arc::new(Semaphore::new(config.max_connections));
+    let stopping = Arc::new(Notify::new());
+    let live = Arc::new(AtomicUsize::new(0));
+    let all_closed = Arc::new(Notify::new());
+    let local = listener.local_addr()?;
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            _ = &mut shutdown => break,
+            p = slots.clone().acquire_owned() => match p {
+                Ok(p) => p,
+                Err(_) => break,
+            },
+        };
+        let (stream, peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(e) => {
+                    back_off(&e).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        live.fetch_add(1, Ordering::AcqRel);
+        let (app, stopping, live, all_closed) = (app.clone(), stopping.clone(), live.clone(), all_closed.clone());
+        tokio::spawn(async move {
+            serve_connection(stream, local, peer, app, timeouts, stopping).await;
+            drop(permit);
+            if live.fetch_sub(1, Ordering::AcqRel) == 1 {
+                all_closed.notify_waiters();
+            }
+        });
+    }
+    drop(listener);
+    // Idle connections close now; the others after their request.
+    stopping.notify_waiters();
+    let grace = config.shutdown_grace;
+    let waited = tokio::time::timeout(grace, async {
+        while live.load(Ordering::Acquire) > 0 {
+            let notified = all_closed.notified();
+            if live.load(Ordering::Acquire) == 0 {
+                break;
+            }
+            // Re-check now and then: a connection may close between the load and the wait.
+            let _ = tokio::time::timeout(Duration::from_millis(100), notified).await;
+        }
+    })
+    .await;
+    if waited.is_err() {
+        tracing::warn!(connections = live.load(Ordering::Acquire), "shutdown grace over; closing what is left");
+    }
+    Ok(())
+}
+
+/// After a failed `accept`: resource exhaustion waits 100 ms (the condition lasts, and retrying
+/// at once only burns a core); a connection that died before it was accepted does not.
+async fn back_off(e: &io::Error) {
+    let exhausted =
+        matches!(e.raw_os_error(), Some(23 /* ENFILE */ | 24 /* EMFILE */ | 105 /* ENOBUFS */ | 12 /* ENOMEM */));
+    if exhausted {
+        tracing::warn!(error = %e, "cannot accept connections: out of resources; pausing 100 ms");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    } else {
+        tracing::debug!(error = %e, "accept failed");
+    }
+}
+
+/// What a connection's watchdog needs to know.
+struct Activity {
+    /// Requests handed to the app and not yet answered.
+    in_flight: AtomicUsize,
+    times: Mutex<Times>,
+}
+
+struct Times {
+    /// When the current request's first byte arrived (or the connection opened), while its
+    /// headers are awaited.
+    head_started: Option<Instant>,
+    /// When the connection last became idle (its last response was produced).
+    idle_since: Instant,
+}
+
+impl Activity {
+    fn new() -> Self {
+        let now = Instant::now();
+        Activity {
+            in_flight: AtomicUsize::new(0),
+            times: Mutex::new(Times { head_started: Some(now), idle_since: now }),
+        }
+    }
+
+    fn times(&self) -> std::sync::MutexGuard<'_, Times> {
+        self.times.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn bytes_read(&self) {
+        if self.in_flight.load(Ordering::Acquire) == 0 {
+            let mut t = self.times();
+            if t.head_started.is_none() {
+                t.head_started = Some(Instant::now());
+            }
+        }
+    }
+
+    fn request_started(&self) {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        self.times().head_started = None;
+    }
+
+    fn request_done(&self) {
+        let mut t = self.times();
+        if self.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            t.idle_since = Instant::now();
+        }
+    }
+
+    /// When the connection must be closed, if nothing happens before; `None` while a request
+    /// is in flight.
+    fn deadline(&self, limits: Timeouts) -> Option<Instant> {
+        if self.in_flight.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let t = self.times();
+        Some(match t.head_started {
+            Some(started) => started + limits.header,
+            None => t.idle_since + limits.idle,
+        })
+    }
+}
+
+async fn serve_connection(
+    stream: TcpStream,
+    local: SocketAddr,
+    peer: SocketAddr,
+    app: Arc<App>,
+    limits: Timeouts,
+    stopping: Arc<Notify>,
+) {
+    let activity = Arc::new(Activity::new());
+    let io = Watched { inner: stream, activity: activity.clone(), rewrite: Vec::new(), rewritten: 0 };
+    let service = {
+        let activity = activity.clone();
+        hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+            let (app, activity) = (app.clone(), activity.clone());
+            async move {
+                activity.request_started();
+                let req: poem::Request = (
+                    req,
+                    LocalAddr(poem::Addr::SocketAddr(local)),
+                    poem::web::RemoteAddr(poem::Addr::SocketAddr(peer)),
+                    poem::http::uri::Scheme::HTTP,
+                )
+                    .into();
+                let resp = app.get_response(req).await;
+                activity.request_done();
+                Ok::<hyper::Response<http_body_util::combinators::BoxBody<bytes::Bytes, io::Error>>, Infallible>(
+                    resp.into(),
+                )
+            }
+        })
+    };
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder.http1().keep_alive(true).max_headers(HYPER_MAX_HEADERS).max_buf_size(HYPER_MAX_BUF);
+    let conn = builder.serve_connection(TokioIo::new(io), service);
+    tokio::pin!(conn);
+    let stop = stopping.notified();
+    tokio::pin!(stop);
+    let mut stopping_now = false;
+    loop {
+        let deadline = activity.deadline(limits);
+        // Reads move the deadline (an idle connection that starts a request has its header
+        // limit from then on), so it is looked at again at least every 250 ms.
+        let soon = Instant::now() + Duration::from_millis(250);
+        let wake = deadline.map_or(soon, |at| at.min(soon));
+        let sleep = tokio::time::sleep_until(wake.into());
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            _ = &mut stop, if !stopping_now => {
+                stopping_now = true;
+                conn.as_mut().graceful_shutdown();
+            }
+            _ = sleep => {
+                if activity.deadline(limits).is_some_and(|at| Instant::now() >= at) {
+                    // Nothing in flight and the limit passed: close without an answer.
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// The socket, telling the watchdog about reads, and rewriting hyper's own bare error answers.
+struct Watched {
+    inner: TcpStream,
+    activity: Arc<Activity>,
+    /// An envelope answer being written in place of hyper's bare one.
+    rewrite: Vec<u8>,
+    rewritten: usize,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.activity.bytes_read();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        // A response written while no request is with the app is hyper's own answer to a
+        // request it could not parse.
+        if self.rewrite.is_empty()
+            && self.activity.in_flight.load(Ordering::Acquire) == 0
+            && let Some(envelope) = envelope_for(buf)
+        {
+            self.rewrite = envelope;
+            self.rewritten = 0;
+        }
+        if self.rewrite.is_empty() {
+            return Pin::new(&mut self.inner).poll_write(cx, buf);
+        }
+        while self.rewritten < self.rewrite.len() {
+            let this = &mut *self;
+            match Pin::new(&mut this.inner).poll_write(cx, &this.rewrite[this.rewritten..]) {
+                Poll::Ready(Ok(n)) => this.rewritten += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        // Hyper's bytes are taken as written; the connection closes after such an answer.
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// The envelope for hyper's bare `414` or `431`, as a whole HTTP/1.1 response.
+fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
+    use crate::envelope::{ApiError, ErrorCode};
+    let err = if head.starts_with(b"HTTP/1.1 431 ") {
+        ApiError::new(
+            ErrorCode::HeadersTooLarge,
+            format!(
+                "the header section is larger than {HYPER_MAX_BUF} bytes or has more than {HYPER_MAX_HEADERS} fields"
+            ),
+        )
+    } else if head.starts_with(b"HTTP/1.1 414 ") {
+        ApiError::new(ErrorCode::UriTooLong, "the request target is longer than 65,534 bytes")
+    } else {
+        return None;
+    };
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let body = crate::envelope::error_bytes(&err, &crate::envelope::Meta { request_id: &id, duration: 0.0 });
+    let status = err.status();
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(&body);
+    Some(out)
+}
