@@ -21,7 +21,7 @@ const MAX_MATCHES: usize = 1_000;
 /// Longest result `regex/replace` builds, in bytes.
 const MAX_RESULT: usize = 1 << 20;
 /// Backtracking steps allowed per search (look-around and back-references only).
-const BACKTRACK_LIMIT: usize = 100_000;
+const BACKTRACK_LIMIT: usize = 1_000_000;
 /// Wall-clock budget for all searches of one request.
 const DEADLINE: Duration = Duration::from_millis(1_000);
 
@@ -31,10 +31,25 @@ struct Flags {
     sticky: bool,
 }
 
-/// Translates a JavaScript pattern and flags into a fancy-regex pattern.
-fn translate(pattern: &str, flags: &str) -> Result<(String, Flags), ApiError> {
+/// JavaScript's white space and line terminators (ECMA-262 WhiteSpace and LineTerminator), the
+/// members of `\s`: not Unicode's White_Space, which adds U+0085 and lacks U+FEFF.
+const JS_SPACE: &str = "\\t\\n\\x0B\\x0C\\r \\u{A0}\\u{1680}\\u{2000}-\\u{200A}\\u{2028}\\u{2029}\\u{202F}\\u{205F}\\u{3000}\\u{FEFF}";
+/// JavaScript's line terminators: what `.` does not match and where `^` and `$` match with m.
+const JS_LINE_END: &str = "\\n\\r\\u{2028}\\u{2029}";
+
+/// Translates a JavaScript pattern and flags into a fancy-regex pattern with the same
+/// meaning: JavaScript's `\d`, `\w`, `\b` are ASCII (with `iu`, `\w` also takes U+017F and
+/// U+212A, which fold to s and k), `\s` is its own list, `.` stops at every line terminator,
+/// and with `m` `^` and `$` match around every line terminator, not only `\n`. Errors
+/// JavaScript reports and Rust would not (a quantifier range out of order, a group name used
+/// twice) are refused here.
+///
+/// JavaScript's `\b` is written as look-around, which runs on the backtracking engine; when
+/// the text holds no word character outside ASCII (`only_ascii_words`), Rust's own `\b`
+/// finds exactly the same boundaries in linear time and is used instead.
+fn translate(pattern: &str, flags: &str, only_ascii_words: bool) -> Result<(String, Flags), ApiError> {
     let mut f = Flags::default();
-    let mut inline = String::new();
+    let (mut icase, mut multiline, mut dot_all, mut unicode) = (false, false, false, false);
     let mut seen = String::new();
     for c in flags.chars() {
         if seen.contains(c) {
@@ -44,16 +59,31 @@ fn translate(pattern: &str, flags: &str) -> Result<(String, Flags), ApiError> {
         match c {
             'g' => f.global = true,
             'y' => f.sticky = true,
-            'i' | 'm' | 's' => inline.push(c),
-            // u (Unicode) is always on; d (indices) changes nothing here: indices are always given.
-            'u' | 'd' | 'v' => {}
-            _ => return Err(ApiError::invalid("flags", format!("unknown flag {c:?}; use g, i, m, s, u, y or d"))),
+            'i' => icase = true,
+            'm' => multiline = true,
+            's' => dot_all = true,
+            'u' | 'v' => unicode = true,
+            // d (indices) changes nothing here: indices are always given.
+            'd' => {}
+            _ => return Err(ApiError::invalid("flags", format!("unknown flag {c:?}; use g, i, m, s, u, v, y or d"))),
         }
     }
+    let word_members = if icase && unicode { "A-Za-z0-9_\\u{17F}\\u{212A}" } else { "A-Za-z0-9_" };
+    let word = format!("[{word_members}]");
+    let not_word = format!("[^{word_members}]");
+    let (boundary, not_boundary) = if only_ascii_words {
+        (r"\b".to_string(), r"\B".to_string())
+    } else {
+        (
+            format!("(?:(?<={word})(?!{word})|(?<!{word})(?={word}))"),
+            format!("(?:(?<={word})(?={word})|(?<!{word})(?!{word}))"),
+        )
+    };
     let mut out = String::with_capacity(pattern.len() + 16);
-    if !inline.is_empty() {
-        out.push_str(&format!("(?{inline})"));
+    if icase {
+        out.push_str("(?i)");
     }
+    let mut names: Vec<String> = Vec::new();
     let mut chars = pattern.chars().peekable();
     let mut in_class = false;
     while let Some(c) = chars.next() {
@@ -65,12 +95,20 @@ fn translate(pattern: &str, flags: &str) -> Result<(String, Flags), ApiError> {
                 match (n, in_class) {
                     ('d', false) => out.push_str("[0-9]"),
                     ('D', false) => out.push_str("[^0-9]"),
-                    ('w', false) => out.push_str("[A-Za-z0-9_]"),
-                    ('W', false) => out.push_str("[^A-Za-z0-9_]"),
+                    ('w', false) => out.push_str(&word),
+                    ('W', false) => out.push_str(&not_word),
+                    ('s', false) => out.push_str(&format!("[{JS_SPACE}]")),
+                    ('S', false) => out.push_str(&format!("[^{JS_SPACE}]")),
+                    ('b', false) => out.push_str(&boundary),
+                    ('B', false) => out.push_str(&not_boundary),
                     ('d', true) => out.push_str("0-9"),
-                    ('w', true) => out.push_str("A-Za-z0-9_"),
-                    ('b', false) => out.push_str(r"(?-u:\b)"),
-                    ('B', false) => out.push_str(r"(?-u:\B)"),
+                    ('w', true) => out.push_str(word_members),
+                    ('s', true) => out.push_str(JS_SPACE),
+                    ('D', true) => out.push_str("[^0-9]"),
+                    ('W', true) => out.push_str(&not_word),
+                    ('S', true) => out.push_str(&format!("[^{JS_SPACE}]")),
+                    // In a class, \b is a backspace.
+                    ('b', true) => out.push_str("\\x08"),
                     // JavaScript's \/ is a plain slash.
                     ('/', _) => out.push('/'),
                     _ => {
@@ -106,14 +144,49 @@ fn translate(pattern: &str, flags: &str) -> Result<(String, Flags), ApiError> {
                 out.push(']');
             }
             '[' if in_class => out.push_str(r"\["),
+            '.' if !in_class => out.push_str(if dot_all { r"[\s\S]" } else { "[^\\n\\r\\u{2028}\\u{2029}]" }),
+            '^' if !in_class && multiline => out.push_str(&format!("(?:^|(?<=[{JS_LINE_END}]))")),
+            '$' if !in_class && multiline => out.push_str(&format!("(?:$|(?=[{JS_LINE_END}]))")),
+            '{' if !in_class => {
+                // A quantifier's bounds must be in order; anything else after { is literal
+                // text in JavaScript's web-compatible grammar, and Rust reads it the same way.
+                let rest: String = chars.clone().take_while(|c| *c != '}').collect();
+                if let Some((lo, hi)) = rest.split_once(',')
+                    && let (Ok(lo), Ok(hi)) = (lo.parse::<u64>(), hi.parse::<u64>())
+                    && lo > hi
+                {
+                    return Err(ApiError::invalid("pattern", format!("the quantifier {{{lo},{hi}}} has its bounds out of order")));
+                }
+                out.push('{');
+            }
+            '(' if !in_class => {
+                out.push('(');
+                // A named group: (?<name>, but not look-behind (?<= or (?<!.
+                let ahead: String = chars.clone().take(3).collect();
+                if ahead.starts_with("?<") && !ahead.starts_with("?<=") && !ahead.starts_with("?<!") {
+                    let name: String = chars.clone().skip(2).take_while(|c| *c != '>').collect();
+                    if names.contains(&name) {
+                        return Err(ApiError::invalid("pattern", format!("the group name {name:?} is used twice")));
+                    }
+                    names.push(name);
+                }
+            }
             _ => out.push(c),
         }
     }
     Ok((out, f))
 }
 
-fn compile(pattern: &str, flags: &str) -> Result<(Regex, Flags), ApiError> {
-    let (translated, f) = translate(pattern, flags)?;
+/// Whether `text` has no word character (in Unicode's sense, which Rust's `\b` uses) outside
+/// ASCII.
+fn only_ascii_words(text: &str) -> bool {
+    static NON_ASCII_WORD: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"[\w&&[^\x00-\x7F]]").expect("a valid class"));
+    !NON_ASCII_WORD.is_match(text)
+}
+
+fn compile(pattern: &str, flags: &str, text: &str) -> Result<(Regex, Flags), ApiError> {
+    let (translated, f) = translate(pattern, flags, only_ascii_words(text))?;
     let re = RegexBuilder::new(&translated)
         .backtrack_limit(BACKTRACK_LIMIT)
         .delegate_size_limit(8 << 20)
@@ -214,7 +287,7 @@ struct RegexTestOutput {
 }
 
 fn run_test(input: RegexTestInput, response_limit: usize) -> Result<RegexTestOutput, ApiError> {
-    let (re, flags) = compile(&input.pattern, &input.flags)?;
+    let (re, flags) = compile(&input.pattern, &input.flags, &input.test_string)?;
     let names: Vec<Option<String>> = re.capture_names().map(|n| n.map(str::to_string)).collect();
     let text = input.test_string.as_str();
     let mut matches = Vec::new();
@@ -363,7 +436,7 @@ fn expand(template: &str, caps: &Captures<'_, str>, names: &[Option<String>], te
 }
 
 fn run_replace(input: RegexReplaceInput) -> Result<RegexReplaceOutput, ApiError> {
-    let (re, flags) = compile(&input.pattern, &input.flags)?;
+    let (re, flags) = compile(&input.pattern, &input.flags, &input.test_string)?;
     let names: Vec<Option<String>> = re.capture_names().map(|n| n.map(str::to_string)).collect();
     let text = input.test_string.as_str();
     let mut result = String::with_capacity(text.len());
@@ -470,6 +543,84 @@ mod tests {
             let input = RegexTestInput { pattern, test_string: "aaa".into(), flags: "g".into() };
             let _ = regex_test(&Ctx::for_tests(), input).await;
         }
+    }
+
+    /// Every case of tests/fixtures/regex_js.json (what Node's RegExp answers; see the script
+    /// beside it) through `regex/test` and `regex/replace`.
+    #[test]
+    fn javascript_engine_agrees() {
+        let fixture: Value = serde_json::from_str(include_str!("../../tests/fixtures/regex_js.json")).unwrap();
+        let texts = fixture["texts"].as_object().unwrap();
+        let (mut compared, mut not_comparable, mut failures) = (0, 0, Vec::new());
+        for case in fixture["cases"].as_array().unwrap() {
+            let (pattern, flags) = (case["pattern"].as_str().unwrap(), case["flags"].as_str().unwrap());
+            if case.get("error").is_some() {
+                if test(pattern, "x", flags).is_ok() {
+                    failures.push(format!("/{pattern}/{flags}: JavaScript refuses it, the service accepts it"));
+                }
+                continue;
+            }
+            if case.get("split_surrogates").is_some() {
+                not_comparable += 1;
+                continue;
+            }
+            let text = texts[case["text"].as_str().unwrap()].as_str().unwrap();
+            let label = format!("/{pattern}/{flags} on {}", case["text"]);
+            let got = match test(pattern, text, flags) {
+                Ok(out) => out,
+                Err(e) => {
+                    failures.push(format!("{label}: refused: {}", e.message));
+                    continue;
+                }
+            };
+            let got: Vec<Value> = got
+                .matches
+                .iter()
+                .map(|m| json!({"match": m.matched, "index": m.index, "captures": m.captures, "groups": m.groups}))
+                .collect();
+            if got != case["matches"].as_array().unwrap().clone() {
+                failures.push(format!("{label}: matches\n  js:  {}\n  got: {}", case["matches"], Value::Array(got)));
+            }
+            for (template, expected) in case["replaced"].as_object().unwrap() {
+                let input = RegexReplaceInput {
+                    pattern: pattern.into(),
+                    test_string: text.into(),
+                    replacement: template.clone(),
+                    flags: flags.into(),
+                };
+                match run_replace(input) {
+                    Ok(out) if out.result == expected.as_str().unwrap() => {}
+                    Ok(out) => failures.push(format!("{label}: replace {template:?}\n  js:  {expected}\n  got: {:?}", out.result)),
+                    Err(e) => failures.push(format!("{label}: replace {template:?} refused: {}", e.message)),
+                }
+            }
+            compared += 1;
+        }
+        eprintln!("{compared} cases compared with {}; {not_comparable} not comparable (JavaScript split a surrogate pair without the u flag)", fixture["node"]);
+        assert!(compared > 700, "only {compared} cases compared");
+        assert!(failures.is_empty(), "{} disagreements with JavaScript:\n{}", failures.len(), failures.join("\n"));
+    }
+
+    #[test]
+    fn word_boundaries_run_on_the_largest_text() {
+        // \b is look-around in the translation: it must still scan 100,000 characters within
+        // the step and time budgets.
+        let text = "dog ".repeat(24_999) + "cat";
+        let started = Instant::now();
+        let out = test("\\bcat\\b", &text, "g").unwrap();
+        assert_eq!((out.match_count, out.matches[0].index), (1, 99_996));
+        let out = test("\\b\\w+\\b", &text, "g").unwrap();
+        assert_eq!((out.match_count, out.truncated), (1000, true));
+        let out = test("\\Bo\\B", &text, "g").unwrap();
+        assert_eq!(out.match_count, 1000);
+        // With a word character outside ASCII the look-around form runs, within budget too.
+        let text = "chien été ".repeat(9_999) + "chat";
+        let out = test("\\bchat\\b", &text, "g").unwrap();
+        assert_eq!((out.match_count, out.matches[0].index), (1, 99_990));
+        // And JavaScript's ASCII boundary holds: "é" is not a word character there.
+        let out = test("\\bt\\b", "été", "").unwrap();
+        assert!(out.matched);
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     }
 
     #[test]
