@@ -302,8 +302,14 @@ impl Config {
         if c.body_limit < 1024 {
             return Err("body limit: must be at least 1024 bytes".to_string());
         }
-        if c.response_limit < 64 * 1024 {
-            return Err("response limit: must be at least 64KiB".to_string());
+        // A stored paste (1 MiB of text) or webhook payload (a body of up to the body limit)
+        // escapes to at most six times its size in JSON: each must fit in one answer, or it
+        // could be stored and never read back.
+        let least = 6 * c.body_limit.max(1 << 20) + 128 * 1024;
+        if c.response_limit < least {
+            return Err(format!(
+                "response limit: must be at least {least} bytes (6 times the larger of the body limit and 1 MiB, plus 128 KiB), so that every stored paste and webhook payload can be read back"
+            ));
         }
         for (name, t) in [("header", c.header_timeout), ("body", c.body_timeout), ("idle", c.idle_timeout)] {
             if t.is_zero() {
@@ -399,7 +405,12 @@ mod tests {
         let c = Config::from_vars(&[]).unwrap();
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.body_limit, 1 << 20);
-        let c = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "2MiB"), ("WRENCH_LISTEN", "0.0.0.0:9000")])).unwrap();
+        let c = Config::from_vars(&vars(&[
+            ("WRENCH_BODY_LIMIT", "2MiB"),
+            ("WRENCH_RESPONSE_LIMIT", "13MiB"),
+            ("WRENCH_LISTEN", "0.0.0.0:9000"),
+        ]))
+        .unwrap();
         assert_eq!((c.body_limit, c.listen.port()), (2 << 20, 9000));
     }
 
@@ -425,6 +436,12 @@ mod tests {
         assert!(e.starts_with("WRENCH_API_KEYS"), "{e}");
         let e = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "1GB")])).unwrap_err();
         assert!(e.contains("unit"), "{e}");
+        // Stored data must stay readable: the answer limit follows the body limit.
+        let e = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "2MiB")])).unwrap_err();
+        assert!(e.starts_with("response limit"), "{e}");
+        let c = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "2MiB"), ("WRENCH_RESPONSE_LIMIT", "13MiB")])).unwrap();
+        assert_eq!(c.response_limit, 13 << 20);
+        assert!(Config::from_vars(&vars(&[("WRENCH_RESPONSE_LIMIT", "1MiB")])).is_err());
     }
 
     #[test]

@@ -244,39 +244,73 @@ async fn get_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<InboxInfo, 
     Ok(info(ctx, input.id, record, count))
 }
 
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct PayloadsInput {
+    /// The inbox id. Any id that is not a live inbox is 404 `INBOX_NOT_FOUND`.
+    #[schemars(length(min = 1, max = 256))]
+    id: String,
+    /// Newest payloads to leave out, to page back through an inbox whose payloads do not fit
+    /// in one answer.
+    #[serde(default, deserialize_with = "crate::decode::integer")]
+    #[schemars(range(max = 1000))]
+    skip: u32,
+    /// Most payloads to list (default: all that fit in one answer).
+    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[schemars(range(min = 1, max = 1000))]
+    limit: Option<u32>,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 struct PayloadList {
     /// The inbox id.
     inbox_id: String,
     /// Number of payloads listed.
     payload_count: usize,
-    /// The most recent payloads, oldest first (sorted by `received_at`).
+    /// Payloads the inbox holds.
+    total: usize,
+    /// True when older payloads were left out (by `limit`, or because the answer would pass
+    /// the response limit); ask again with `skip` set to the payloads seen so far.
+    truncated: bool,
+    /// The most recent payloads after `skip`, oldest first (sorted by `received_at`).
     payloads: Vec<Payload>,
 }
 
-async fn payloads(ctx: &Ctx, id: String) -> Result<PayloadList, ApiError> {
+async fn payloads(ctx: &Ctx, input: PayloadsInput) -> Result<PayloadList, ApiError> {
+    let id = input.id;
     load(ctx, &id).await?;
-    let mut list: Vec<Payload> = ctx
-        .store
-        .list(&payloads_key(&id))
-        .await?
-        .iter()
-        .filter_map(|raw| serde_json::from_slice(raw).ok())
-        .collect();
+    let stored = ctx.store.list(&payloads_key(&id)).await?;
+    let total = stored.len();
+    // Newest first: skip, then take as many as the limit and the response limit allow (50
+    // payloads of 1 MiB would not fit in one answer).
+    let mut budget = crate::bounds::OutputBudget::new(ctx.config.response_limit.saturating_sub(4096));
+    let mut list: Vec<Payload> = Vec::new();
+    let wanted = input.limit.map_or(usize::MAX, |l| l as usize);
+    for raw in stored.iter().skip(input.skip as usize) {
+        if list.len() == wanted || budget.add(raw.len() + 1).is_err() {
+            break;
+        }
+        if let Ok(p) = serde_json::from_slice(raw) {
+            list.push(p);
+        }
+    }
+    let truncated = input.skip as usize + list.len() < total;
     list.reverse();
-    Ok(PayloadList { inbox_id: id, payload_count: list.len(), payloads: list })
+    Ok(PayloadList { inbox_id: id, payload_count: list.len(), total, truncated, payloads: list })
 }
 
 /// List a webhook inbox's payloads.
 ///
-/// The most recent payloads (at most 50 by default), oldest first. Unknown or expired inboxes
-/// are 404 `INBOX_NOT_FOUND`.
+/// The most recent payloads (at most 50 by default), oldest first. When they do not all fit in
+/// one answer (the response limit, 8 MiB by default) the newest that fit are listed with
+/// `truncated: true`; `skip` pages back to the older ones and `limit` caps the count. Unknown
+/// or expired inboxes are 404 `INBOX_NOT_FOUND`.
 #[op(get "/v1/webhook/inbox/{id}/payloads", id = "listWebhookPayloads", tag = "Storage",
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(other_shape, {"id": "bad id"}, status = 404))]
-async fn list_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
-    payloads(ctx, input.id).await
+async fn list_webhook_payloads(input: PayloadsInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
+    payloads(ctx, input).await
 }
 
 /// List a webhook inbox's payloads (older POST form).
@@ -287,8 +321,8 @@ async fn list_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<Payload
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(other_shape, {"id": "bad id"}, status = 404))]
-async fn list_webhook_payloads_post(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
-    payloads(ctx, input.id).await
+async fn list_webhook_payloads_post(input: PayloadsInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
+    payloads(ctx, input).await
 }
 
 #[cfg(test)]
@@ -419,6 +453,29 @@ mod tests {
         assert!(client(post(&format!("/v1/webhook/inbox/{}/receive", ids[1]), "{}")).await.starts_with("HTTP/1.1 200"));
         assert_eq!(store.list_len(&payloads_key(&ids[0])).await.unwrap(), 80, "nothing stored was lost");
         server.abort();
+    }
+
+    #[tokio::test]
+    async fn payloads_larger_than_one_answer_are_paged_not_lost() {
+        // Five payloads of about 300 KB under a 1 MiB response limit: three fit at a time.
+        let config = Config { response_limit: 1 << 20, ..Config::default() };
+        let (cli, _) = client_with(config);
+        let (_, created) = json_of(cli.post("/v1/webhook/inbox/create").send().await).await;
+        let id = created["data"]["id"].as_str().unwrap().to_string();
+        for i in 0..5 {
+            let body = format!("{{\"n\":{i},\"pad\":\"{}\"}}", "x".repeat(300_000));
+            cli.post(format!("/v1/webhook/inbox/{id}/receive")).body(body).send().await.assert_status_is_ok();
+        }
+        let n = |list: &Value| -> Vec<i64> {
+            list["data"]["payloads"].as_array().unwrap().iter().map(|p| p["body"]["n"].as_i64().unwrap()).collect()
+        };
+        let (status, first) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
+        assert_eq!(status, 200, "{first}");
+        assert_eq!((n(&first), first["data"]["total"].as_u64(), first["data"]["truncated"].as_bool()), (vec![2, 3, 4], Some(5), Some(true)));
+        let (_, older) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads?skip=3")).send().await).await;
+        assert_eq!((n(&older), older["data"]["truncated"].as_bool()), (vec![0, 1], Some(false)));
+        let (_, newest) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads?limit=1")).send().await).await;
+        assert_eq!(n(&newest), vec![4]);
     }
 
     #[tokio::test]
