@@ -1,0 +1,304 @@
+//! The real binary under a memory limit far below the machine's, against a hostile corpus sent
+//! concurrently: deep JSON to every JSON-reading operation, YAML bombs, deep Markdown, XML and
+//! HTML, answers that would be huge, the largest images and key derivations. Every answer must
+//! be a 2xx or a 4xx, the process must stay alive with a bounded peak, and a cheap request made
+//! alongside must stay fast. Prints the figures and, per request, its size in and out and its
+//! time (the worst cases README.md's table summarises).
+
+mod common;
+
+use std::{
+    collections::BTreeMap,
+    process::{Command, Stdio},
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Address space the server may reserve. Reservations are not memory (thread stacks and
+/// allocator arenas reserve far more than they touch), so the figure that matters is the
+/// peak resident set, asserted separately.
+const ADDRESS_SPACE: u64 = 4 << 30;
+/// Most resident memory the server may reach under the whole corpus.
+const PEAK_RSS_LIMIT_MB: u64 = 1024;
+/// Slowest 99th percentile allowed for a cheap request served alongside.
+const CHEAP_P99_MS: f64 = 50.0;
+
+/// Sends one request on a fresh connection; returns the status (0 when the connection was
+/// dropped without an answer), the answer's size and the time taken.
+async fn send(port: u16, method: &str, path: &str, body: &str) -> (u16, usize, Duration) {
+    let started = Instant::now();
+    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else { return (0, 0, started.elapsed()) };
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    if s.write_all(req.as_bytes()).await.is_err() {
+        return (0, 0, started.elapsed());
+    }
+    let mut out = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(120), s.read_to_end(&mut out)).await;
+    let text = String::from_utf8_lossy(&out[..out.len().min(64)]).into_owned();
+    let status = if read.is_ok() { text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0) } else { 0 };
+    (status, out.len(), started.elapsed())
+}
+
+fn peak_rss_mb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
+}
+
+fn deep(levels: usize) -> String {
+    "[".repeat(levels) + &"]".repeat(levels)
+}
+
+/// The billion laughs: nine levels of ten aliases each.
+fn yaml_bomb() -> String {
+    let mut bomb =
+        String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (prev, cur) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i"]) {
+        bomb.push_str(&format!("{cur}: &{cur} [{}]\n", vec![format!("*{prev}"); 10].join(",")));
+    }
+    bomb
+}
+
+/// (label, path, body) of every hostile request.
+fn corpus() -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, Value)> = Vec::new();
+    let mut add = |label: &str, path: &str, body: Value| out.push((label.to_string(), path.to_string(), body));
+    let deep_text = deep(100_000);
+    for path in ["/v1/json/format", "/v1/json/minify", "/v1/json/validate"] {
+        add("deep JSON text", path, json!({"json": deep_text}));
+    }
+    add("deep JSON text", "/v1/json/diff", json!({"a": deep_text, "b": "[]"}));
+    add(
+        "wide JSON at indent 8",
+        "/v1/json/format",
+        json!({"json": format!("{}{}{}", "[".repeat(120), vec!["1"; 100_000].join(","), "]".repeat(120)), "indent": 8}),
+    );
+    add("YAML bomb", "/v1/yaml/to-json", json!({"yaml": yaml_bomb()}));
+    add("deep YAML", "/v1/yaml/to-json", json!({"yaml": deep(100_000)}));
+    add(
+        "deep YAML block",
+        "/v1/yaml/to-json",
+        json!({"yaml": (0..1300).map(|i| format!("{}k:\n", " ".repeat(i))).collect::<String>()}),
+    );
+    let nested: Value =
+        serde_json::from_str(&format!("{}{}{}", "[".repeat(120), vec!["1"; 100_000].join(","), "]".repeat(120)))
+            .unwrap();
+    add("YAML indentation", "/v1/yaml/to-yaml", json!({"data": {"a": nested}, "indent": 8}));
+    add("deep Markdown", "/v1/markdown/to-html", json!({"markdown": ">".repeat(500_000)}));
+    add("deep Markdown lists", "/v1/markdown/to-text", json!({"markdown": "- ".repeat(300_000) + "x"}));
+    add(
+        "Markdown table padding",
+        "/v1/markdown/to-html",
+        json!({"markdown": format!("|{}\n|{}\n{}", "a|".repeat(1000), "-|".repeat(1000), "x\n".repeat(200_000))}),
+    );
+    add(
+        "Markdown references",
+        "/v1/markdown/to-html",
+        json!({"markdown": format!("[a]: /{}\n\n{}", "u".repeat(400_000), "[a]".repeat(100_000))}),
+    );
+    add("deep XML", "/v1/xml/to-json", json!({"xml": "<a>".repeat(200_000)}));
+    add(
+        "XML entity bomb",
+        "/v1/xml/to-json",
+        json!({"xml": "<!DOCTYPE x [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">]><x>&b;</x>"}),
+    );
+    add("deep HTML", "/v1/html-to-text/convert", json!({"html": "<div>".repeat(200_000)}));
+    add("deep HTML", "/v1/html-sanitize", json!({"html": "<b>".repeat(200_000)}));
+    add("escaping HTML", "/v1/html-sanitize", json!({"html": "<".repeat(900_000)}));
+    add(
+        "CSV header repeated per row",
+        "/v1/csv/to-json",
+        json!({"csv": format!("{}\n{}", (0..100).map(|i| format!("{}{i}", "h".repeat(5000))).collect::<Vec<_>>().join(","), format!("{}\n", ",".repeat(99)).repeat(400))}),
+    );
+    add("CSV equal names", "/v1/csv/to-json", json!({"csv": vec!["a"; 400_000].join(",")}));
+    add(
+        "CSV rows x columns",
+        "/v1/csv/to-csv",
+        json!({"data": (0..20_000).map(|i| json!({format!("k{i}"): 1})).collect::<Vec<_>>()}),
+    );
+    add("diff of 1 MiB", "/v1/diff", json!({"original": "a\n".repeat(160_000), "modified": "b\n".repeat(160_000)}));
+    add(
+        "diff of shuffled lines",
+        "/v1/diff",
+        json!({"original": (0..40_000).map(|i| format!("{i}\n")).collect::<String>(), "modified": (0..40_000).rev().map(|i| format!("{i}\n")).collect::<String>()}),
+    );
+    add(
+        "JSON diff paths",
+        "/v1/json/diff",
+        json!({"a": format!("{{\"{}\":[{}]}}", "k".repeat(5000), vec!["1"; 100_000].join(",")), "b": format!("{{\"{}\":[{}]}}", "k".repeat(5000), vec!["2"; 100_000].join(","))}),
+    );
+    add("regex catastrophic", "/v1/regex/test", json!({"pattern": "^(a+)+$", "testString": "a".repeat(50_000) + "b"}));
+    add(
+        "regex captures the rest",
+        "/v1/regex/test",
+        json!({"pattern": "(?=([\\s\\S]*))", "testString": "x".repeat(100_000), "flags": "g"}),
+    );
+    add(
+        "regex $' replacement",
+        "/v1/regex/replace",
+        json!({"pattern": "x", "testString": "x".repeat(100_000), "replacement": "$'".repeat(5000), "flags": "g"}),
+    );
+    add(
+        "regex word boundaries",
+        "/v1/regex/test",
+        json!({"pattern": "\\b\\w+\\b", "testString": "mot été ".repeat(12_000), "flags": "g"}),
+    );
+    add("lorem maximum", "/v1/lorem/generate", json!({"type": "paragraphs", "count": 100}));
+    add("uuid batch maximum", "/v1/uuid/batch", json!({"count": 100}));
+    add("passwords maximum", "/v1/password/generate", json!({"length": 256, "count": 50}));
+    add("password strength", "/v1/password/strength", json!({"password": "aA1!".repeat(256)}));
+    add("random data maximum", "/v1/random/data", json!({"count": 50}));
+    add("cron far search", "/v1/cron/next", json!({"expression": "0 0 30 2 *", "count": 25}));
+    add("math nesting", "/v1/math/evaluate", json!({"expression": "(".repeat(500) + "1" + &")".repeat(500)}));
+    add("text case of 1 MiB", "/v1/text/case", json!({"text": "aB".repeat(400_000), "to": "snake"}));
+    add("URL encode of 1 MiB", "/v1/url/encode", json!({"text": "😀".repeat(200_000)}));
+    add("base64 of 1 MiB", "/v1/base64/encode", json!({"text": "x".repeat(1_000_000)}));
+    add(
+        "OG image largest",
+        "/v1/og/generate",
+        json!({"title": "W".repeat(300), "description": "M".repeat(1000), "width": 4096, "height": 4096, "format": "png"}),
+    );
+    add(
+        "placeholder largest",
+        "/v1/placeholder",
+        json!({"width": 4096, "height": 4096, "format": "png", "text": "x".repeat(200)}),
+    );
+    add(
+        "QR largest",
+        "/v1/qr/generate",
+        json!({"text": "9".repeat(2953), "size": 2000, "format": "png", "errorCorrectionLevel": "L"}),
+    );
+    add(
+        "barcode largest",
+        "/v1/barcode",
+        json!({"data": "1".repeat(80), "width": 4096, "height": 2048, "format": "png"}),
+    );
+    add("avatar largest", "/v1/avatar", json!({"seed": "s".repeat(256), "size": 1024, "format": "png"}));
+    add(
+        "Argon2 encryption",
+        "/v1/encrypt/encrypt",
+        json!({"plaintext": "p".repeat(100_000), "password": "k".repeat(1024)}),
+    );
+    add("hash batch of 1 MiB", "/v1/hash/batch", json!({"text": "h".repeat(900_000)}));
+    // The body itself nested deep, to every operation that reads a JSON body.
+    let deep_body = format!("{{\"x\":{}}}", deep(100_000));
+    let mut out: Vec<(String, String, String)> = out.into_iter().map(|(l, p, b)| (l, p, b.to_string())).collect();
+    for op in wrench::operations() {
+        if op.input == wrench::op::InputKind::Body && !op.path.contains('{') {
+            out.push(("deep JSON body".into(), op.path.to_string(), deep_body.clone()));
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: no `prlimit` on this machine");
+        return;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data_dir = std::env::temp_dir().join(format!("wrench-hostile-test-{port}"));
+    let mut child = Command::new("prlimit")
+        .arg(format!("--as={ADDRESS_SPACE}"))
+        .arg("--")
+        // WRENCH_HOSTILE_BIN runs the corpus against another build (a release one, for the
+        // figures in README.md).
+        .arg(std::env::var("WRENCH_HOSTILE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_wrench").to_string()))
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_LOG", "warn")
+        .env("WRENCH_DATA_DIR", &data_dir)
+        .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
+        .env("WRENCH_RATE_ANON_PER_DAY", "0")
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let started = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(10), "server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // A cheap request every 20 ms, alongside, for as long as the corpus runs.
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cheap = {
+        let done = done.clone();
+        tokio::spawn(async move {
+            let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
+            let req = common::json_request("POST", "/v1/base64/encode", "", r#"{"text":"cheap"}"#);
+            let mut times = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                let t = Instant::now();
+                let (head, _) = common::exchange(&mut stream, &req).await;
+                assert!(head.starts_with("http/1.1 200"), "{head}");
+                times.push(t.elapsed().as_secs_f64() * 1000.0);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            times
+        })
+    };
+
+    // The corpus, four requests at a time.
+    let queue = Arc::new(Mutex::new(corpus()));
+    let results = Arc::new(Mutex::new(Vec::new()));
+    let mut workers = Vec::new();
+    for _ in 0..4 {
+        let (queue, results) = (queue.clone(), results.clone());
+        workers.push(tokio::spawn(async move {
+            loop {
+                let next = queue.lock().unwrap().pop();
+                let Some((label, path, body)) = next else { break };
+                let (status, size, took) = send(port, "POST", &path, &body).await;
+                results.lock().unwrap().push((label, path, body.len(), status, size, took));
+            }
+        }));
+    }
+    for w in workers {
+        w.await.unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::Release);
+    let mut cheap_times = cheap.await.unwrap();
+    let alive = child.try_wait().unwrap().is_none();
+    let peak = peak_rss_mb(pid);
+    let _ = Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&data_dir);
+
+    let results = results.lock().unwrap();
+    let mut by_status: BTreeMap<u16, usize> = BTreeMap::new();
+    for (label, path, request, status, size, took) in results.iter() {
+        *by_status.entry(*status).or_default() += 1;
+        if label != "deep JSON body" {
+            eprintln!(
+                "{status} {path:<28} {label:<30} in {request:>8} B  out {size:>9} B  {:>7.0} ms",
+                took.as_secs_f64() * 1000.0
+            );
+        }
+    }
+    cheap_times.sort_by(f64::total_cmp);
+    let p99 = cheap_times[(cheap_times.len() * 99 / 100).min(cheap_times.len() - 1)];
+    eprintln!(
+        "{} hostile requests in {:.1} s; answers by status {by_status:?}; peak RSS {peak} MiB; cheap request p99 {p99:.1} ms over {} requests (max {:.1} ms)",
+        results.len(),
+        started.elapsed().as_secs_f64(),
+        cheap_times.len(),
+        cheap_times.last().copied().unwrap_or(0.0)
+    );
+    assert!(alive, "the server died under the corpus");
+    let bad: Vec<String> =
+        results.iter().filter(|r| !(200..500).contains(&r.3)).map(|r| format!("{} {} -> {}", r.0, r.1, r.3)).collect();
+    assert!(bad.is_empty(), "answers that were not 2xx or 4xx: {bad:?}");
+    assert!(peak > 0 && peak < PEAK_RSS_LIMIT_MB, "peak RSS {peak} MiB");
+    assert!(p99 < CHEAP_P99_MS, "cheap request p99 {p99:.1} ms");
+}
