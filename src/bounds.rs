@@ -35,8 +35,14 @@ pub fn too_deep(field: &str) -> ApiError {
 /// text, constant memory, and indifferent to syntax errors (those are the parser's to report):
 /// brackets inside strings do not count.
 pub fn check_json_nesting(field: &str, text: &str) -> Result<(), ApiError> {
+    if json_deeper_than(text.as_bytes(), MAX_NESTING) { Err(too_deep(field)) } else { Ok(()) }
+}
+
+/// Whether the arrays and objects of JSON text nest deeper than `max` (see
+/// [`check_json_nesting`]).
+pub fn json_deeper_than(text: &[u8], max: usize) -> bool {
     let mut depth = 0usize;
-    let mut bytes = text.bytes();
+    let mut bytes = text.iter().copied();
     while let Some(b) = bytes.next() {
         match b {
             b'"' => {
@@ -52,15 +58,15 @@ pub fn check_json_nesting(field: &str, text: &str) -> Result<(), ApiError> {
             }
             b'[' | b'{' => {
                 depth += 1;
-                if depth > MAX_NESTING {
-                    return Err(too_deep(field));
+                if depth > max {
+                    return true;
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    Ok(())
+    false
 }
 
 /// 400 `RESULT_TOO_LARGE`: the answer would be `size` bytes (or more, when `at_least`).

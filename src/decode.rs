@@ -33,7 +33,16 @@ pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiErr
         }
         return Err(ApiError::invalid("body", "must be a JSON object"));
     }
+    // The shared nesting limit holds for the values of fields, one level below the body's
+    // object; serde_json's own guard, one level short of that, is off once it is checked.
+    if crate::bounds::json_deeper_than(bytes, crate::bounds::MAX_NESTING + 1) {
+        return Err(ApiError::invalid(
+            "body",
+            format!("a field's value is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
     let value: T = match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => v,
         Err(e) => {

@@ -68,6 +68,22 @@ async fn every_json_reader_refuses_the_same_depth() {
     }
     let (status, v) = call(&cli, "/v1/yaml/to-json", &json!({"yaml": yaml})).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("yaml")), "{v}");
+    // Values of JSON bodies: 128 levels are read, 129 are not.
+    let value = |levels: usize| -> Value { serde_json::from_str(&deep_json(levels)).unwrap() };
+    let object = |levels: usize| -> Value {
+        let mut v = json!({});
+        for _ in 1..levels {
+            v = json!({"k": v});
+        }
+        v
+    };
+    let (status, v) = call(&cli, "/v1/diff/json", &json!({"original": object(128), "modified": {}})).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = call(&cli, "/v1/diff/json", &json!({"original": object(129), "modified": {}})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("body")), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{v}");
+    let (status, v) = call(&cli, "/v1/yaml/to-yaml", &json!({"data": {"a": value(127)}})).await;
+    assert_eq!(status, 200, "{v}");
 }
 
 #[tokio::test]
