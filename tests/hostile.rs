@@ -9,7 +9,7 @@ mod common;
 
 use std::{
     collections::BTreeMap,
-    process::{Command, Stdio},
+    process::Command,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -202,33 +202,15 @@ fn corpus() -> Vec<(String, String, String)> {
 
 #[tokio::test]
 async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
-    if Command::new("prlimit").arg("--version").output().is_err() {
-        eprintln!("skipped: no `prlimit` on this machine");
+    // WRENCH_HOSTILE_BIN runs the corpus against another build (a release one, for the figures
+    // in README.md).
+    let binary = std::env::var("WRENCH_HOSTILE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_wrench").to_string());
+    let Some((mut child, port, data_dir)) = common::start_limited(&binary, &format!("--as={ADDRESS_SPACE}"), &[]).await
+    else {
         return;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let data_dir = std::env::temp_dir().join(format!("wrench-hostile-test-{port}"));
-    let mut child = Command::new("prlimit")
-        .arg(format!("--as={ADDRESS_SPACE}"))
-        .arg("--")
-        // WRENCH_HOSTILE_BIN runs the corpus against another build (a release one, for the
-        // figures in README.md).
-        .arg(std::env::var("WRENCH_HOSTILE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_wrench").to_string()))
-        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
-        .env("WRENCH_LOG", "warn")
-        .env("WRENCH_DATA_DIR", &data_dir)
-        .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
-        .env("WRENCH_RATE_ANON_PER_DAY", "0")
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    };
     let pid = child.id();
     let started = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 
     // A cheap request every 20 ms, alongside, for as long as the corpus runs.
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -97,33 +97,14 @@ fn cpu_seconds(pid: u32) -> f64 {
 
 #[tokio::test]
 async fn a_flood_of_silent_sockets_under_a_small_descriptor_limit_neither_spins_nor_locks_out() {
-    if Command::new("prlimit").arg("--version").output().is_err() {
-        eprintln!("skipped: no `prlimit` on this machine");
-        return;
-    }
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let data_dir = std::env::temp_dir().join(format!("wrench-fd-test-{port}"));
     // 128 descriptors, and a connection cap set above that on purpose: accepting fails with
     // EMFILE, which must pause the loop instead of spinning on it.
-    let mut child = Command::new("prlimit")
-        .args(["--nofile=128:128", "--"])
-        .arg(env!("CARGO_BIN_EXE_wrench"))
-        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
-        .env("WRENCH_LOG", "warn")
-        .env("WRENCH_DATA_DIR", &data_dir)
-        .env("WRENCH_MAX_CONNECTIONS", "1000")
-        .env("WRENCH_HEADER_TIMEOUT", "2")
-        .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
-        .env("WRENCH_RATE_ANON_PER_DAY", "0")
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let settings = [("WRENCH_MAX_CONNECTIONS", "1000"), ("WRENCH_HEADER_TIMEOUT", "2")];
+    let Some((mut child, port, data_dir)) =
+        common::start_limited(env!("CARGO_BIN_EXE_wrench"), "--nofile=128:128", &settings).await
+    else {
+        return;
+    };
     let mut silent = Vec::new();
     for _ in 0..300 {
         if let Ok(s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {

@@ -47,3 +47,40 @@ pub async fn away_from_minute_boundary() {
         tokio::time::sleep(Duration::from_secs(61 - secs)).await;
     }
 }
+
+/// The real binary started under `prlimit` with the given limit (`--nofile=128:128`,
+/// `--as=...`) and settings, listening on a free loopback port with an anonymous quota of
+/// none; returns it once it accepts connections, with its port and data directory. `None`
+/// (after saying so) where `prlimit` is not installed.
+#[allow(dead_code)]
+pub async fn start_limited(
+    binary: &str,
+    limit: &str,
+    settings: &[(&str, &str)],
+) -> Option<(std::process::Child, u16, std::path::PathBuf)> {
+    use std::process::{Command, Stdio};
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipped: no `prlimit` on this machine");
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data_dir = std::env::temp_dir().join(format!("wrench-limited-test-{port}"));
+    let child = Command::new("prlimit")
+        .args([limit, "--", binary])
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_LOG", "warn")
+        .env("WRENCH_DATA_DIR", &data_dir)
+        .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
+        .env("WRENCH_RATE_ANON_PER_DAY", "0")
+        .envs(settings.iter().copied())
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(10), "server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Some((child, port, data_dir))
+}
