@@ -20,15 +20,17 @@ WORK=$(mktemp -d)
 KEYS=$("$BIN/wrench" keys new)
 export WRENCH_BENCH_KEY=$(printf '%s\n' "$KEYS" | awk '/^key:/ {print $2}')
 export WRENCH_API_KEYS=$(printf '%s\n' "$KEYS" | awk '/^digest:/ {print $2}')
-export WRENCH_DATA_DIR="$WORK/data"
-WRENCH_LISTEN=127.0.0.1:18081 WRENCH_LOG=warn "$BIN/wrench" serve >"$WORK/wrench.log" 2>&1 &
+# One data directory per instance: the embedded store's file is locked by the one that opens it.
+WRENCH_DATA_DIR="$WORK/data-warn" WRENCH_LISTEN=127.0.0.1:18081 WRENCH_LOG=warn "$BIN/wrench" serve >"$WORK/wrench.log" 2>&1 &
 W=$!
 "$BIN/examples/bare_handler" 127.0.0.1:18082 >"$WORK/bare.log" 2>&1 &
 B=$!
-WRENCH_LISTEN=127.0.0.1:18083 WRENCH_LOG=info "$BIN/wrench" serve >"$WORK/wrench-info.log" 2>&1 &
+WRENCH_DATA_DIR="$WORK/data-info" WRENCH_LISTEN=127.0.0.1:18083 WRENCH_LOG=info "$BIN/wrench" serve >"$WORK/wrench-info.log" 2>&1 &
 L=$!
 trap 'kill $W $B $L 2>/dev/null || true; rm -rf "$WORK"' EXIT
-sleep 1
+for port in 18081 18082 18083; do # wait until each listens (at most 10 s)
+  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && break; sleep 0.1; done
+done
 curl -fsS -X POST -H 'Content-Type: application/json' -H "X-API-Key: $WRENCH_BENCH_KEY" -d '{"text":"x"}' http://127.0.0.1:18081/v1/base64/encode >/dev/null
 curl -fsS -X POST -H 'Content-Type: application/json' -d '{"text":"x"}' http://127.0.0.1:18082/v1/base64/encode >/dev/null
 

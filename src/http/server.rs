@@ -26,8 +26,8 @@ use std::{
     net::SocketAddr,
     pin::Pin,
     sync::{
-        Arc, Mutex,
-        atomic::{AtomicUsize, Ordering},
+        Arc,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     task::{Context, Poll},
     time::{Duration, Instant},
@@ -139,52 +139,53 @@ async fn back_off(e: &io::Error) {
     }
 }
 
-/// What a connection's watchdog needs to know.
+/// What a connection's watchdog needs to know. Atomics only: reads and requests update it on
+/// the hot path.
 struct Activity {
+    /// When the connection opened; the times below count from it.
+    opened: Instant,
     /// Requests handed to the app and not yet answered.
     in_flight: AtomicUsize,
-    times: Mutex<Times>,
-}
-
-struct Times {
-    /// When the current request's first byte arrived (or the connection opened), while its
-    /// headers are awaited.
-    head_started: Option<Instant>,
-    /// When the connection last became idle (its last response was produced).
-    idle_since: Instant,
+    /// Nanoseconds after `opened`, plus one, at which the current request's first byte arrived
+    /// (or the connection opened) while its headers are awaited; 0 when none is awaited.
+    head_started: AtomicU64,
+    /// Nanoseconds after `opened` at which the connection last became idle.
+    idle_since: AtomicU64,
 }
 
 impl Activity {
     fn new() -> Self {
-        let now = Instant::now();
         Activity {
+            opened: Instant::now(),
             in_flight: AtomicUsize::new(0),
-            times: Mutex::new(Times { head_started: Some(now), idle_since: now }),
+            head_started: AtomicU64::new(1),
+            idle_since: AtomicU64::new(0),
         }
     }
 
-    fn times(&self) -> std::sync::MutexGuard<'_, Times> {
-        self.times.lock().unwrap_or_else(|p| p.into_inner())
+    fn now(&self) -> u64 {
+        self.opened.elapsed().as_nanos() as u64
+    }
+
+    fn at(&self, nanos: u64) -> Instant {
+        self.opened + Duration::from_nanos(nanos)
     }
 
     fn bytes_read(&self) {
-        if self.in_flight.load(Ordering::Acquire) == 0 {
-            let mut t = self.times();
-            if t.head_started.is_none() {
-                t.head_started = Some(Instant::now());
-            }
+        if self.in_flight.load(Ordering::Acquire) == 0 && self.head_started.load(Ordering::Acquire) == 0 {
+            // Only the first byte after an idle spell starts the header clock.
+            let _ = self.head_started.compare_exchange(0, self.now() + 1, Ordering::AcqRel, Ordering::Acquire);
         }
     }
 
     fn request_started(&self) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
-        self.times().head_started = None;
+        self.head_started.store(0, Ordering::Release);
     }
 
     fn request_done(&self) {
-        let mut t = self.times();
         if self.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            t.idle_since = Instant::now();
+            self.idle_since.store(self.now(), Ordering::Release);
         }
     }
 
@@ -194,10 +195,9 @@ impl Activity {
         if self.in_flight.load(Ordering::Acquire) > 0 {
             return None;
         }
-        let t = self.times();
-        Some(match t.head_started {
-            Some(started) => started + limits.header,
-            None => t.idle_since + limits.idle,
+        Some(match self.head_started.load(Ordering::Acquire) {
+            0 => self.at(self.idle_since.load(Ordering::Acquire)) + limits.idle,
+            started => self.at(started - 1) + limits.header,
         })
     }
 }
@@ -237,30 +237,42 @@ async fn serve_connection(
     builder.http1().keep_alive(true).max_headers(HYPER_MAX_HEADERS).max_buf_size(HYPER_MAX_BUF);
     let conn = builder.serve_connection(TokioIo::new(io), service);
     tokio::pin!(conn);
+    // The watchdog runs beside the connection, so serving a request costs nothing but the
+    // atomics above; it wakes at least every 250 ms because reads move the deadline (an idle
+    // connection that starts a request has its header limit from then on).
+    let expired = Arc::new(Notify::new());
+    let watchdog = tokio::spawn({
+        let (activity, expired) = (activity.clone(), expired.clone());
+        async move {
+            loop {
+                let now = Instant::now();
+                let soon = now + Duration::from_millis(250);
+                match activity.deadline(limits) {
+                    Some(at) if now >= at => {
+                        expired.notify_one();
+                        return;
+                    }
+                    Some(at) => tokio::time::sleep_until(at.min(soon).into()).await,
+                    None => tokio::time::sleep_until(soon.into()).await,
+                }
+            }
+        }
+    });
     let stop = stopping.notified();
     tokio::pin!(stop);
     let mut stopping_now = false;
     loop {
-        let deadline = activity.deadline(limits);
-        // Reads move the deadline (an idle connection that starts a request has its header
-        // limit from then on), so it is looked at again at least every 250 ms.
-        let soon = Instant::now() + Duration::from_millis(250);
-        let wake = deadline.map_or(soon, |at| at.min(soon));
-        let sleep = tokio::time::sleep_until(wake.into());
         tokio::select! {
-            _ = conn.as_mut() => return,
+            _ = conn.as_mut() => break,
+            // Nothing in flight and the limit passed: close without an answer.
+            _ = expired.notified() => break,
             _ = &mut stop, if !stopping_now => {
                 stopping_now = true;
                 conn.as_mut().graceful_shutdown();
             }
-            _ = sleep => {
-                if activity.deadline(limits).is_some_and(|at| Instant::now() >= at) {
-                    // Nothing in flight and the limit passed: close without an answer.
-                    return;
-                }
-            }
         }
     }
+    watchdog.abort();
 }
 
 /// The socket, telling the watchdog about reads, and rewriting hyper's own bare error answers.
