@@ -50,8 +50,9 @@ use crate::config::Config;
 /// Longest header section hyper buffers; beyond it hyper answers 431 itself (rewritten into
 /// the envelope). The app refuses far smaller sections first (see `MAX_HEADER_BYTES`).
 const HYPER_MAX_BUF: usize = 256 * 1024;
-/// Header fields hyper parses; the app refuses more than `MAX_HEADER_FIELDS` first.
-const HYPER_MAX_HEADERS: usize = 1000;
+/// Header fields hyper parses; more are its own 431, rewritten into the envelope. (hyper sets
+/// aside room for this many on every request, so it stays at the common default.)
+const HYPER_MAX_HEADERS: usize = super::MAX_HEADER_FIELDS;
 
 /// The time limits of one connection.
 #[derive(Debug, Clone, Copy)]
