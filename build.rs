@@ -1,9 +1,11 @@
 //! Generates the registry of operations from the files under `ops/`.
 //!
-//! Each directory under `ops/` is a group module and each `.rs` file in it a module; every
-//! `#[op(...)]` function in those files is registered. The result is one explicit, sorted list
-//! (no linker tricks, no life before main), so an operation cannot be silently dropped: a file
-//! that does not compile fails the build, and the checked-in OpenAPI document plus the
+//! Each directory under `ops/` is a group module and each `.rs` file in it a module, declared
+//! by checked-in `mod` lines (`ops/mod.rs`, `ops/<group>/mod.rs`) so that rustfmt and readers
+//! see them; every `#[op(...)]` function in those files is registered. The result is one
+//! explicit list (no linker tricks, no life before main), so an operation cannot be silently
+//! dropped: a file or group without its `mod` line fails the build with the line to add, a
+//! file that does not compile fails it too, and the checked-in OpenAPI document plus the
 //! operation-count test catch anything else.
 
 use std::{
@@ -12,10 +14,9 @@ use std::{
     path::{Path, PathBuf},
 };
 
-/// One file under `ops/<group>/`: its module name, path and `#[op]` functions.
+/// One file under `ops/<group>/`: its module name and `#[op]` functions.
 struct OpsFile {
     module: String,
-    path: PathBuf,
     functions: Vec<String>,
 }
 
@@ -42,29 +43,51 @@ fn main() {
         for file in files {
             println!("cargo:rerun-if-changed={}", file.display());
             let text = fs::read_to_string(&file).expect("readable ops file");
-            modules.push(OpsFile { module: module_name(&file), path: file.clone(), functions: op_functions(&text) });
+            modules.push(OpsFile { module: module_name(&file), functions: op_functions(&text) });
         }
         groups.push((group, modules));
     }
 
-    let mut out = String::new();
+    let mut missing = Vec::new();
+    let top = fs::read_to_string(root.join("mod.rs")).unwrap_or_default();
     let mut calls = Vec::new();
     for (group, modules) in &groups {
-        writeln!(out, "pub(crate) mod {group} {{").unwrap();
-        for OpsFile { module, path, functions } in modules {
-            writeln!(out, "    #[path = {:?}]\n    pub(crate) mod {module};", path.display().to_string()).unwrap();
+        if !declares(&top, group) {
+            missing.push(format!("add `pub(crate) mod {group};` to ops/mod.rs"));
+        }
+        let group_mod = fs::read_to_string(root.join(group).join("mod.rs")).unwrap_or_default();
+        for OpsFile { module, functions, .. } in modules {
+            if module == "mod" {
+                continue;
+            }
+            if !declares(&group_mod, module) {
+                missing.push(format!("add `pub(crate) mod {module};` to ops/{group}/mod.rs"));
+            }
             for f in functions {
                 calls.push(format!("{group}::{module}::__op_{f}()"));
             }
         }
-        writeln!(out, "}}").unwrap();
     }
+    if !missing.is_empty() {
+        panic!("files under ops/ that no `mod` line declares:\n  {}", missing.join("\n  "));
+    }
+    let mut out = String::new();
     writeln!(out, "/// Every operation declared under `ops/`, in file order.").unwrap();
     writeln!(out, "pub(crate) fn all() -> ::std::vec::Vec<crate::op::Operation> {{").unwrap();
     writeln!(out, "    ::std::vec![{}]", calls.join(",\n        ")).unwrap();
     writeln!(out, "}}").unwrap();
-    let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this")).join("ops.rs");
+    let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this")).join("registry.rs");
     fs::write(dest, out).expect("writable OUT_DIR");
+}
+
+/// Whether `mod_rs` has a `mod name;` line (any visibility).
+fn declares(mod_rs: &str, name: &str) -> bool {
+    mod_rs.lines().any(|l| {
+        let l = l.trim();
+        l.strip_suffix(';').and_then(|l| l.rsplit_once("mod ")).is_some_and(|(vis, n)| {
+            n.trim() == name && vis.split_whitespace().all(|w| w == "pub" || w.starts_with("pub("))
+        })
+    })
 }
 
 fn module_name(path: &Path) -> String {

@@ -313,9 +313,8 @@ mod tests {
         for (s, want) in p.colors.iter().zip([0.0, 150.0, 210.0]) {
             assert!((s.color.hsl.h - want).abs() <= 0.5, "{} for {want}", s.color.hsl.h);
         }
-        let p = color_palette(ColorPaletteInput { color: "red".into(), kind: PaletteType::Monochromatic })
-            .await
-            .unwrap();
+        let p =
+            color_palette(ColorPaletteInput { color: "red".into(), kind: PaletteType::Monochromatic }).await.unwrap();
         assert_eq!(p.colors.len(), 5);
         assert!(p.colors.iter().all(|s| s.color.hsl.h == 0.0 && s.color.hsl.s == 100.0));
         let ls: Vec<f64> = p.colors[1..].iter().map(|s| s.color.hsl.l).collect();

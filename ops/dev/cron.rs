@@ -59,7 +59,12 @@ async fn cron_parse(input: CronParseInput) -> Result<CronParseOutput, ApiError> 
         .iter()
         .map(|f| (f.kind.name().to_string(), CronField { expression: f.text.clone(), values: f.values() }))
         .collect();
-    Ok(CronParseOutput { description: s.describe(), normalized: s.normalized.clone(), expression: input.expression, fields })
+    Ok(CronParseOutput {
+        description: s.describe(),
+        normalized: s.normalized.clone(),
+        expression: input.expression,
+        fields,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -147,7 +152,8 @@ mod tests {
 
     #[tokio::test]
     async fn the_end_of_the_calendar_is_named_not_mistaken_for_a_schedule_that_never_fires() {
-        let input = CronNextInput { expression: "* * * * *".into(), count: 3, from: Some("9999-12-31T23:59:00Z".into()) };
+        let input =
+            CronNextInput { expression: "* * * * *".into(), count: 3, from: Some("9999-12-31T23:59:00Z".into()) };
         let e = cron_next(input).await.unwrap_err();
         assert_eq!(e.field.as_deref(), Some("from"), "{}", e.message);
         let input = CronNextInput { expression: "0 0 1 1 *".into(), count: 25, from: Some("9990-06-01".into()) };

@@ -86,7 +86,9 @@ impl Kind {
         if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
             let upper = text.to_ascii_uppercase();
             let quartz = matches!(self, Kind::DayOfMonth | Kind::DayOfWeek)
-                && (upper == "L" || upper == "LW" || upper.ends_with(['L', 'W']) && upper[..upper.len() - 1].bytes().all(|b| b.is_ascii_digit()));
+                && (upper == "L"
+                    || upper == "LW"
+                    || upper.ends_with(['L', 'W']) && upper[..upper.len() - 1].bytes().all(|b| b.is_ascii_digit()));
             if quartz {
                 return Err(format!("{text:?} uses a Quartz extension (L, W), which five-field cron does not have"));
             }
@@ -146,13 +148,16 @@ impl Field {
         let mut bits = 0u64;
         for part in text.split(',') {
             if part.contains(['#', '?']) {
-                return Err(fail(format!("{part:?} uses a Quartz extension (#, ?), which five-field cron does not have")));
+                return Err(fail(format!(
+                    "{part:?} uses a Quartz extension (#, ?), which five-field cron does not have"
+                )));
             }
             let (base, step) = match part.split_once('/') {
                 Some((b, s)) => {
-                    let step = s.parse::<u8>().ok().filter(|s| *s >= 1 && *s <= hi.max(1)).ok_or_else(|| {
-                        fail(format!("step {s:?} must be a whole number from 1 to {}", hi.max(1)))
-                    })?;
+                    let step =
+                        s.parse::<u8>().ok().filter(|s| *s >= 1 && *s <= hi.max(1)).ok_or_else(|| {
+                            fail(format!("step {s:?} must be a whole number from 1 to {}", hi.max(1)))
+                        })?;
                     (b, Some(step))
                 }
                 None => (part, None),

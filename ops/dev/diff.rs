@@ -165,13 +165,7 @@ async fn text_diff(ctx: &Ctx, input: DiffInput) -> Result<DiffOutput, ApiError> 
             lines,
         });
     }
-    Ok(DiffOutput {
-        identical,
-        similarity: (diff.ratio() as f64 * 10_000.0).round() / 10_000.0,
-        unified,
-        hunks,
-        stats,
-    })
+    Ok(DiffOutput { identical, similarity: (diff.ratio() as f64 * 10_000.0).round() / 10_000.0, unified, hunks, stats })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -347,15 +341,22 @@ mod tests {
         assert_eq!(out.unified, "--- original\n+++ modified\n@@ -1,3 +1,3 @@\n a\n-b\n c\n+d\n");
         let out = unified("", "x\n", 3).await;
         assert_eq!(out.hunks[0].header, "@@ -0,0 +1 @@");
-        assert_eq!(unified("x", "y", 3).await.unified, "--- original\n+++ modified\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n");
+        assert_eq!(
+            unified("x", "y", 3).await.unified,
+            "--- original\n+++ modified\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"
+        );
     }
 
     #[tokio::test]
     async fn json_differences_are_classified_with_paths() {
-        let out = json_object_diff(&Ctx::for_tests(), JsonObjectDiffInput {
-            original: serde_json::from_value(json!({"a": 1, "b": {"c": [1, 2]}, "gone": true, "t": "1"})).unwrap(),
-            modified: serde_json::from_value(json!({"a": 1.0, "b": {"c": [1, 3, 4]}, "t": 1, "new key": null})).unwrap(),
-        })
+        let out = json_object_diff(
+            &Ctx::for_tests(),
+            JsonObjectDiffInput {
+                original: serde_json::from_value(json!({"a": 1, "b": {"c": [1, 2]}, "gone": true, "t": "1"})).unwrap(),
+                modified: serde_json::from_value(json!({"a": 1.0, "b": {"c": [1, 3, 4]}, "t": 1, "new key": null}))
+                    .unwrap(),
+            },
+        )
         .await
         .unwrap();
         let adds: Vec<&str> = out.additions.iter().map(|a| a.path.as_str()).collect();

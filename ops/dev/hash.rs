@@ -24,7 +24,8 @@ enum Algorithm {
 }
 
 impl Algorithm {
-    const ALL: [Algorithm; 5] = [Algorithm::Md5, Algorithm::Sha1, Algorithm::Sha256, Algorithm::Sha384, Algorithm::Sha512];
+    const ALL: [Algorithm; 5] =
+        [Algorithm::Md5, Algorithm::Sha1, Algorithm::Sha256, Algorithm::Sha384, Algorithm::Sha512];
 
     fn name(self) -> &'static str {
         match self {
@@ -205,12 +206,14 @@ mod tests {
 
     #[tokio::test]
     async fn the_trailing_slash_alias_answers_too() {
-        let app = crate::http::app(std::sync::Arc::new(crate::config::Config::default()), vec![__op_hash_text()]).unwrap();
+        let app =
+            crate::http::app(std::sync::Arc::new(crate::config::Config::default()), vec![__op_hash_text()]).unwrap();
         let cli = poem::test::TestClient::new(app);
         for path in ["/v1/hash", "/v1/hash/"] {
-            let (status, v) =
-                crate::testing::json_of(cli.post(path).body_json(&json!({"text": "abc", "algorithm": "md5"})).send().await)
-                    .await;
+            let (status, v) = crate::testing::json_of(
+                cli.post(path).body_json(&json!({"text": "abc", "algorithm": "md5"})).send().await,
+            )
+            .await;
             assert_eq!((status, v["data"]["hash"].as_str()), (200, Some("900150983cd24fb0d6963f7d28e17f72")), "{path}");
         }
     }
@@ -256,7 +259,12 @@ mod tests {
         let key1 = "\u{b}".repeat(20);
         let cases = [
             // RFC 4231 test case 1 (key 0x0b x 20, "Hi There") and 2 ("Jefe").
-            (HmacAlgorithm::Sha256, key1.as_str(), "Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
+            (
+                HmacAlgorithm::Sha256,
+                key1.as_str(),
+                "Hi There",
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+            ),
             (
                 HmacAlgorithm::Sha512,
                 key1.as_str(),
@@ -284,7 +292,11 @@ mod tests {
         // RFC 4231 test case 6: a key longer than the block size is hashed first.
         let long_key = vec![0xaa_u8; 131];
         assert_eq!(
-            hex::encode(hmac_bytes(HmacAlgorithm::Sha256, &long_key, b"Test Using Larger Than Block-Size Key - Hash Key First")),
+            hex::encode(hmac_bytes(
+                HmacAlgorithm::Sha256,
+                &long_key,
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            )),
             "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
         );
     }

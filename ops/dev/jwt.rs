@@ -89,7 +89,10 @@ fn rfc3339_secs(secs: i64) -> Option<String> {
 async fn jwt_decode(input: JwtDecodeInput) -> Result<JwtDecodeOutput, ApiError> {
     let parts: Vec<&str> = input.token.trim().split('.').collect();
     if parts.len() != 3 {
-        return Err(ApiError::invalid("token", format!("has {} parts; a JWT has three separated by dots", parts.len())));
+        return Err(ApiError::invalid(
+            "token",
+            format!("has {} parts; a JWT has three separated by dots", parts.len()),
+        ));
     }
     let bad = |e: String| ApiError::invalid("token", e);
     let header = json_object(&b64_decode(parts[0], "header").map_err(bad)?, "header").map_err(bad)?;

@@ -124,7 +124,11 @@ async fn license_lookup(input: LicenseInput) -> Result<LicenseOutput, ApiError> 
     let replaced_by: Vec<String> = if lic.is_deprecated() {
         let base = lic.name.trim_end_matches('+');
         let or_later = lic.name.ends_with('+');
-        let candidates = if or_later { vec![format!("{base}-or-later")] } else { vec![format!("{base}-only"), format!("{base}-or-later")] };
+        let candidates = if or_later {
+            vec![format!("{base}-or-later")]
+        } else {
+            vec![format!("{base}-only"), format!("{base}-or-later")]
+        };
         candidates.into_iter().filter(|c| spdx::license_id(c).is_some()).collect()
     } else {
         Vec::new()
@@ -187,7 +191,10 @@ mod tests {
         assert!(mit.osi_approved && mit.fsf_libre && !mit.deprecated && !mit.copyleft);
         let tags: Vec<&str> = mit.permissions.as_ref().unwrap().iter().map(|t| t.tag.as_str()).collect();
         assert_eq!(tags, ["commercial-use", "modifications", "distribution", "private-use"]);
-        assert_eq!(mit.limitations.unwrap().iter().map(|t| t.label.as_str()).collect::<Vec<_>>(), ["Liability", "Warranty"]);
+        assert_eq!(
+            mit.limitations.unwrap().iter().map(|t| t.label.as_str()).collect::<Vec<_>>(),
+            ["Liability", "Warranty"]
+        );
 
         let gpl = lookup("gpl-3.0-or-later").await.unwrap();
         assert!(gpl.copyleft && gpl.osi_approved && !gpl.deprecated);
@@ -214,7 +221,9 @@ mod tests {
     fn every_summary_names_a_real_spdx_licence_and_known_rules() {
         for (id, s) in &SUMMARIES.licenses {
             assert!(spdx::license_id(id).is_some() || spdx::license_id(&format!("{id}-only")).is_some(), "{id}");
-            for (kind, tags) in [("permissions", &s.permissions), ("conditions", &s.conditions), ("limitations", &s.limitations)] {
+            for (kind, tags) in
+                [("permissions", &s.permissions), ("conditions", &s.conditions), ("limitations", &s.limitations)]
+            {
                 for tag in tags {
                     assert!(SUMMARIES.rules[kind].contains_key(tag), "{id}: {kind} {tag}");
                 }

@@ -47,7 +47,8 @@ pub(crate) fn to_text(v: f64) -> String {
     } else {
         let s = format!("{v:.14e}");
         let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let mantissa = if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
+        let mantissa =
+            if mantissa.contains('.') { mantissa.trim_end_matches('0').trim_end_matches('.') } else { mantissa };
         format!("{mantissa}e{exp}")
     }
 }

@@ -260,7 +260,10 @@ impl Parser {
         self.expect(')', open)?;
         match arity {
             Some(n) if args.len() != *n => {
-                return Err(self.error_at(start, format!("{name} takes {n} argument{}, got {}", if *n == 1 { "" } else { "s" }, args.len())));
+                return Err(self.error_at(
+                    start,
+                    format!("{name} takes {n} argument{}, got {}", if *n == 1 { "" } else { "s" }, args.len()),
+                ));
             }
             None if matches!(name, "log" | "round") && args.len() > 2 => {
                 return Err(self.error_at(start, format!("{name} takes 1 or 2 arguments, got {}", args.len())));
@@ -285,7 +288,9 @@ fn apply(name: &str, args: &[f64], angle: Angle) -> Result<f64, String> {
     let x = args[0];
     let to_rad = |v: f64| if angle == Angle::Degrees { v.to_radians() } else { v };
     let from_rad = |v: f64| if angle == Angle::Degrees { v.to_degrees() } else { v };
-    let domain = |ok: bool, what: &str| if ok { Ok(()) } else { Err(format!("domain error: {name} is defined {what} (got {x})")) };
+    let domain = |ok: bool, what: &str| {
+        if ok { Ok(()) } else { Err(format!("domain error: {name} is defined {what} (got {x})")) }
+    };
     Ok(match name {
         "sqrt" => {
             domain(x >= 0.0, "for numbers >= 0")?;

@@ -142,10 +142,9 @@ fn fraction_digits(min: Option<u8>, max: Option<u8>, default: (u8, u8)) -> Resul
         (None, None) => Ok(default),
         (Some(lo), None) => Ok((lo, lo.max(default.1))),
         (None, Some(hi)) => Ok((default.0.min(hi), hi)),
-        (Some(lo), Some(hi)) if lo > hi => Err(invalid(
-            "minimumFractionDigits",
-            format!("{lo} is more than maximumFractionDigits {hi}"),
-        )),
+        (Some(lo), Some(hi)) if lo > hi => {
+            Err(invalid("minimumFractionDigits", format!("{lo} is more than maximumFractionDigits {hi}")))
+        }
         (Some(lo), Some(hi)) => Ok((lo, hi)),
     }
 }
@@ -190,8 +189,9 @@ fn format_number(input: &NumberFormatInput) -> Result<String, ApiError> {
     if !input.number.is_finite() {
         return Err(invalid("number", "must be a finite number"));
     }
-    let locale = Locale::try_from_str(&input.locale)
-        .map_err(|e| invalid("locale", format!("{:?} is not a BCP 47 language tag ({e}); write e.g. en-US", input.locale)))?;
+    let locale = Locale::try_from_str(&input.locale).map_err(|e| {
+        invalid("locale", format!("{:?} is not a BCP 47 language tag ({e}); write e.g. en-US", input.locale))
+    })?;
     let df = DecimalFormatter::try_new(locale.clone().into(), Default::default()).map_err(data_error)?;
     let value = decimal_of(input.number);
     let (min, max) = (input.minimum_fraction_digits, input.maximum_fraction_digits);
@@ -207,17 +207,22 @@ fn format_number(input: &NumberFormatInput) -> Result<String, ApiError> {
         }
         (Style::Percent, Notation::Standard) => {
             let (lo, hi) = fraction_digits(min, max, (0, 0))?;
-            let pf = PercentFormatter::try_new_with_decimal_formatter(locale.into(), df, Default::default()).map_err(data_error)?;
+            let pf = PercentFormatter::try_new_with_decimal_formatter(locale.into(), df, Default::default())
+                .map_err(data_error)?;
             let scaled = with_fraction_digits(scaled(&value, 2), lo, hi);
             Ok(pf.format(&scaled).write_to_string().into_owned())
         }
         (Style::Currency, notation @ (Notation::Standard | Notation::Compact)) => {
-            let code = input.currency.as_deref().ok_or_else(|| invalid("currency", "is required when style is currency"))?;
+            let code =
+                input.currency.as_deref().ok_or_else(|| invalid("currency", "is required when style is currency"))?;
             let currency = CurrencyType::try_from_str(&code.to_ascii_lowercase())
                 .map_err(|_| invalid("currency", format!("{code:?} is not an ISO 4217 code")))?;
             if notation == Notation::Compact {
                 if min.is_some() || max.is_some() {
-                    return Err(invalid("maximumFractionDigits", "fraction digits do not combine with compact currency; CLDR's compact rounding applies"));
+                    return Err(invalid(
+                        "maximumFractionDigits",
+                        "fraction digits do not combine with compact currency; CLDR's compact rounding applies",
+                    ));
                 }
                 return compact_currency(&locale, &df, currency, input.number, value);
             }
@@ -240,7 +245,14 @@ fn format_number(input: &NumberFormatInput) -> Result<String, ApiError> {
                 ));
             }
             let data_locale = number_units::resolve_locale(&input.locale).ok_or_else(|| {
-                invalid("locale", format!("no unit names for {:?}; unit style supports {}", input.locale, number_units::locales().join(", ")))
+                invalid(
+                    "locale",
+                    format!(
+                        "no unit names for {:?}; unit style supports {}",
+                        input.locale,
+                        number_units::locales().join(", ")
+                    ),
+                )
             })?;
             let (lo, hi) = fraction_digits(min, max, (0, 3))?;
             let rounded = with_fraction_digits(value, lo, hi);
@@ -302,12 +314,20 @@ fn currency_standard(
 /// significant digits), half away from zero. Amounts too small to compact that need more
 /// fraction digits than the currency has (0.000123 EUR) keep their two significant digits, as
 /// Intl does, instead of ICU4X's rounding to the currency's digits.
-fn compact_currency(locale: &Locale, df: &DecimalFormatter, currency: CurrencyType, number: f64, value: Decimal) -> Result<String, ApiError> {
-    let decimal = CompactDecimalFormatter::try_new_short(locale.clone().into(), Default::default()).map_err(data_error)?;
+fn compact_currency(
+    locale: &Locale,
+    df: &DecimalFormatter,
+    currency: CurrencyType,
+    number: f64,
+    value: Decimal,
+) -> Result<String, ApiError> {
+    let decimal =
+        CompactDecimalFormatter::try_new_short(locale.clone().into(), Default::default()).map_err(data_error)?;
     let magnitude = value.absolute.nonzero_magnitude_start();
     let exponent = decimal.compact_exponent_for_magnitude(magnitude) as i16;
     if !value.absolute.is_zero() && exponent == 0 && magnitude < -2 {
-        let cf = CurrencyFormatter::try_new_symbol(locale.clone().into(), currency, Default::default()).map_err(data_error)?;
+        let cf = CurrencyFormatter::try_new_symbol(locale.clone().into(), currency, Default::default())
+            .map_err(data_error)?;
         let significant = (1 - magnitude).clamp(0, 20) as u8;
         return currency_standard(df, &cf, number, value, None, Some(significant));
     }
@@ -316,7 +336,8 @@ fn compact_currency(locale: &Locale, df: &DecimalFormatter, currency: CurrencyTy
     if !v.absolute.is_zero() {
         v.round_with_mode(at, SignedRoundingMode::Unsigned(UnsignedRoundingMode::HalfExpand));
     }
-    let cf = CurrencyFormatter::try_new_compact_symbol(locale.clone().into(), currency, Default::default()).map_err(data_error)?;
+    let cf = CurrencyFormatter::try_new_compact_symbol(locale.clone().into(), currency, Default::default())
+        .map_err(data_error)?;
     Ok(cf.format_fixed_decimal(&v).write_to_string().into_owned())
 }
 
@@ -393,7 +414,8 @@ mod tests {
     #[test]
     fn matches_javascript_intl_number_format() {
         // Expected strings printed by Node's Intl.NumberFormat (tests/fixtures/number_format_intl.js).
-        let fixture: Fixture = serde_json::from_str(include_str!("../../tests/fixtures/number_format_intl.json")).unwrap();
+        let fixture: Fixture =
+            serde_json::from_str(include_str!("../../tests/fixtures/number_format_intl.json")).unwrap();
         let mut failures = Vec::new();
         for case in &fixture.cases {
             let mut body = case.options.clone();
@@ -428,7 +450,10 @@ mod tests {
             (json!({"number": 1, "style": "unit", "unit": "furlong"}), "unit"),
             (json!({"number": 1, "style": "unit", "unit": "meter", "locale": "ka-GE"}), "locale"),
             (json!({"number": 1, "style": "percent", "notation": "compact"}), "notation"),
-            (json!({"number": 1, "style": "currency", "currency": "EUR", "notation": "compact", "maximumFractionDigits": 1}), "maximumFractionDigits"),
+            (
+                json!({"number": 1, "style": "currency", "currency": "EUR", "notation": "compact", "maximumFractionDigits": 1}),
+                "maximumFractionDigits",
+            ),
             (json!({"number": 1, "minimumFractionDigits": 3, "maximumFractionDigits": 1}), "minimumFractionDigits"),
         ];
         for (body, field) in cases {
@@ -438,14 +463,17 @@ mod tests {
         }
         // A currency code CLDR has no symbol for is written as the code, as Intl prints it.
         for (locale, want) in [("de-DE", "1.234,50\u{a0}BMN"), ("en-US", "BMN\u{a0}1,234.50")] {
-            let input: NumberFormatInput =
-                serde_json::from_value(json!({"number": 1234.5, "locale": locale, "style": "currency", "currency": "BMN"})).unwrap();
+            let input: NumberFormatInput = serde_json::from_value(
+                json!({"number": 1234.5, "locale": locale, "style": "currency", "currency": "BMN"}),
+            )
+            .unwrap();
             assert_eq!(format_number(&input).unwrap(), want);
         }
         // Other numbering systems and extreme magnitudes still format.
         let arabic: NumberFormatInput = serde_json::from_value(json!({"number": 1234.5, "locale": "ar-EG"})).unwrap();
         assert_eq!(format_number(&arabic).unwrap(), "١٬٢٣٤٫٥");
-        let huge: NumberFormatInput = serde_json::from_value(json!({"number": 1e300, "notation": "scientific"})).unwrap();
+        let huge: NumberFormatInput =
+            serde_json::from_value(json!({"number": 1e300, "notation": "scientific"})).unwrap();
         assert_eq!(format_number(&huge).unwrap(), "1E300");
     }
 

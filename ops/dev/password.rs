@@ -78,16 +78,12 @@ async fn password_generate(input: PasswordGenerateInput) -> Result<PasswordGener
     let keep = |set: &str| -> Vec<char> {
         set.chars().filter(|c| !(input.exclude_ambiguous && AMBIGUOUS.contains(*c))).collect()
     };
-    let classes: Vec<Vec<char>> = [
-        (input.uppercase, UPPER),
-        (input.lowercase, LOWER),
-        (input.numbers, DIGITS),
-        (input.symbols, SYMBOLS),
-    ]
-    .into_iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, set)| keep(set))
-    .collect();
+    let classes: Vec<Vec<char>> =
+        [(input.uppercase, UPPER), (input.lowercase, LOWER), (input.numbers, DIGITS), (input.symbols, SYMBOLS)]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, set)| keep(set))
+            .collect();
     if classes.is_empty() {
         return Err(ApiError::invalid(
             "uppercase",
@@ -240,8 +236,10 @@ mod tests {
 
     #[test]
     fn disabled_and_ambiguous_characters_never_appear() {
-        let out = generate(json!({"length": 256, "count": 50, "uppercase": false, "excludeAmbiguous": true, "symbols": true}))
-            .unwrap();
+        let out = generate(
+            json!({"length": 256, "count": 50, "uppercase": false, "excludeAmbiguous": true, "symbols": true}),
+        )
+        .unwrap();
         assert_eq!(out.passwords.len(), 50);
         for p in &out.passwords {
             assert!(!p.chars().any(|c| UPPER.contains(c) || AMBIGUOUS.contains(c)), "{p}");

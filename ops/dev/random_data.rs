@@ -7,9 +7,12 @@
 use fake::{
     Fake, RngExt,
     faker::impls::address::CityNameGenFn,
-    rand::{Rng, SeedableRng, rngs::StdRng},
-    faker::{address::raw as address, company::raw as company, job::raw as job, name::raw as name, phone_number::raw as phone},
+    faker::{
+        address::raw as address, company::raw as company, job::raw as job, name::raw as name,
+        phone_number::raw as phone,
+    },
     locales::{self, Data},
+    rand::{Rng, SeedableRng, rngs::StdRng},
 };
 
 use crate::prelude::*;
@@ -59,8 +62,24 @@ impl Locale {
     /// Which fields the locale's data covers in its own right; the others would borrow United
     /// States templates ("North ... bury", US states, US phone formats), so they are null.
     fn coverage(self) -> Coverage {
-        let all = Coverage { street: true, city: true, state: true, postal: Postal::Post, phone: true, company: true, job: true };
-        let names_only = Coverage { street: false, city: false, state: false, postal: Postal::None, phone: false, company: false, job: false };
+        let all = Coverage {
+            street: true,
+            city: true,
+            state: true,
+            postal: Postal::Post,
+            phone: true,
+            company: true,
+            job: true,
+        };
+        let names_only = Coverage {
+            street: false,
+            city: false,
+            state: false,
+            postal: Postal::None,
+            phone: false,
+            company: false,
+            job: false,
+        };
         match self {
             Locale::En | Locale::ItIt | Locale::PtPt | Locale::FaIr => all,
             Locale::FrFr => Coverage { state: false, company: false, job: false, ..all },
@@ -69,7 +88,9 @@ impl Locale {
             Locale::PtBr => Coverage { city: false, company: false, job: false, ..all },
             Locale::TrTr => Coverage { company: false, ..all },
             Locale::JaJp => Coverage { phone: true, company: true, job: true, ..names_only },
-            Locale::ZhCn => Coverage { street: true, city: true, postal: Postal::Post, company: true, job: true, ..names_only },
+            Locale::ZhCn => {
+                Coverage { street: true, city: true, postal: Postal::Post, company: true, job: true, ..names_only }
+            }
             Locale::CyGb => Coverage { street: true, city: true, phone: true, company: true, job: true, ..names_only },
             Locale::ZhTw | Locale::ArSa => names_only,
         }
@@ -270,7 +291,8 @@ async fn random_data(input: RandomDataInput) -> Result<RandomDataOutput, ApiErro
         Some(s) => s,
         None => {
             let mut b = [0u8; 8];
-            getrandom::fill(&mut b).map_err(|e| ApiError::internal(format!("the system random generator failed: {e}")))?;
+            getrandom::fill(&mut b)
+                .map_err(|e| ApiError::internal(format!("the system random generator failed: {e}")))?;
             // Within JSON's exact integer range, so the returned seed reproduces the output.
             u64::from_le_bytes(b) >> 11
         }

@@ -126,8 +126,16 @@ async fn semver_validate(input: SemverValidateInput) -> Result<SemverValidateOut
             major: Some(v.major),
             minor: Some(v.minor),
             patch: Some(v.patch),
-            prerelease: if v.pre.is_empty() { Vec::new() } else { v.pre.as_str().split('.').map(str::to_string).collect() },
-            build: if v.build.is_empty() { Vec::new() } else { v.build.as_str().split('.').map(str::to_string).collect() },
+            prerelease: if v.pre.is_empty() {
+                Vec::new()
+            } else {
+                v.pre.as_str().split('.').map(str::to_string).collect()
+            },
+            build: if v.build.is_empty() {
+                Vec::new()
+            } else {
+                v.build.as_str().split('.').map(str::to_string).collect()
+            },
             is_prerelease: !v.pre.is_empty(),
             error: None,
         },

@@ -100,7 +100,10 @@ fn read(text: &str, hint: Option<InputForm>) -> Result<(Timestamp, InputForm), S
         InputForm::Iso => time::parse_iso(text)?,
         InputForm::Unix | InputForm::UnixMs => {
             if !numeric {
-                return Err(format!("{text:?} is not a number of {}", if form == InputForm::Unix { "seconds" } else { "milliseconds" }));
+                return Err(format!(
+                    "{text:?} is not a number of {}",
+                    if form == InputForm::Unix { "seconds" } else { "milliseconds" }
+                ));
             }
             let n: f64 = text.parse().map_err(|_| format!("{text:?} is not a number"))?;
             let nanos = if form == InputForm::Unix { n * 1e9 } else { n * 1e6 };
@@ -126,11 +129,12 @@ fn relative(t: Timestamp, now: Timestamp) -> String {
     if d < 1 {
         return "just now".into();
     }
-    let (n, unit) = [(31_556_952, "year"), (2_629_746, "month"), (86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
-        .into_iter()
-        .find(|(size, _)| d >= *size)
-        .map(|(size, unit)| (d / size, unit))
-        .unwrap_or((d, "second"));
+    let (n, unit) =
+        [(31_556_952, "year"), (2_629_746, "month"), (86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")]
+            .into_iter()
+            .find(|(size, _)| d >= *size)
+            .map(|(size, unit)| (d / size, unit))
+            .unwrap_or((d, "second"));
     let phrase = format!("{n} {unit}{}", if n == 1 { "" } else { "s" });
     if secs > 0 { format!("in {phrase}") } else { format!("{phrase} ago") }
 }
@@ -190,7 +194,13 @@ mod tests {
     #[tokio::test]
     async fn known_instants_in_every_form() {
         // 1700000000 is 2023-11-14T22:13:20Z, a Tuesday (as `date -u -d @1700000000` prints).
-        for input in [json!("1700000000"), json!(1700000000), json!("1700000000000"), json!("2023-11-14T22:13:20Z"), json!("2023-11-15T03:43:20+05:30")] {
+        for input in [
+            json!("1700000000"),
+            json!(1700000000),
+            json!("1700000000000"),
+            json!("2023-11-14T22:13:20Z"),
+            json!("2023-11-15T03:43:20+05:30"),
+        ] {
             let out = convert(json!({"timestamp": input})).await.unwrap();
             assert_eq!(out.unix, 1_700_000_000, "{input}");
             assert_eq!(out.iso, "2023-11-14T22:13:20Z");
@@ -202,7 +212,10 @@ mod tests {
         let before = convert(json!({"timestamp": "-1.5"})).await.unwrap();
         assert_eq!((before.unix, before.unix_ms, before.iso.as_str()), (-2, -1500, "1969-12-31T23:59:58.500Z"));
         let ms = convert(json!({"timestamp": 1700000000123i64})).await.unwrap();
-        assert_eq!((ms.detected, ms.unix, ms.iso.as_str()), (InputForm::UnixMs, 1_700_000_000, "2023-11-14T22:13:20.123Z"));
+        assert_eq!(
+            (ms.detected, ms.unix, ms.iso.as_str()),
+            (InputForm::UnixMs, 1_700_000_000, "2023-11-14T22:13:20.123Z")
+        );
         // A date alone is midnight UTC; the leap day exists in 2024.
         assert_eq!(convert(json!({"timestamp": "2024-02-29"})).await.unwrap().unix, 1_709_164_800);
     }
@@ -211,9 +224,17 @@ mod tests {
     async fn hints_override_detection_and_bad_input_is_refused() {
         let out = convert(json!({"timestamp": "1700000000", "from": "unix_ms"})).await.unwrap();
         assert_eq!(out.iso, "1970-01-20T16:13:20Z");
-        assert_eq!(convert(json!({"timestamp": "86400", "to": "iso"})).await.unwrap().result, Some(json!("1970-01-02T00:00:00Z")));
-        for bad in [json!({"timestamp": "yesterday"}), json!({"timestamp": "2023-02-30"}), json!({"timestamp": "99999999999999999999"}),
-                    json!({"timestamp": "2023-11-14", "from": "unix"}), json!({"timestamp": ""})] {
+        assert_eq!(
+            convert(json!({"timestamp": "86400", "to": "iso"})).await.unwrap().result,
+            Some(json!("1970-01-02T00:00:00Z"))
+        );
+        for bad in [
+            json!({"timestamp": "yesterday"}),
+            json!({"timestamp": "2023-02-30"}),
+            json!({"timestamp": "99999999999999999999"}),
+            json!({"timestamp": "2023-11-14", "from": "unix"}),
+            json!({"timestamp": ""}),
+        ] {
             let err = convert(bad.clone()).await.err().unwrap_or_else(|| panic!("{bad} accepted"));
             assert_eq!(err.field.as_deref(), Some("timestamp"), "{bad}");
         }

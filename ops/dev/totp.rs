@@ -273,15 +273,17 @@ mod tests {
         assert_eq!(b32("12345678901234567890"), "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ");
         let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ";
         // The code of step 1 (t = 59) checked at step 2 (t = 89): good with window 1, not 0.
-        let check = |window| totp_validate(TotpValidateInput {
-            secret: secret.to_lowercase(),
-            code: "9428 7082".into(),
-            period: 30,
-            digits: 8,
-            window,
-            algorithm: TotpAlgorithm::Sha1,
-            timestamp: Some(89),
-        });
+        let check = |window| {
+            totp_validate(TotpValidateInput {
+                secret: secret.to_lowercase(),
+                code: "9428 7082".into(),
+                period: 30,
+                digits: 8,
+                window,
+                algorithm: TotpAlgorithm::Sha1,
+                timestamp: Some(89),
+            })
+        };
         assert_eq!(check(1).await.unwrap().delta, Some(-1));
         assert!(!check(0).await.unwrap().valid);
         assert_eq!(base32_decode("GEZDGNBVGY3TQOJQ====").unwrap(), b"1234567890");

@@ -37,7 +37,13 @@ struct Unit {
     offset: f64,
 }
 
-const fn u(category: Category, symbol: &'static str, name: &'static str, aliases: &'static [&'static str], factor: f64) -> Unit {
+const fn u(
+    category: Category,
+    symbol: &'static str,
+    name: &'static str,
+    aliases: &'static [&'static str],
+    factor: f64,
+) -> Unit {
     Unit { category, symbol, name, aliases, factor, offset: 0.0 }
 }
 
@@ -75,7 +81,14 @@ static UNITS: &[Unit] = &[
     u(Mass, "ton", "short ton", &["tons", "short tons", "us ton"], 0.453_592_37 * 2000.0),
     u(Mass, "long_ton", "long ton", &["long tons", "imperial ton"], 0.453_592_37 * 2240.0),
     Unit { category: Temperature, symbol: "K", name: "kelvin", aliases: &["kelvins"], factor: 1.0, offset: 0.0 },
-    Unit { category: Temperature, symbol: "°C", name: "degree Celsius", aliases: &["c", "celsius", "degc"], factor: 1.0, offset: 273.15 },
+    Unit {
+        category: Temperature,
+        symbol: "°C",
+        name: "degree Celsius",
+        aliases: &["c", "celsius", "degc"],
+        factor: 1.0,
+        offset: 273.15,
+    },
     Unit {
         category: Temperature,
         symbol: "°F",
@@ -84,7 +97,14 @@ static UNITS: &[Unit] = &[
         factor: 5.0 / 9.0,
         offset: 459.67 * 5.0 / 9.0,
     },
-    Unit { category: Temperature, symbol: "°R", name: "degree Rankine", aliases: &["r", "rankine", "degr"], factor: 5.0 / 9.0, offset: 0.0 },
+    Unit {
+        category: Temperature,
+        symbol: "°R",
+        name: "degree Rankine",
+        aliases: &["r", "rankine", "degr"],
+        factor: 5.0 / 9.0,
+        offset: 0.0,
+    },
     u(Volume, "m³", "cubic metre", &["m3", "cubic meter", "cubic meters", "cubic metres"], 1.0),
     u(Volume, "L", "litre", &["l", "liter", "liters", "litres"], 0.001),
     u(Volume, "mL", "millilitre", &["ml", "milliliter", "milliliters", "millilitres"], 1e-6),
@@ -110,7 +130,13 @@ static UNITS: &[Unit] = &[
     u(Area, "yd²", "square yard", &["yd2", "sq yd", "square yards"], 0.9144 * 0.9144),
     u(Area, "mi²", "square mile", &["mi2", "sq mi", "square miles"], 1609.344 * 1609.344),
     u(Speed, "m/s", "metre per second", &["mps", "meters per second", "metres per second"], 1.0),
-    u(Speed, "km/h", "kilometre per hour", &["kph", "kmh", "kmph", "kilometers per hour", "kilometres per hour"], 1.0 / 3.6),
+    u(
+        Speed,
+        "km/h",
+        "kilometre per hour",
+        &["kph", "kmh", "kmph", "kilometers per hour", "kilometres per hour"],
+        1.0 / 3.6,
+    ),
     u(Speed, "mph", "mile per hour", &["mi/h", "miles per hour"], 0.447_04),
     u(Speed, "kn", "knot", &["knot", "knots", "kt"], 1852.0 / 3600.0),
     u(Speed, "ft/s", "foot per second", &["fps", "feet per second"], 0.3048),
@@ -177,8 +203,7 @@ fn category_name(c: Category) -> &'static str {
 }
 
 fn symbols_of(category: Option<Category>) -> String {
-    let list: Vec<&str> =
-        UNITS.iter().filter(|u| category.is_none_or(|c| u.category == c)).map(|u| u.symbol).collect();
+    let list: Vec<&str> = UNITS.iter().filter(|u| category.is_none_or(|c| u.category == c)).map(|u| u.symbol).collect();
     list.join(", ")
 }
 
@@ -281,8 +306,9 @@ async fn units_convert(input: UnitsInput) -> Result<UnitsOutput, ApiError> {
     }
     let from = find("from", &input.from, input.category)?;
     // A `to` that is ambiguous on its own is read in the category of `from`.
-    let to = find("to", &input.to, input.category)
-        .or_else(|e| if input.category.is_none() { find("to", &input.to, Some(from.category)).map_err(|_| e) } else { Err(e) })?;
+    let to = find("to", &input.to, input.category).or_else(|e| {
+        if input.category.is_none() { find("to", &input.to, Some(from.category)).map_err(|_| e) } else { Err(e) }
+    })?;
     if from.category != to.category {
         return Err(ApiError::invalid(
             "to",
@@ -388,15 +414,21 @@ mod tests {
         assert_eq!(e.field.as_deref(), Some("from"));
         assert!(e.message.contains("valid:") && e.message.contains("km"));
         let e = convert(1.0, "kg", "m").await.unwrap_err();
-        assert!(e.message.contains("cannot convert kg (mass) to m (length)") && e.message.contains("lb"), "{}", e.message);
+        assert!(
+            e.message.contains("cannot convert kg (mass) to m (length)") && e.message.contains("lb"),
+            "{}",
+            e.message
+        );
         assert!(convert(1.0, "Kilometres", "MILES").await.is_ok());
         // "mb" could be millibar or megabit: the symbols decide, names need a category.
         let e = convert(1.0, "mb", "kB").await.unwrap_err();
         assert!(e.message.contains("ambiguous: Mbit (megabit) or MB (megabyte)"), "{}", e.message);
         assert_eq!(convert(1.0, "Mb", "kB").await.unwrap(), 125.0);
-        let by_category = units_convert(UnitsInput { value: 1.0, from: "ton".into(), to: "kg".into(), category: Some(Mass) }).await;
+        let by_category =
+            units_convert(UnitsInput { value: 1.0, from: "ton".into(), to: "kg".into(), category: Some(Mass) }).await;
         assert_eq!(by_category.unwrap().result, 907.18474);
-        let wrong_category = units_convert(UnitsInput { value: 1.0, from: "km".into(), to: "m".into(), category: Some(Mass) }).await;
+        let wrong_category =
+            units_convert(UnitsInput { value: 1.0, from: "km".into(), to: "m".into(), category: Some(Mass) }).await;
         assert!(wrong_category.unwrap_err().message.contains("unknown mass unit"));
     }
 

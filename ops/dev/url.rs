@@ -18,7 +18,8 @@ const URI_RESERVED: &[u8] = b";,/?:@&=+$#";
 fn encode(text: &str, component: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for &b in text.as_bytes() {
-        let keep = b.is_ascii_alphanumeric() || COMPONENT_SAFE.contains(&b) || (!component && URI_RESERVED.contains(&b));
+        let keep =
+            b.is_ascii_alphanumeric() || COMPONENT_SAFE.contains(&b) || (!component && URI_RESERVED.contains(&b));
         if keep {
             out.push(b as char);
         } else {
@@ -106,7 +107,9 @@ struct UrlDecodeOutput {
      example(whole_uri_keeps_reserved, {"text": "https://example.com/a%20b%3Fc", "component": false}),
      example(malformed, {"text": "100%"}, status = 400))]
 async fn url_decode(input: UrlCodecInput) -> Result<UrlDecodeOutput, ApiError> {
-    decode(&input.text, input.component).map(|decoded| UrlDecodeOutput { decoded }).map_err(|e| ApiError::invalid("text", e))
+    decode(&input.text, input.component)
+        .map(|decoded| UrlDecodeOutput { decoded })
+        .map_err(|e| ApiError::invalid("text", e))
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -162,7 +165,8 @@ struct UrlParts {
      example(idn, {"url": "http://bücher.example/straße?q=ü"}),
      example(relative, {"url": "/just/a/path"}, status = 400))]
 async fn url_parse(input: UrlParseInput) -> Result<UrlParts, ApiError> {
-    let u = url::Url::parse(input.url.trim()).map_err(|e| ApiError::invalid("url", format!("is not an absolute URL: {e}")))?;
+    let u = url::Url::parse(input.url.trim())
+        .map_err(|e| ApiError::invalid("url", format!("is not an absolute URL: {e}")))?;
     let hostname = u.host_str().unwrap_or("").to_string();
     let (unicode, _) = idna::domain_to_unicode(&hostname);
     let mut query: IndexMap<String, Vec<String>> = IndexMap::new();

@@ -229,7 +229,11 @@ mod tests {
         assert!(nil.valid && nil.nil && !nil.max && nil.version.is_none());
         let max = validate("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF").await;
         assert!(max.valid && max.max && max.version.is_none());
-        for form in ["{919108f7-52d1-4320-9bac-f847db4148a8}", "urn:uuid:919108f7-52d1-4320-9bac-f847db4148a8", "919108f752d143209bacf847db4148a8"] {
+        for form in [
+            "{919108f7-52d1-4320-9bac-f847db4148a8}",
+            "urn:uuid:919108f7-52d1-4320-9bac-f847db4148a8",
+            "919108f752d143209bacf847db4148a8",
+        ] {
             assert_eq!(validate(form).await.version, Some(4), "{form}");
         }
         for bad in ["", "919108f7-52d1-4320-9bac-f847db4148a", "919108f7-52d1-4320-9bac-f847db4148ag", "hello"] {

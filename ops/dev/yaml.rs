@@ -214,7 +214,10 @@ mod tests {
     async fn yaml_spec_examples_read_as_expected() {
         // YAML 1.2.2 specification, examples 2.1, 2.3, 2.7 (two documents), 2.10 (aliases)
         // and the core schema (10.3.2).
-        assert_eq!(to_json("- Mark McGwire\n- Sammy Sosa\n- Ken Griffey\n").await.unwrap().json, json!(["Mark McGwire", "Sammy Sosa", "Ken Griffey"]));
+        assert_eq!(
+            to_json("- Mark McGwire\n- Sammy Sosa\n- Ken Griffey\n").await.unwrap().json,
+            json!(["Mark McGwire", "Sammy Sosa", "Ken Griffey"])
+        );
         assert_eq!(
             to_json("american:\n- Boston Red Sox\n- Detroit Tigers\nnational:\n- New York Mets\n").await.unwrap().json,
             json!({"american": ["Boston Red Sox", "Detroit Tigers"], "national": ["New York Mets"]})
@@ -227,14 +230,20 @@ mod tests {
             json!({"hr": ["Mark McGwire", "Sammy Sosa"], "rbi": ["Sammy Sosa", "Ken Griffey"]})
         );
         assert_eq!(
-            to_json("a: null\nb: ~\nc: true\nd: 0o14\ne: 0x1F\nf: -1.5e+3\ng: yes\nh: 2001-12-14\ni: !!str 42\n").await.unwrap().json,
+            to_json("a: null\nb: ~\nc: true\nd: 0o14\ne: 0x1F\nf: -1.5e+3\ng: yes\nh: 2001-12-14\ni: !!str 42\n")
+                .await
+                .unwrap()
+                .json,
             json!({"a": null, "b": null, "c": true, "d": 12, "e": 31, "f": -1500.0, "g": "yes", "h": "2001-12-14", "i": "42"})
         );
     }
 
     #[tokio::test]
     async fn keys_special_floats_and_duplicates() {
-        assert_eq!(to_json("1: a\ntrue: b\nnull: c\n").await.unwrap().json, json!({"1": "a", "true": "b", "null": "c"}));
+        assert_eq!(
+            to_json("1: a\ntrue: b\nnull: c\n").await.unwrap().json,
+            json!({"1": "a", "true": "b", "null": "c"})
+        );
         for special in [".inf", "-.inf", ".nan"] {
             let e = to_json(&format!("a: {special}\n")).await.unwrap_err();
             assert!(e.message.contains("no JSON form"), "{}", e.message);
@@ -247,8 +256,10 @@ mod tests {
     #[tokio::test]
     async fn alias_bombs_and_deep_nesting_are_refused() {
         // "Billion laughs": nine levels of ten aliases each expand to 10^9 nodes.
-        let mut bomb = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
-        for (prev, cur) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i"]) {
+        let mut bomb =
+            String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for (prev, cur) in ["a", "b", "c", "d", "e", "f", "g", "h"].iter().zip(["b", "c", "d", "e", "f", "g", "h", "i"])
+        {
             bomb.push_str(&format!("{cur}: &{cur} [{}]\n", vec![format!("*{prev}"); 10].join(",")));
         }
         let started = std::time::Instant::now();

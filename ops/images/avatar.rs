@@ -148,7 +148,8 @@ mod tests {
 
     #[test]
     fn patterns_vary_across_seeds() {
-        let distinct: std::collections::HashSet<[bool; 25]> = (0..200).map(|i| pattern(&format!("user{i}")).0).collect();
+        let distinct: std::collections::HashSet<[bool; 25]> =
+            (0..200).map(|i| pattern(&format!("user{i}")).0).collect();
         assert!(distinct.len() > 190, "{} distinct patterns of 200", distinct.len());
     }
 }

@@ -95,7 +95,10 @@ fn draw(input: BarcodeInput) -> Result<Image, ApiError> {
     let total = modules.len() as u32 + left + right;
     let module = input.width / total;
     if module == 0 {
-        return Err(ApiError::invalid("width", format!("{} px is too narrow: this barcode is {total} modules wide with its quiet zones", input.width)));
+        return Err(ApiError::invalid(
+            "width",
+            format!("{} px is too narrow: this barcode is {total} modules wide with its quiet zones", input.width),
+        ));
     }
     let (w, h) = (input.width, input.height);
     let x0 = (w - module * total) / 2 + left * module;
@@ -109,7 +112,11 @@ fn draw(input: BarcodeInput) -> Result<Image, ApiError> {
             while i < modules.len() && modules[i] {
                 i += 1;
             }
-            bars.push_str(&format!(r#"<rect x="{}" y="0" width="{}" height="{bar_height:.1}"/>"#, x0 + start as u32 * module, (i - start) as u32 * module));
+            bars.push_str(&format!(
+                r#"<rect x="{}" y="0" width="{}" height="{bar_height:.1}"/>"#,
+                x0 + start as u32 * module,
+                (i - start) as u32 * module
+            ));
         } else {
             i += 1;
         }
@@ -154,7 +161,14 @@ mod tests {
 
     #[test]
     fn png_bars_are_the_modules_at_the_requested_size() {
-        let input = BarcodeInput { data: "5901234123457".into(), kind: Symbology::Ean13, width: 339, height: 80, show_text: false, format: SvgOrPng::Png };
+        let input = BarcodeInput {
+            data: "5901234123457".into(),
+            kind: Symbology::Ean13,
+            width: 339,
+            height: 80,
+            show_text: false,
+            format: SvgOrPng::Png,
+        };
         let (w, h, px) = decode_png(&draw(input).unwrap().bytes);
         assert_eq!((w, h), (339, 80));
         // Read the middle row back into modules: 113 modules (95 + quiet zones) of 3 px.
@@ -168,8 +182,22 @@ mod tests {
 
     #[test]
     fn every_symbology_draws_an_svg_of_the_requested_size() {
-        for (kind, data) in [(Symbology::Code128, "Hello"), (Symbology::Ean13, "400638133393"), (Symbology::Ean8, "9638507"), (Symbology::Upca, "03600029145"), (Symbology::Itf14, "1540014128876"), (Symbology::Msi, "1234")] {
-            let input = BarcodeInput { data: data.into(), kind, width: 400, height: 120, show_text: true, format: SvgOrPng::Svg };
+        for (kind, data) in [
+            (Symbology::Code128, "Hello"),
+            (Symbology::Ean13, "400638133393"),
+            (Symbology::Ean8, "9638507"),
+            (Symbology::Upca, "03600029145"),
+            (Symbology::Itf14, "1540014128876"),
+            (Symbology::Msi, "1234"),
+        ] {
+            let input = BarcodeInput {
+                data: data.into(),
+                kind,
+                width: 400,
+                height: 120,
+                show_text: true,
+                format: SvgOrPng::Svg,
+            };
             let svg = String::from_utf8(draw(input).unwrap().bytes).unwrap();
             let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
             assert_eq!((tree.size().width(), tree.size().height()), (400.0, 120.0), "{kind:?}");
@@ -182,7 +210,14 @@ mod tests {
         assert!(e.contains("ASCII 32-127"), "{e}");
         assert!(encode(Symbology::Ean8, "12345").unwrap_err().contains("7 digits"));
         assert!(encode(Symbology::Msi, "12a").is_err());
-        let narrow = BarcodeInput { data: "x".repeat(80), kind: Symbology::Code128, width: 50, height: 50, show_text: true, format: SvgOrPng::Svg };
+        let narrow = BarcodeInput {
+            data: "x".repeat(80),
+            kind: Symbology::Code128,
+            width: 50,
+            height: 50,
+            show_text: true,
+            format: SvgOrPng::Svg,
+        };
         assert_eq!(draw(narrow).unwrap_err().field.as_deref(), Some("width"));
     }
 }

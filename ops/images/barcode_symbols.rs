@@ -21,9 +21,11 @@ const START_B: usize = 104;
 const STOP: usize = 106;
 
 /// EAN/UPC left-hand odd-parity (L) patterns; R is their complement, G the reverse of R.
-const EAN_L: [&str; 10] = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"];
+const EAN_L: [&str; 10] =
+    ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"];
 /// EAN-13 parity of the left six digits, chosen by the first digit.
-const EAN13_PARITY: [&str; 10] = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"];
+const EAN13_PARITY: [&str; 10] =
+    ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"];
 /// Interleaved 2 of 5: narrow (N) and wide (W) elements per digit.
 const ITF: [&str; 10] = ["NNWWN", "WNNNW", "NWNNW", "WWNNN", "NNWNW", "WNWNN", "NWWNN", "NNNWW", "WNNWN", "NWNWN"];
 
@@ -97,7 +99,8 @@ pub fn ean13(d: &[u8]) -> Vec<bool> {
     push_bits(&mut out, "101");
     for (i, parity) in EAN13_PARITY[d[0] as usize].bytes().enumerate() {
         let digit = d[i + 1];
-        let code = if parity == b'L' { EAN_L[digit as usize].to_string() } else { r_code(digit).chars().rev().collect() };
+        let code =
+            if parity == b'L' { EAN_L[digit as usize].to_string() } else { r_code(digit).chars().rev().collect() };
         push_bits(&mut out, &code);
     }
     push_bits(&mut out, "01010");
@@ -190,11 +193,19 @@ mod tests {
         }
         for data in ["400638133393", "750103131130", "978020137962"] {
             let d = with_gs1_check(data, 13, "EAN-13").unwrap();
-            assert_eq!(bits(&ean13(&d)), theirs(barcoders::sym::ean13::EAN13::new(data).unwrap().encode()), "EAN-13 {data}");
+            assert_eq!(
+                bits(&ean13(&d)),
+                theirs(barcoders::sym::ean13::EAN13::new(data).unwrap().encode()),
+                "EAN-13 {data}"
+            );
         }
         for data in ["9638507", "5512345"] {
             let d = with_gs1_check(data, 8, "EAN-8").unwrap();
-            assert_eq!(bits(&ean8(&d)), theirs(barcoders::sym::ean8::EAN8::new(data).unwrap().encode()), "EAN-8 {data}");
+            assert_eq!(
+                bits(&ean8(&d)),
+                theirs(barcoders::sym::ean8::EAN8::new(data).unwrap().encode()),
+                "EAN-8 {data}"
+            );
         }
         for data in ["1540014128876", "0001234560001"] {
             let d = with_gs1_check(data, 14, "ITF-14").unwrap();

@@ -11,7 +11,8 @@ static REGULAR: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
     ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans.ttf"), 0).expect("the embedded font parses")
 });
 static BOLD: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
-    ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans-Bold.ttf"), 0).expect("the embedded font parses")
+    ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans-Bold.ttf"), 0)
+        .expect("the embedded font parses")
 });
 
 fn face(bold: bool) -> &'static ttf_parser::Face<'static> {
@@ -218,24 +219,56 @@ fn draw(input: OgInput) -> Result<Image, ApiError> {
             let title = wrap(&input.title, ts, true, avail, 3);
             let desc = wrap(description, ds, false, avail, 3);
             let mut y = pad + ts;
-            body.push_str(&text_block(&title, pad, y, Style { size: ts, bold: true, anchor: "start", fill: fg, opacity: 1.0 }));
+            body.push_str(&text_block(
+                &title,
+                pad,
+                y,
+                Style { size: ts, bold: true, anchor: "start", fill: fg, opacity: 1.0 },
+            ));
             y += title.len() as f64 * ts * 1.25 + ds * 0.6;
-            body.push_str(&text_block(&desc, pad, y, Style { size: ds, bold: false, anchor: "start", fill: fg, opacity: 0.8 }));
-            body.push_str(&format!(r#"<rect x="0" y="{:.1}" width="{w}" height="{:.1}" fill="{}"/>"#, h - h * 0.025, h * 0.025, accent.hex()));
+            body.push_str(&text_block(
+                &desc,
+                pad,
+                y,
+                Style { size: ds, bold: false, anchor: "start", fill: fg, opacity: 0.8 },
+            ));
+            body.push_str(&format!(
+                r#"<rect x="0" y="{:.1}" width="{w}" height="{:.1}" fill="{}"/>"#,
+                h - h * 0.025,
+                h * 0.025,
+                accent.hex()
+            ));
         }
         Template::Minimal => {
             let (ts, ds) = (56.0 * k, 28.0 * k);
             let avail = w - 2.0 * pad;
             let title = wrap(&input.title, ts, true, avail, 2);
             let desc = wrap(description, ds, false, avail, 2);
-            let block = title.len() as f64 * ts * 1.25 + if desc.is_empty() { 0.0 } else { ts * 0.8 + desc.len() as f64 * ds * 1.25 };
+            let block = title.len() as f64 * ts * 1.25
+                + if desc.is_empty() { 0.0 } else { ts * 0.8 + desc.len() as f64 * ds * 1.25 };
             let mut y = (h - block) / 2.0 + ts;
-            body.push_str(&text_block(&title, w / 2.0, y, Style { size: ts, bold: true, anchor: "middle", fill: fg, opacity: 1.0 }));
+            body.push_str(&text_block(
+                &title,
+                w / 2.0,
+                y,
+                Style { size: ts, bold: true, anchor: "middle", fill: fg, opacity: 1.0 },
+            ));
             y += (title.len() as f64 - 1.0) * ts * 1.25 + ts * 0.5;
             if !desc.is_empty() {
-                body.push_str(&format!(r#"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"/>"#, w / 2.0 - 40.0 * k, 80.0 * k, (4.0 * k).max(1.0), accent.hex()));
+                body.push_str(&format!(
+                    r#"<rect x="{:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{}"/>"#,
+                    w / 2.0 - 40.0 * k,
+                    80.0 * k,
+                    (4.0 * k).max(1.0),
+                    accent.hex()
+                ));
                 y += ts * 0.3 + ds * 1.2;
-                body.push_str(&text_block(&desc, w / 2.0, y, Style { size: ds, bold: false, anchor: "middle", fill: fg, opacity: 0.8 }));
+                body.push_str(&text_block(
+                    &desc,
+                    w / 2.0,
+                    y,
+                    Style { size: ds, bold: false, anchor: "middle", fill: fg, opacity: 0.8 },
+                ));
             }
         }
         Template::Bold => {
@@ -247,12 +280,24 @@ fn draw(input: OgInput) -> Result<Image, ApiError> {
             let desc = wrap(description, ds, false, avail, 2);
             body.push_str(&format!(r#"<rect x="0" y="0" width="{stripe:.1}" height="{h}" fill="{}"/>"#, accent.hex()));
             let mut y = pad + ts;
-            body.push_str(&text_block(&title, left, y, Style { size: ts, bold: true, anchor: "start", fill: fg, opacity: 1.0 }));
+            body.push_str(&text_block(
+                &title,
+                left,
+                y,
+                Style { size: ts, bold: true, anchor: "start", fill: fg, opacity: 1.0 },
+            ));
             y += title.len() as f64 * ts * 1.25 + ds * 0.4;
-            body.push_str(&text_block(&desc, left, y, Style { size: ds, bold: false, anchor: "start", fill: accent, opacity: 1.0 }));
+            body.push_str(&text_block(
+                &desc,
+                left,
+                y,
+                Style { size: ds, bold: false, anchor: "start", fill: accent, opacity: 1.0 },
+            ));
         }
     }
-    let svg = format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">{body}</svg>"#);
+    let svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">{body}</svg>"#
+    );
     render::image(svg, input.width, input.height, input.format)
 }
 

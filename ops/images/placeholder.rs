@@ -118,7 +118,8 @@ mod tests {
 
     #[test]
     fn svg_text_is_escaped_and_parses() {
-        let svg = draw(PlaceholderInput { text: Some("<b>&\"x\"</b>".into()), ..input(300, None, SvgOrPng::Svg) }).unwrap();
+        let svg =
+            draw(PlaceholderInput { text: Some("<b>&\"x\"</b>".into()), ..input(300, None, SvgOrPng::Svg) }).unwrap();
         let s = String::from_utf8(svg.bytes).unwrap();
         assert!(s.contains("&lt;b&gt;&amp;&quot;x&quot;&lt;/b&gt;"));
         let tree = resvg::usvg::Tree::from_str(&s, &resvg::usvg::Options::default()).unwrap();

@@ -87,7 +87,13 @@ fn modules(input: &QrInput) -> Result<(Vec<bool>, usize), ApiError> {
         Ecc::H => EcLevel::H,
     };
     let code = QrCode::with_error_correction_level(input.text.as_bytes(), level).map_err(|e| {
-        ApiError::invalid("text", format!("does not fit in a QR code at level {:?} ({e}); shorten it or lower errorCorrectionLevel", input.error_correction_level))
+        ApiError::invalid(
+            "text",
+            format!(
+                "does not fit in a QR code at level {:?} ({e}); shorten it or lower errorCorrectionLevel",
+                input.error_correction_level
+            ),
+        )
     })?;
     let width = code.width();
     Ok((code.to_colors().into_iter().map(|c| c == Color::Dark).collect(), width))
@@ -99,7 +105,12 @@ fn layout(size: u32, width: usize, margin: u32) -> Result<(u32, u32), ApiError> 
     let total = width as u32 + 2 * margin;
     let scale = size / total;
     if scale == 0 {
-        return Err(ApiError::invalid("size", format!("{size} px is too small for this code: it is {total} modules wide with its margin, so it needs at least {total} px")));
+        return Err(ApiError::invalid(
+            "size",
+            format!(
+                "{size} px is too small for this code: it is {total} modules wide with its margin, so it needs at least {total} px"
+            ),
+        ));
     }
     Ok((scale, (size - scale * total) / 2 + margin * scale))
 }
@@ -115,7 +126,11 @@ fn svg(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb,
                     x += 1;
                 }
                 let (px, py) = (offset + start as u32 * scale, offset + y as u32 * scale);
-                path.push_str(&format!("M{px} {py}h{}v{scale}h-{}z", (x - start) as u32 * scale, (x - start) as u32 * scale));
+                path.push_str(&format!(
+                    "M{px} {py}h{}v{scale}h-{}z",
+                    (x - start) as u32 * scale,
+                    (x - start) as u32 * scale
+                ));
             } else {
                 x += 1;
             }
@@ -149,11 +164,19 @@ fn generate(input: QrInput) -> Result<Image, ApiError> {
     let (dark, width) = modules(&input)?;
     let (scale, offset) = layout(input.size, width, input.margin)?;
     Ok(match input.format {
-        QrFormat::Svg => Image { content_type: "image/svg+xml", bytes: svg(&dark, width, input.size, scale, offset, fg, bg).into_bytes() },
-        QrFormat::Png => Image { content_type: "image/png", bytes: png(&dark, width, input.size, scale, offset, fg, bg)? },
+        QrFormat::Svg => Image {
+            content_type: "image/svg+xml",
+            bytes: svg(&dark, width, input.size, scale, offset, fg, bg).into_bytes(),
+        },
+        QrFormat::Png => {
+            Image { content_type: "image/png", bytes: png(&dark, width, input.size, scale, offset, fg, bg)? }
+        }
         QrFormat::Base64 => {
             let bytes = png(&dark, width, input.size, scale, offset, fg, bg)?;
-            Image { content_type: "text/plain", bytes: format!("data:image/png;base64,{}", STANDARD.encode(bytes)).into_bytes() }
+            Image {
+                content_type: "text/plain",
+                bytes: format!("data:image/png;base64,{}", STANDARD.encode(bytes)).into_bytes(),
+            }
         }
     })
 }
@@ -193,7 +216,15 @@ mod tests {
     use crate::ops::images::render::tests::decode_png;
 
     fn input(text: &str, format: QrFormat, ecc: Ecc, size: u32) -> QrInput {
-        QrInput { text: text.into(), size, format, dark_color: black(), light_color: white(), error_correction_level: ecc, margin: 4 }
+        QrInput {
+            text: text.into(),
+            size,
+            format,
+            dark_color: black(),
+            light_color: white(),
+            error_correction_level: ecc,
+            margin: 4,
+        }
     }
 
     /// Reads a QR code from RGBA pixels with rqrr, an independent decoder.
@@ -218,7 +249,8 @@ mod tests {
                 assert_eq!(decode(w, h, &px), text, "png {ecc:?}");
 
                 let svg = generate(input(text, QrFormat::Svg, ecc, 400)).unwrap();
-                let (w, h, px) = decode_png(&render::svg_to_png(std::str::from_utf8(&svg.bytes).unwrap(), 400, 400).unwrap());
+                let (w, h, px) =
+                    decode_png(&render::svg_to_png(std::str::from_utf8(&svg.bytes).unwrap(), 400, 400).unwrap());
                 assert_eq!(decode(w, h, &px), text, "svg {ecc:?}");
 
                 let uri = generate(input(text, QrFormat::Base64, ecc, 400)).unwrap();

@@ -95,8 +95,10 @@ pub fn svg_to_png(svg: &str, width: u32, height: u32) -> Result<Vec<u8>, ApiErro
         },
         ..usvg::Options::default()
     };
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| ApiError::internal(format!("the generated SVG did not parse: {e}")))?;
-    let mut pixmap = tiny_skia::Pixmap::new(width, height).ok_or_else(|| ApiError::internal("could not allocate the image"))?;
+    let tree = usvg::Tree::from_str(svg, &options)
+        .map_err(|e| ApiError::internal(format!("the generated SVG did not parse: {e}")))?;
+    let mut pixmap =
+        tiny_skia::Pixmap::new(width, height).ok_or_else(|| ApiError::internal("could not allocate the image"))?;
     let size = tree.size();
     let transform = tiny_skia::Transform::from_scale(width as f32 / size.width(), height as f32 / size.height());
     resvg::render(&tree, transform, &mut pixmap.as_mut());

@@ -19,7 +19,12 @@ struct Brand {
 /// Checked in order; the most specific ranges come first.
 const BRANDS: &[Brand] = &[
     Brand { id: "amex", name: "American Express", ranges: &[(34, 34), (37, 37)], lengths: &[15] },
-    Brand { id: "diners", name: "Diners Club", ranges: &[(300, 305), (36, 36), (38, 39)], lengths: &[14, 15, 16, 17, 18, 19] },
+    Brand {
+        id: "diners",
+        name: "Diners Club",
+        ranges: &[(300, 305), (36, 36), (38, 39)],
+        lengths: &[14, 15, 16, 17, 18, 19],
+    },
     Brand { id: "jcb", name: "JCB", ranges: &[(3528, 3589)], lengths: &[16, 17, 18, 19] },
     Brand { id: "mir", name: "Mir", ranges: &[(2200, 2204)], lengths: &[16, 17, 18, 19] },
     Brand { id: "mastercard", name: "Mastercard", ranges: &[(51, 55), (2221, 2720)], lengths: &[16] },
@@ -110,10 +115,7 @@ fn check(text: &str) -> CardOutput {
     let reason = if !only_digits {
         Some("contains characters other than digits, spaces and dashes".to_string())
     } else if brand.is_none() {
-        Some(format!(
-            "no card network in the table issues numbers starting with {}",
-            &digits[..digits.len().min(4)]
-        ))
+        Some(format!("no card network in the table issues numbers starting with {}", &digits[..digits.len().min(4)]))
     } else if !length_valid {
         Some(match brand {
             Some(b) => format!("{} numbers have {} digits, not {length}", b.name, join(b.lengths)),

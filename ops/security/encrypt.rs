@@ -80,17 +80,32 @@ fn seal(plaintext: &[u8], password: &str, p: KdfParams) -> Result<Vec<u8>, ApiEr
 fn open(blob: &[u8], password: &str) -> Result<Vec<u8>, ApiError> {
     let field = "ciphertext";
     if blob.len() < HEADER + TAG {
-        return Err(ApiError::invalid(field, format!("is {} bytes after Base64 decoding; a ciphertext from encrypt/encrypt has at least {}", blob.len(), HEADER + TAG)));
+        return Err(ApiError::invalid(
+            field,
+            format!(
+                "is {} bytes after Base64 decoding; a ciphertext from encrypt/encrypt has at least {}",
+                blob.len(),
+                HEADER + TAG
+            ),
+        ));
     }
     if blob[0] != VERSION {
-        return Err(ApiError::invalid(field, format!("has format version {}; this service reads version {VERSION}", blob[0])));
+        return Err(ApiError::invalid(
+            field,
+            format!("has format version {}; this service reads version {VERSION}", blob[0]),
+        ));
     }
     let p = KdfParams {
         memory_kib: u32::from_be_bytes([blob[1], blob[2], blob[3], blob[4]]),
         iterations: u32::from_be_bytes([blob[5], blob[6], blob[7], blob[8]]),
         parallelism: blob[9],
     };
-    if p.memory_kib > MAX_MEMORY_KIB || p.iterations == 0 || p.iterations > MAX_ITERATIONS || p.parallelism == 0 || p.parallelism > MAX_PARALLELISM {
+    if p.memory_kib > MAX_MEMORY_KIB
+        || p.iterations == 0
+        || p.iterations > MAX_ITERATIONS
+        || p.parallelism == 0
+        || p.parallelism > MAX_PARALLELISM
+    {
         return Err(ApiError::invalid(
             field,
             format!(
@@ -102,9 +117,9 @@ fn open(blob: &[u8], password: &str) -> Result<Vec<u8>, ApiError> {
     let key = derive_key(password, &blob[10..26], p)?;
     let cipher = Aes256Gcm::new(&key.into());
     let nonce = Nonce::try_from(&blob[26..38]).map_err(|_| ApiError::internal("nonce length"))?;
-    cipher.decrypt(&nonce, Payload { msg: &blob[HEADER..], aad: &blob[..HEADER] }).map_err(|_| {
-        ApiError::new(ErrorCode::DecryptionFailed, "the password is wrong or the ciphertext was altered")
-    })
+    cipher
+        .decrypt(&nonce, Payload { msg: &blob[HEADER..], aad: &blob[..HEADER] })
+        .map_err(|_| ApiError::new(ErrorCode::DecryptionFailed, "the password is wrong or the ciphertext was altered"))
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -157,7 +172,12 @@ async fn encrypt_text(input: EncryptInput) -> Result<EncryptOutput, ApiError> {
     Ok(EncryptOutput {
         ciphertext: STANDARD.encode(blob),
         algorithm: "AES-256-GCM",
-        kdf: KdfInfo { algorithm: "argon2id", memory_kib: MEMORY_KIB, iterations: ITERATIONS, parallelism: PARALLELISM },
+        kdf: KdfInfo {
+            algorithm: "argon2id",
+            memory_kib: MEMORY_KIB,
+            iterations: ITERATIONS,
+            parallelism: PARALLELISM,
+        },
         format_version: VERSION,
     })
 }
@@ -224,7 +244,14 @@ mod tests {
         // Password 32 x 0x01, salt 16 x 0x02, secret 8 x 0x03, associated data 12 x 0x04,
         // 32 KiB, 3 passes, 4 lanes.
         let mut out = [0u8; 32];
-        let params = argon2::ParamsBuilder::new().m_cost(32).t_cost(3).p_cost(4).data(argon2::AssociatedData::new(&[4u8; 12]).unwrap()).output_len(32).build().unwrap();
+        let params = argon2::ParamsBuilder::new()
+            .m_cost(32)
+            .t_cost(3)
+            .p_cost(4)
+            .data(argon2::AssociatedData::new(&[4u8; 12]).unwrap())
+            .output_len(32)
+            .build()
+            .unwrap();
         let argon = Argon2::new_with_secret(&[3u8; 8], Algorithm::Argon2id, Version::V0x13, params).unwrap();
         argon.hash_password_into(&[1u8; 32], &[2u8; 16], &mut out).unwrap();
         assert_eq!(hex::encode(out), "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659");
@@ -269,7 +296,8 @@ mod tests {
     #[tokio::test]
     async fn the_documented_example_decrypts() {
         let out = decrypt_text(DecryptInput {
-            ciphertext: "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL".into(),
+            ciphertext: "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL"
+                .into(),
             password: "correct horse battery staple".into(),
         })
         .await

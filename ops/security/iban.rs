@@ -92,7 +92,9 @@ fn check(text: &str) -> IbanOutput {
         return invalid(format!("{country} is not a country of the SWIFT IBAN registry"));
     };
     if mod97(&iban) != 1 {
-        return invalid("the check digits do not match (MOD 97-10); a character is wrong or two are swapped".to_string());
+        return invalid(
+            "the check digits do not match (MOD 97-10); a character is wrong or two are swapped".to_string(),
+        );
     }
     if !fits(bban, spec) {
         let expected: usize = segments(spec).map(|(n, _)| n).sum::<usize>() + 4;
@@ -101,10 +103,13 @@ fn check(text: &str) -> IbanOutput {
         } else {
             format!("has {} characters; {country} IBANs have {expected}", iban.len())
         };
-        return invalid(format!("the check digits are right but the account part does not fit {country}'s structure ({spec}): it {shape}"));
+        return invalid(format!(
+            "the check digits are right but the account part does not fit {country}'s structure ({spec}): it {shape}"
+        ));
     }
     let part = |r: &Option<(usize, usize)>| r.map(|(s, e)| bban[s..e].to_string());
-    let formatted = iban.as_bytes().chunks(4).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join(" ");
+    let formatted =
+        iban.as_bytes().chunks(4).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join(" ");
     IbanOutput {
         valid: true,
         formatted: Some(formatted),
@@ -170,7 +175,11 @@ mod tests {
     fn every_registry_country_agrees_with_schwifty() {
         let fixture: Value = serde_json::from_str(include_str!("../../tests/fixtures/iban_registry.json")).unwrap();
         let countries = fixture["countries"].as_array().unwrap();
-        assert_eq!(countries.len(), super::super::iban_registry::REGISTRY.len(), "one fixture entry per registry entry");
+        assert_eq!(
+            countries.len(),
+            super::super::iban_registry::REGISTRY.len(),
+            "one fixture entry per registry entry"
+        );
         let mut failures = Vec::new();
         for c in countries {
             for (kind, ex) in c["examples"].as_object().unwrap() {
@@ -178,11 +187,18 @@ mod tests {
                 let out = check(iban);
                 let want = ex["valid"].as_bool().unwrap();
                 if out.valid != want {
-                    failures.push(format!("{} {kind} {iban}: schwifty says {want}, we say {} ({:?})", c["country"], out.valid, out.reason));
+                    failures.push(format!(
+                        "{} {kind} {iban}: schwifty says {want}, we say {} ({:?})",
+                        c["country"], out.valid, out.reason
+                    ));
                 } else if want
-                    && (out.bank_code.as_deref() != ex["bank"].as_str() || out.branch_code.as_deref() != ex["branch"].as_str())
+                    && (out.bank_code.as_deref() != ex["bank"].as_str()
+                        || out.branch_code.as_deref() != ex["branch"].as_str())
                 {
-                    failures.push(format!("{} {iban}: codes {:?}/{:?}, schwifty {}/{}", c["country"], out.bank_code, out.branch_code, ex["bank"], ex["branch"]));
+                    failures.push(format!(
+                        "{} {iban}: codes {:?}/{:?}, schwifty {}/{}",
+                        c["country"], out.bank_code, out.branch_code, ex["bank"], ex["branch"]
+                    ));
                 }
             }
         }

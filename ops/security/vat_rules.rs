@@ -37,7 +37,11 @@ fn need(s: &str, lens: &[usize]) -> Result<Vec<u32>, String> {
     if lens.contains(&d.len()) {
         Ok(d)
     } else {
-        Err(format!("must have {} digits, not {}", lens.iter().map(usize::to_string).collect::<Vec<_>>().join(" or "), d.len()))
+        Err(format!(
+            "must have {} digits, not {}",
+            lens.iter().map(usize::to_string).collect::<Vec<_>>().join(" or "),
+            d.len()
+        ))
     }
 }
 
@@ -65,10 +69,12 @@ fn mod_11_10(d: &[u32]) -> bool {
 fn at(s: &str) -> Result<Check, String> {
     let rest = s.strip_prefix('U').ok_or("must start with U")?;
     let d = need(rest, &[8])?;
-    let sum: u32 = (0..7).map(|i| {
-        let p = d[i] * if i % 2 == 0 { 1 } else { 2 };
-        p / 10 + p % 10
-    }).sum();
+    let sum: u32 = (0..7)
+        .map(|i| {
+            let p = d[i] * if i % 2 == 0 { 1 } else { 2 };
+            p / 10 + p % 10
+        })
+        .sum();
     ok_if((10 - (sum + 4) % 10) % 10 == d[7])
 }
 
@@ -183,7 +189,9 @@ fn es(s: &str) -> Result<Check, String> {
             ok_if(letter_of(n) == last)
         }
         b'X' | b'Y' | b'Z' => {
-            let n: u64 = format!("{}{}", b[0] - b'X', &s[1..8]).parse().map_err(|_| "an NIE is X, Y or Z, 7 digits and a letter")?;
+            let n: u64 = format!("{}{}", b[0] - b'X', &s[1..8])
+                .parse()
+                .map_err(|_| "an NIE is X, Y or Z, 7 digits and a letter")?;
             ok_if(letter_of(n) == last)
         }
         b'K' | b'L' | b'M' => {
@@ -192,7 +200,18 @@ fn es(s: &str) -> Result<Check, String> {
         }
         b'A'..=b'H' | b'J' | b'N' | b'P' | b'Q' | b'R' | b'S' | b'U' | b'V' | b'W' => {
             let d = digits(&s[1..8]).ok_or("a CIF is a letter, 7 digits and a check character")?;
-            let sum: u32 = d.iter().enumerate().map(|(i, &x)| if i % 2 == 0 { let y = 2 * x; y / 10 + y % 10 } else { x }).sum();
+            let sum: u32 = d
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    if i % 2 == 0 {
+                        let y = 2 * x;
+                        y / 10 + y % 10
+                    } else {
+                        x
+                    }
+                })
+                .sum();
             let c = (10 - sum % 10) % 10;
             ok_if(last == b'0' + c as u8 || last == b"JABCDEFGHI"[c as usize])
         }
@@ -212,7 +231,11 @@ fn fr(s: &str) -> Result<Check, String> {
     }
     let (key, siren) = s.split_at(2);
     let siren_digits = digits(siren).ok_or("the SIREN (last 9 characters) must be digits")?;
-    let idx: Vec<usize> = key.chars().map(|c| KEYS.find(c)).collect::<Option<_>>().ok_or("the key is digits or letters other than I and O")?;
+    let idx: Vec<usize> = key
+        .chars()
+        .map(|c| KEYS.find(c))
+        .collect::<Option<_>>()
+        .ok_or("the key is digits or letters other than I and O")?;
     // Monaco's numbers have 000 where a SIREN starts and are not SIRENs.
     if &siren[..3] != "000" && !luhn(&siren_digits) {
         return Err("the SIREN's Luhn check fails".into());
@@ -222,7 +245,8 @@ fn fr(s: &str) -> Result<Check, String> {
         let k: u64 = key.parse().map_err(|_| "bad key")?;
         return ok_if((n * 100 + 12) % 97 == k);
     }
-    let check = if key.as_bytes()[0].is_ascii_digit() { idx[0] * 24 + idx[1] - 10 } else { idx[0] * 34 + idx[1] - 100 } as u64;
+    let check =
+        if key.as_bytes()[0].is_ascii_digit() { idx[0] * 24 + idx[1] - 10 } else { idx[0] * 34 + idx[1] - 100 } as u64;
     ok_if((n + 1 + check / 11) % 11 == check % 11)
 }
 
@@ -281,7 +305,8 @@ fn lt(s: &str) -> Result<Check, String> {
         return Err("the next-to-last digit must be 1".into());
     }
     let body = &d[..d.len() - 1];
-    let sum = |shift: usize| body.iter().enumerate().map(|(i, &x)| (1 + ((i + shift) % 9) as u32) * x).sum::<u32>() % 11;
+    let sum =
+        |shift: usize| body.iter().enumerate().map(|(i, &x)| (1 + ((i + shift) % 9) as u32) * x).sum::<u32>() % 11;
     let mut c = sum(0);
     if c == 10 {
         c = sum(2);
@@ -397,7 +422,11 @@ fn gb(s: &str) -> Result<Check, String> {
     if let Some(rest) = s.strip_prefix("GD").or_else(|| s.strip_prefix("HA")) {
         let n: u32 = need(rest, &[3]).and_then(|_| rest.parse().map_err(|_| "digits".to_string()))?;
         let government = s.starts_with("GD");
-        return if government == (n < 500) { Ok(Check::FormatOnly) } else { Err("GD numbers are below 500, HA numbers 500 and above".into()) };
+        return if government == (n < 500) {
+            Ok(Check::FormatOnly)
+        } else {
+            Err("GD numbers are below 500, HA numbers 500 and above".into())
+        };
     }
     let d = need(s, &[9, 12])?;
     let sum = weighted(&d[..9], &[8, 7, 6, 5, 4, 3, 2, 10, 1]);
@@ -415,12 +444,27 @@ pub static COUNTRIES: &[Country] = &[
     Country { code: "DK", name: "Denmark", format: "DK followed by 8 digits", rule: dk },
     Country { code: "EE", name: "Estonia", format: "EE followed by 9 digits", rule: ee },
     Country { code: "EL", name: "Greece", format: "EL followed by 9 digits", rule: el },
-    Country { code: "ES", name: "Spain", format: "ES followed by 9 characters: a letter or digit, 7 digits, a letter or digit", rule: es },
+    Country {
+        code: "ES",
+        name: "Spain",
+        format: "ES followed by 9 characters: a letter or digit, 7 digits, a letter or digit",
+        rule: es,
+    },
     Country { code: "FI", name: "Finland", format: "FI followed by 8 digits", rule: fi },
-    Country { code: "FR", name: "France", format: "FR followed by a 2-character key (digits, or letters other than I and O) and the 9-digit SIREN", rule: fr },
+    Country {
+        code: "FR",
+        name: "France",
+        format: "FR followed by a 2-character key (digits, or letters other than I and O) and the 9-digit SIREN",
+        rule: fr,
+    },
     Country { code: "HR", name: "Croatia", format: "HR followed by 11 digits", rule: hr },
     Country { code: "HU", name: "Hungary", format: "HU followed by 8 digits", rule: hu },
-    Country { code: "IE", name: "Ireland", format: "IE followed by 7 digits and 1 or 2 letters (older: a digit, a letter, 5 digits, a letter)", rule: ie },
+    Country {
+        code: "IE",
+        name: "Ireland",
+        format: "IE followed by 7 digits and 1 or 2 letters (older: a digit, a letter, 5 digits, a letter)",
+        rule: ie,
+    },
     Country { code: "IT", name: "Italy", format: "IT followed by 11 digits", rule: it },
     Country { code: "LT", name: "Lithuania", format: "LT followed by 9 or 12 digits", rule: lt },
     Country { code: "LU", name: "Luxembourg", format: "LU followed by 8 digits", rule: lu },
@@ -433,6 +477,16 @@ pub static COUNTRIES: &[Country] = &[
     Country { code: "SE", name: "Sweden", format: "SE followed by 12 digits ending in 01", rule: se },
     Country { code: "SI", name: "Slovenia", format: "SI followed by 8 digits", rule: si },
     Country { code: "SK", name: "Slovakia", format: "SK followed by 10 digits", rule: sk },
-    Country { code: "XI", name: "Northern Ireland", format: "XI followed by 9 or 12 digits, or GD or HA and 3 digits", rule: gb },
-    Country { code: "GB", name: "United Kingdom", format: "GB followed by 9 or 12 digits, or GD or HA and 3 digits", rule: gb },
+    Country {
+        code: "XI",
+        name: "Northern Ireland",
+        format: "XI followed by 9 or 12 digits, or GD or HA and 3 digits",
+        rule: gb,
+    },
+    Country {
+        code: "GB",
+        name: "United Kingdom",
+        format: "GB followed by 9 or 12 digits, or GD or HA and 3 digits",
+        rule: gb,
+    },
 ];

@@ -68,14 +68,11 @@ struct PasteCreated {
 async fn store_paste(ctx: &Ctx, content: String, language: String, ttl: Duration) -> Result<PasteCreated, ApiError> {
     let created = time::now();
     let size = content.len();
-    let record = PasteRecord {
-        content,
-        language,
-        created_at: time::rfc3339(created),
-        expires_at: time::rfc3339(created + ttl),
-    };
+    let record =
+        PasteRecord { content, language, created_at: time::rfc3339(created), expires_at: time::rfc3339(created + ttl) };
     let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
-    let id = random::reserve(ctx.store.as_ref(), ID_LEN, random::ALPHANUMERIC, key, &bytes, Some(ttl), "paste id").await?;
+    let id =
+        random::reserve(ctx.store.as_ref(), ID_LEN, random::ALPHANUMERIC, key, &bytes, Some(ttl), "paste id").await?;
     Ok(PasteCreated {
         url: format!("{}/v1/paste/{id}", ctx.config.public_base()),
         id,
@@ -143,8 +140,16 @@ async fn read_paste(ctx: &Ctx, id: String) -> Result<PasteOutput, ApiError> {
         return Err(missing());
     }
     let raw = ctx.store.get(&key(&id)).await?.ok_or_else(missing)?;
-    let r: PasteRecord = serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored paste unreadable: {e}")))?;
-    Ok(PasteOutput { id, size: r.content.len(), content: r.content, language: r.language, created_at: r.created_at, expires_at: r.expires_at })
+    let r: PasteRecord =
+        serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored paste unreadable: {e}")))?;
+    Ok(PasteOutput {
+        id,
+        size: r.content.len(),
+        content: r.content,
+        language: r.language,
+        created_at: r.created_at,
+        expires_at: r.expires_at,
+    })
 }
 
 /// Read a paste.
@@ -192,8 +197,11 @@ mod tests {
     #[tokio::test]
     async fn create_then_read_both_ways() {
         let cli = TestClient::new(
-            crate::http::app(Arc::new(Config::default()), vec![__op_create_paste(), __op_get_paste(), __op_get_paste_post()])
-                .unwrap(),
+            crate::http::app(
+                Arc::new(Config::default()),
+                vec![__op_create_paste(), __op_get_paste(), __op_get_paste_post()],
+            )
+            .unwrap(),
         );
         let content = "line 1\n\"quoted\" — ünïcode\n";
         let resp = cli.post("/v1/paste/create").body_json(&json!({"content": content, "language": "md"})).send().await;

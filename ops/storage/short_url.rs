@@ -233,8 +233,8 @@ mod tests {
     use poem::test::TestClient;
 
     use super::*;
-    use crate::testing::json_of;
     use crate::config::Config;
+    use crate::testing::json_of;
 
     fn client() -> TestClient<crate::http::App> {
         let ops = vec![
@@ -246,11 +246,13 @@ mod tests {
         TestClient::new(crate::http::app(Arc::new(Config::default()), ops).unwrap())
     }
 
-
     #[tokio::test]
     async fn create_follow_count_and_read_stats() {
         let cli = client();
-        let (status, v) = json_of(cli.post("/v1/short-url/create").body_json(&json!({"url": "https://example.com/x?y=1"})).send().await).await;
+        let (status, v) = json_of(
+            cli.post("/v1/short-url/create").body_json(&json!({"url": "https://example.com/x?y=1"})).send().await,
+        )
+        .await;
         assert_eq!(status, 200, "{v}");
         let slug = v["data"]["slug"].as_str().unwrap().to_string();
         assert_eq!(slug.len(), AUTO_SLUG_LEN);
@@ -283,7 +285,9 @@ mod tests {
     async fn custom_slugs_are_checked_and_reserved() {
         let cli = client();
         let create = |slug: &str| {
-            cli.post("/v1/short-url/create").body_json(&json!({"url": "http://example.org", "custom_slug": slug})).send()
+            cli.post("/v1/short-url/create")
+                .body_json(&json!({"url": "http://example.org", "custom_slug": slug}))
+                .send()
         };
         let (status, v) = json_of(create("my-link_1").await).await;
         assert_eq!((status, v["data"]["slug"].as_str()), (200, Some("my-link_1")));

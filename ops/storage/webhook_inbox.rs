@@ -31,7 +31,10 @@ fn valid_id(id: &str) -> bool {
 }
 
 fn not_found(id: &str) -> ApiError {
-    ApiError::new(ErrorCode::InboxNotFound, format!("no inbox {id:?}: it never existed or has expired (inboxes live 24 hours)"))
+    ApiError::new(
+        ErrorCode::InboxNotFound,
+        format!("no inbox {id:?}: it never existed or has expired (inboxes live 24 hours)"),
+    )
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -163,9 +166,7 @@ fn capture(req: &OpRequest, id: String) -> Payload {
         (Some(_), _) | (None, true) => (None, None),
         (None, false) => match std::str::from_utf8(&req.body) {
             Ok(text) => (Some(text.to_string()), Some("utf-8".to_string())),
-            Err(_) => {
-                (Some(base64::engine::general_purpose::STANDARD.encode(&req.body)), Some("base64".to_string()))
-            }
+            Err(_) => (Some(base64::engine::general_purpose::STANDARD.encode(&req.body)), Some("base64".to_string())),
         },
     };
     Payload {
@@ -351,7 +352,6 @@ mod tests {
         (TestClient::new(app), store)
     }
 
-
     #[tokio::test]
     async fn captures_everything_the_owner_needs() {
         let key_digest: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(b"owner-key").into();
@@ -375,10 +375,13 @@ mod tests {
         )
         .await;
         assert_eq!((status, &r["data"]["received"]), (200, &json!(true)), "{r}");
-        let (status, _) = json_of(cli.post(&receive).content_type("text/plain").body("plain text, not JSON").send().await).await;
-        assert_eq!(status, 200);
         let (status, _) =
-            json_of(cli.post(&receive).content_type("application/octet-stream").body(vec![0xff, 0x00, 0x10]).send().await).await;
+            json_of(cli.post(&receive).content_type("text/plain").body("plain text, not JSON").send().await).await;
+        assert_eq!(status, 200);
+        let (status, _) = json_of(
+            cli.post(&receive).content_type("application/octet-stream").body(vec![0xff, 0x00, 0x10]).send().await,
+        )
+        .await;
         assert_eq!(status, 200);
 
         let (status, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
@@ -396,7 +399,8 @@ mod tests {
         assert_eq!(p[2]["size"], 3);
         assert!(p[0]["received_at"].as_str() <= p[2]["received_at"].as_str());
 
-        let (_, same) = json_of(cli.post(format!("/v1/webhook/inbox/{id}/list")).body_json(&json!({})).send().await).await;
+        let (_, same) =
+            json_of(cli.post(format!("/v1/webhook/inbox/{id}/list")).body_json(&json!({})).send().await).await;
         assert_eq!(same["data"]["payloads"], list["data"]["payloads"], "the POST alias lists the same");
         let (_, meta) = json_of(cli.get(format!("/v1/webhook/inbox/{id}")).send().await).await;
         assert_eq!(meta["data"]["payload_count"], 3);
@@ -423,7 +427,10 @@ mod tests {
             String::from_utf8_lossy(&out).into_owned()
         };
         let post = |path: &str, body: &str| {
-            format!("POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len())
+            format!(
+                "POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
         };
         // Windows are clock minutes: keep the whole burst inside one.
         let second = crate::time::unix_secs() % 60;
@@ -438,17 +445,23 @@ mod tests {
             ids.push(json["data"]["id"].as_str().unwrap().to_string());
         }
         for i in 0..60 {
-            let answer = client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), &format!("{{\"n\":{i}}}"))).await;
+            let answer =
+                client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), &format!("{{\"n\":{i}}}"))).await;
             assert!(answer.starts_with("HTTP/1.1 200"), "delivery {i}: {answer}");
         }
         assert_eq!(store.list_len(&payloads_key(&ids[0])).await.unwrap(), 60, "every delivery of the burst is kept");
         // Past the inbox's own bound (80 a minute), deliveries are refused with Retry-After;
         // another inbox is not affected.
         for _ in 60..80 {
-            assert!(client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), "{}")).await.starts_with("HTTP/1.1 200"));
+            assert!(
+                client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), "{}")).await.starts_with("HTTP/1.1 200")
+            );
         }
         let refused = client(post(&format!("/v1/webhook/inbox/{}/receive", ids[0]), "{}")).await;
-        assert!(refused.starts_with("HTTP/1.1 429") && refused.to_ascii_lowercase().contains("retry-after:"), "{refused}");
+        assert!(
+            refused.starts_with("HTTP/1.1 429") && refused.to_ascii_lowercase().contains("retry-after:"),
+            "{refused}"
+        );
         assert!(refused.contains("deliveries per minute"), "{refused}");
         assert!(client(post(&format!("/v1/webhook/inbox/{}/receive", ids[1]), "{}")).await.starts_with("HTTP/1.1 200"));
         assert_eq!(store.list_len(&payloads_key(&ids[0])).await.unwrap(), 80, "nothing stored was lost");
@@ -471,7 +484,10 @@ mod tests {
         };
         let (status, first) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
         assert_eq!(status, 200, "{first}");
-        assert_eq!((n(&first), first["data"]["total"].as_u64(), first["data"]["truncated"].as_bool()), (vec![2, 3, 4], Some(5), Some(true)));
+        assert_eq!(
+            (n(&first), first["data"]["total"].as_u64(), first["data"]["truncated"].as_bool()),
+            (vec![2, 3, 4], Some(5), Some(true))
+        );
         let (_, older) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads?skip=3")).send().await).await;
         assert_eq!((n(&older), older["data"]["truncated"].as_bool()), (vec![0, 1], Some(false)));
         let (_, newest) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads?limit=1")).send().await).await;
@@ -507,7 +523,8 @@ mod tests {
         for id in ["3f2b8c1e-9d4a-4e7b-8a61-2c5d7e9f0b13", "x", "a.b~c", &"z".repeat(256)] {
             for (method, path) in [("GET", ""), ("GET", "/payloads"), ("POST", "/list"), ("POST", "/receive")] {
                 let uri = format!("/v1/webhook/inbox/{id}{path}");
-                let resp = if method == "GET" { cli.get(&uri).send().await } else { cli.post(&uri).body("{}").send().await };
+                let resp =
+                    if method == "GET" { cli.get(&uri).send().await } else { cli.post(&uri).body("{}").send().await };
                 let (status, v) = json_of(resp).await;
                 assert_eq!((status, v["error"]["code"].as_str()), (404, Some("INBOX_NOT_FOUND")), "{method} {uri}");
             }
@@ -520,7 +537,10 @@ mod tests {
             expires_at: crate::time::rfc3339(soon),
             expires_at_ms: crate::store::unix_ms(soon),
         };
-        store.put(&meta_key(id), &serde_json::to_vec(&record).unwrap(), Some(Duration::from_millis(200))).await.unwrap();
+        store
+            .put(&meta_key(id), &serde_json::to_vec(&record).unwrap(), Some(Duration::from_millis(200)))
+            .await
+            .unwrap();
         cli.post(format!("/v1/webhook/inbox/{id}/receive")).body("x").send().await.assert_status_is_ok();
         tokio::time::sleep(Duration::from_millis(300)).await;
         let (status, _) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;

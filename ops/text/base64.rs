@@ -1,8 +1,7 @@
 //! Base64 in both directions, standard (RFC 4648 section 4) and URL-safe (section 5).
 
 use base64::{
-    Engine,
-    alphabet,
+    Engine, alphabet,
     engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig},
 };
 
@@ -13,7 +12,8 @@ const STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;
 const URL_SAFE: GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// Decoders accept input with or without padding; the alphabet is strict.
-const LENIENT: GeneralPurposeConfig = GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
+const LENIENT: GeneralPurposeConfig =
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
 const STANDARD_DECODE: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, LENIENT);
 const URL_SAFE_DECODE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, LENIENT);
 
@@ -111,7 +111,10 @@ async fn base64_decode(input: Base64DecodeInput) -> Result<Base64DecodeOutput, A
     let decoded = String::from_utf8(bytes).map_err(|e| {
         ApiError::invalid(
             "encoded",
-            format!("decodes to bytes that are not UTF-8 text (first invalid byte at offset {})", e.utf8_error().valid_up_to()),
+            format!(
+                "decodes to bytes that are not UTF-8 text (first invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
         )
     })?;
     Ok(Base64DecodeOutput { decoded })
@@ -137,10 +140,12 @@ mod tests {
         for (plain, encoded) in VECTORS {
             let out = base64_encode(Base64EncodeInput { text: plain.to_string(), url_safe: false }).await.unwrap();
             assert_eq!(&out.encoded, encoded);
-            let back = base64_decode(Base64DecodeInput { encoded: encoded.to_string(), url_safe: false }).await.unwrap();
+            let back =
+                base64_decode(Base64DecodeInput { encoded: encoded.to_string(), url_safe: false }).await.unwrap();
             assert_eq!(&back.decoded, plain);
             let unpadded = encoded.trim_end_matches('=');
-            let back = base64_decode(Base64DecodeInput { encoded: unpadded.to_string(), url_safe: true }).await.unwrap();
+            let back =
+                base64_decode(Base64DecodeInput { encoded: unpadded.to_string(), url_safe: true }).await.unwrap();
             assert_eq!(&back.decoded, plain);
         }
     }
@@ -156,7 +161,8 @@ mod tests {
         let err = base64_decode(Base64DecodeInput { encoded: "Pz8-".into(), url_safe: false }).await.unwrap_err();
         assert!(err.message.contains("urlSafe"), "{}", err.message);
         // Positions count the client's characters, whitespace included.
-        let err = base64_decode(Base64DecodeInput { encoded: "Zm9v\n Y!Fy".into(), url_safe: false }).await.unwrap_err();
+        let err =
+            base64_decode(Base64DecodeInput { encoded: "Zm9v\n Y!Fy".into(), url_safe: false }).await.unwrap_err();
         assert!(err.message.contains("'!' at position 7"), "{}", err.message);
     }
 

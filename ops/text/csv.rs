@@ -243,16 +243,22 @@ mod tests {
         ]))
         .unwrap();
         for (delimiter, ending) in [(",", LineEnding::Lf), (";", LineEnding::Crlf), ("\t", LineEnding::Lf)] {
-            let csv = csv_to_csv(&Ctx::for_tests(), CsvToCsvInput {
-                data: data.clone(),
-                delimiter: delimiter.into(),
-                include_header: true,
-                line_ending: ending,
-            })
+            let csv = csv_to_csv(
+                &Ctx::for_tests(),
+                CsvToCsvInput {
+                    data: data.clone(),
+                    delimiter: delimiter.into(),
+                    include_header: true,
+                    line_ending: ending,
+                },
+            )
             .await
             .unwrap()
             .csv;
-            let back = csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv, delimiter: delimiter.into(), has_header: true }).await.unwrap();
+            let back =
+                csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv, delimiter: delimiter.into(), has_header: true })
+                    .await
+                    .unwrap();
             let back = serde_json::to_value(&back.data).unwrap();
             assert_eq!(back, serde_json::to_value(&data).unwrap(), "delimiter {delimiter:?}");
         }
@@ -260,13 +266,19 @@ mod tests {
 
     #[tokio::test]
     async fn headers_are_made_unique_and_rows_checked() {
-        let out = csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv: "a,a,\n1,2,3".into(), delimiter: ",".into(), has_header: true })
-            .await
-            .unwrap();
+        let out = csv_to_json(
+            &Ctx::for_tests(),
+            CsvToJsonInput { csv: "a,a,\n1,2,3".into(), delimiter: ",".into(), has_header: true },
+        )
+        .await
+        .unwrap();
         assert_eq!(out.columns, vec!["a", "a_2", "column_3"]);
-        let err = csv_to_json(&Ctx::for_tests(), CsvToJsonInput { csv: "a,b\n1,2\n3".into(), delimiter: ",".into(), has_header: true })
-            .await
-            .unwrap_err();
+        let err = csv_to_json(
+            &Ctx::for_tests(),
+            CsvToJsonInput { csv: "a,b\n1,2\n3".into(), delimiter: ",".into(), has_header: true },
+        )
+        .await
+        .unwrap_err();
         assert!(err.message.contains("line 3"), "{}", err.message);
     }
 }

@@ -16,8 +16,30 @@ use crate::prelude::*;
 const SKIPPED: &[&str] = &["script", "style", "head", "noscript", "template", "svg", "math", "iframe", "object"];
 /// Elements that end a line.
 const BLOCKS: &[&str] = &[
-    "address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figcaption", "figure",
-    "footer", "form", "header", "hr", "li", "main", "nav", "ol", "section", "table", "tr", "ul", "caption",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "section",
+    "table",
+    "tr",
+    "ul",
+    "caption",
 ];
 /// Elements that are separated from their neighbours by a blank line.
 const PARAGRAPHS: &[&str] = &["p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "table", "ul", "ol"];
@@ -51,7 +73,10 @@ pub(crate) fn check_depth(field: &str, html: &str) -> Result<(), ApiError> {
         if FLAT.contains(&name.as_str()) {
             continue;
         }
-        let self_closing = bytes[start + len..].iter().position(|b| *b == b'>').is_some_and(|p| p > 0 && bytes[start + len + p - 1] == b'/');
+        let self_closing = bytes[start + len..]
+            .iter()
+            .position(|b| *b == b'>')
+            .is_some_and(|p| p > 0 && bytes[start + len + p - 1] == b'/');
         if closing {
             depth = depth.saturating_sub(1);
         } else if !self_closing {
@@ -264,8 +289,8 @@ async fn html_to_text(input: HtmlToTextInput) -> Result<HtmlToTextOutput, ApiErr
 
 /// Tags that can never be allowed: they run code, load other documents or restyle the page.
 const NEVER: &[&str] = &[
-    "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "meta", "link",
-    "noscript", "template", "form", "input", "button", "textarea", "select", "option", "svg", "math", "param",
+    "script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "meta", "link", "noscript",
+    "template", "form", "input", "button", "textarea", "select", "option", "svg", "math", "param",
 ];
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -310,7 +335,10 @@ async fn html_sanitize(input: HtmlSanitizeInput) -> Result<HtmlSanitizeOutput, A
     let mut builder = ammonia::Builder::default();
     if let Some(tags) = &input.allowed_tags {
         if let Some(bad) = tags.iter().find(|t| NEVER.contains(&t.0.as_str())) {
-            return Err(ApiError::invalid("allowed_tags", format!("{} can never be allowed: it can run code or load other documents", bad.0)));
+            return Err(ApiError::invalid(
+                "allowed_tags",
+                format!("{} can never be allowed: it can run code or load other documents", bad.0),
+            ));
         }
         let set: HashSet<&str> = tags.iter().map(|t| t.0.as_str()).collect();
         builder.tags(set);
@@ -325,7 +353,11 @@ mod tests {
 
     #[test]
     fn text_structure() {
-        let t = html_text("<h1>T</h1><p>a  <b>b</b>\n c</p><ul><li>x</li><li>y</li></ul><pre>  keep\n  this</pre>", false, false);
+        let t = html_text(
+            "<h1>T</h1><p>a  <b>b</b>\n c</p><ul><li>x</li><li>y</li></ul><pre>  keep\n  this</pre>",
+            false,
+            false,
+        );
         assert_eq!(t, "T\n\na b c\n\n- x\n- y\n\n  keep\n  this");
         let t = html_text("<p>go <a href='/x'>here</a>!</p><img alt='A' src='s'>", true, true);
         assert_eq!(t, "go [here](/x)!\n\n[A](s)");

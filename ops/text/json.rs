@@ -374,22 +374,30 @@ pub(crate) fn diff(
             for (k, va) in x {
                 match y.get(k) {
                     Some(vb) => diff(&key_path(path, k), va, vb, out, budget)?,
-                    None => record(out, budget, Difference {
-                        path: key_path(path, k),
-                        kind: ChangeType::Removed,
-                        old_value: Some(va.clone()),
-                        new_value: None,
-                    })?,
+                    None => record(
+                        out,
+                        budget,
+                        Difference {
+                            path: key_path(path, k),
+                            kind: ChangeType::Removed,
+                            old_value: Some(va.clone()),
+                            new_value: None,
+                        },
+                    )?,
                 }
             }
             for (k, vb) in y {
                 if !x.contains_key(k) {
-                    record(out, budget, Difference {
-                        path: key_path(path, k),
-                        kind: ChangeType::Added,
-                        old_value: None,
-                        new_value: Some(vb.clone()),
-                    })?;
+                    record(
+                        out,
+                        budget,
+                        Difference {
+                            path: key_path(path, k),
+                            kind: ChangeType::Added,
+                            old_value: None,
+                            new_value: Some(vb.clone()),
+                        },
+                    )?;
                 }
             }
         }
@@ -398,24 +406,32 @@ pub(crate) fn diff(
                 let p = format!("{path}[{i}]");
                 match (x.get(i), y.get(i)) {
                     (Some(va), Some(vb)) => diff(&p, va, vb, out, budget)?,
-                    (Some(va), None) => {
-                        record(out, budget, Difference { path: p, kind: ChangeType::Removed, old_value: Some(va.clone()), new_value: None })?
-                    }
-                    (None, Some(vb)) => {
-                        record(out, budget, Difference { path: p, kind: ChangeType::Added, old_value: None, new_value: Some(vb.clone()) })?
-                    }
+                    (Some(va), None) => record(
+                        out,
+                        budget,
+                        Difference { path: p, kind: ChangeType::Removed, old_value: Some(va.clone()), new_value: None },
+                    )?,
+                    (None, Some(vb)) => record(
+                        out,
+                        budget,
+                        Difference { path: p, kind: ChangeType::Added, old_value: None, new_value: Some(vb.clone()) },
+                    )?,
                     (None, None) => {}
                 }
             }
         }
         (Value::Number(x), Value::Number(y)) if same_number(x, y) => {}
         _ if a == b => {}
-        _ => record(out, budget, Difference {
-            path: path.to_string(),
-            kind: ChangeType::Changed,
-            old_value: Some(a.clone()),
-            new_value: Some(b.clone()),
-        })?,
+        _ => record(
+            out,
+            budget,
+            Difference {
+                path: path.to_string(),
+                kind: ChangeType::Changed,
+                old_value: Some(a.clone()),
+                new_value: Some(b.clone()),
+            },
+        )?,
     }
     Ok(())
 }
@@ -510,10 +526,13 @@ mod tests {
 
     #[tokio::test]
     async fn diff_paths_and_kinds() {
-        let out = json_diff(&Ctx::for_tests(), JsonDiffInput {
-            a: r#"{"a":{"b":[1,2,3]},"k":"v","x y":1}"#.into(),
-            b: r#"{"a":{"b":[1,5]},"x y":1.0,"n":null}"#.into(),
-        })
+        let out = json_diff(
+            &Ctx::for_tests(),
+            JsonDiffInput {
+                a: r#"{"a":{"b":[1,2,3]},"k":"v","x y":1}"#.into(),
+                b: r#"{"a":{"b":[1,5]},"x y":1.0,"n":null}"#.into(),
+            },
+        )
         .await
         .unwrap();
         let got: Vec<(String, ChangeType)> = out.differences.iter().map(|d| (d.path.clone(), d.kind)).collect();

@@ -142,9 +142,8 @@ fn markdown_text(md: &str) -> Result<String, ApiError> {
     while let Some((node, done)) = stack.pop() {
         let value = node.data().value.clone();
         if done {
-            let in_item = node
-                .parent()
-                .is_some_and(|p| matches!(p.data().value, NodeValue::Item(_) | NodeValue::TaskItem(_)));
+            let in_item =
+                node.parent().is_some_and(|p| matches!(p.data().value, NodeValue::Item(_) | NodeValue::TaskItem(_)));
             match value {
                 // A paragraph inside a list item ends the item's line, not a block.
                 NodeValue::Paragraph if in_item => break_lines(&mut out, 1),
@@ -210,11 +209,23 @@ mod tests {
     #[tokio::test]
     async fn gfm_features_render() {
         let md = "| a |\n|---|\n| 1 |\n\n~~x~~ https://example.com\n\n- [x] done";
-        let html = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: false }).await.unwrap().html;
+        let html = markdown_to_html(
+            &Ctx::for_tests(),
+            MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: false },
+        )
+        .await
+        .unwrap()
+        .html;
         for needle in ["<table>", "<del>x</del>", "<a href=\"https://example.com\">", "type=\"checkbox\""] {
             assert!(html.contains(needle), "{needle} missing in {html}");
         }
-        let plain = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: false, sanitize: false }).await.unwrap().html;
+        let plain = markdown_to_html(
+            &Ctx::for_tests(),
+            MarkdownToHtmlInput { markdown: md.into(), gfm: false, sanitize: false },
+        )
+        .await
+        .unwrap()
+        .html;
         assert!(!plain.contains("<table>") && !plain.contains("<del>"));
     }
 
@@ -222,7 +233,11 @@ mod tests {
     async fn sanitize_strips_active_content() {
         let md = "<script>alert(1)</script><iframe src=x></iframe><object data=x></object><embed src=x>\
                   <a href=\"javascript:alert(1)\" onclick=\"x()\">a</a><img src=y onerror=\"z()\">\n\n- [x] kept";
-        let html = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: true }).await.unwrap().html;
+        let html =
+            markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: true })
+                .await
+                .unwrap()
+                .html;
         let lower = html.to_lowercase();
         for bad in ["<script", "<iframe", "<object", "<embed", "onclick", "onerror", "javascript:"] {
             assert!(!lower.contains(bad), "{bad} survived: {html}");
@@ -234,9 +249,17 @@ mod tests {
     async fn deep_nesting_renders_without_overflowing_the_stack() {
         // The request body limit bounds nesting at about half a million levels; these are far
         // past anything legitimate and must still render (or be refused), never abort.
-        for md in [">".repeat(100_000) + " deep", "- ".repeat(50_000) + "deep", "*".repeat(50_000) + "x" + &"*".repeat(50_000)] {
+        for md in [
+            ">".repeat(100_000) + " deep",
+            "- ".repeat(50_000) + "deep",
+            "*".repeat(50_000) + "x" + &"*".repeat(50_000),
+        ] {
             for sanitize in [false, true] {
-                let r = markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.clone(), gfm: true, sanitize }).await;
+                let r = markdown_to_html(
+                    &Ctx::for_tests(),
+                    MarkdownToHtmlInput { markdown: md.clone(), gfm: true, sanitize },
+                )
+                .await;
                 assert!(r.is_ok() || r.unwrap_err().code == ErrorCode::ValidationError);
             }
         }

@@ -86,7 +86,11 @@ async fn text_stats(input: TextStatsInput) -> Result<TextStatsOutput, ApiError> 
         words_per_minute: wpm,
         reading_time_minutes: (minutes * 100.0).round() / 100.0,
         reading_time_seconds: seconds,
-        reading_time: if words == 0 { "0 min read".into() } else { format!("{} min read", (seconds.div_ceil(60)).max(1)) },
+        reading_time: if words == 0 {
+            "0 min read".into()
+        } else {
+            format!("{} min read", (seconds.div_ceil(60)).max(1))
+        },
     })
 }
 
@@ -325,10 +329,7 @@ fn protocol_relative(text: &str) -> Vec<(usize, String)> {
         )
         .expect("valid pattern")
     });
-    RE.captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .map(|m| (m.start(), trim_url(m.as_str()).to_string()))
-        .collect()
+    RE.captures_iter(text).filter_map(|c| c.get(1)).map(|m| (m.start(), trim_url(m.as_str()).to_string())).collect()
 }
 
 /// Find the URLs in text.
@@ -378,11 +379,8 @@ async fn text_extract_emails(input: ExtractInput) -> Result<ExtractEmailsOutput,
     let mut finder = LinkFinder::new();
     finder.kinds(&[LinkKind::Email]).email_domain_must_have_dot(true);
     let mut seen = HashSet::new();
-    let emails: Vec<String> = finder
-        .links(&input.text)
-        .map(|l| l.as_str().to_string())
-        .filter(|e| seen.insert(e.to_lowercase()))
-        .collect();
+    let emails: Vec<String> =
+        finder.links(&input.text).map(|l| l.as_str().to_string()).filter(|e| seen.insert(e.to_lowercase())).collect();
     Ok(ExtractEmailsOutput { count: emails.len(), emails })
 }
 
@@ -547,7 +545,10 @@ mod tests {
         let t = "The quick brown fox jumps over the lazy dog";
         assert_eq!(truncate(t, 20, Boundary::Word, "..."), "The quick brown...");
         assert_eq!(truncate(t, 100, Boundary::Word, "..."), t);
-        assert_eq!(truncate("Supercalifragilistic", 10, Boundary::Word, "..."), "Supercal...".chars().take(7).collect::<String>() + "...");
+        assert_eq!(
+            truncate("Supercalifragilistic", 10, Boundary::Word, "..."),
+            "Supercal...".chars().take(7).collect::<String>() + "..."
+        );
         assert_eq!(truncate("A. B c d e f", 6, Boundary::Sentence, "..."), "A.");
         assert_eq!(truncate("abcdef", 2, Boundary::Word, "..."), "ab");
         for max in 1..50 {
@@ -571,7 +572,10 @@ mod tests {
         })
         .await
         .unwrap();
-        assert_eq!(out.urls, vec!["https://a.example/p", "https://b.example/q", "//c.example/r", "HTTPS://A.example/p"]);
+        assert_eq!(
+            out.urls,
+            vec!["https://a.example/p", "https://b.example/q", "//c.example/r", "HTTPS://A.example/p"]
+        );
     }
 
     #[tokio::test]

@@ -33,7 +33,8 @@ struct Flags {
 
 /// JavaScript's white space and line terminators (ECMA-262 WhiteSpace and LineTerminator), the
 /// members of `\s`: not Unicode's White_Space, which adds U+0085 and lacks U+FEFF.
-const JS_SPACE: &str = "\\t\\n\\x0B\\x0C\\r \\u{A0}\\u{1680}\\u{2000}-\\u{200A}\\u{2028}\\u{2029}\\u{202F}\\u{205F}\\u{3000}\\u{FEFF}";
+const JS_SPACE: &str =
+    "\\t\\n\\x0B\\x0C\\r \\u{A0}\\u{1680}\\u{2000}-\\u{200A}\\u{2028}\\u{2029}\\u{202F}\\u{205F}\\u{3000}\\u{FEFF}";
 /// JavaScript's line terminators: what `.` does not match and where `^` and `$` match with m.
 const JS_LINE_END: &str = "\\n\\r\\u{2028}\\u{2029}";
 
@@ -155,7 +156,10 @@ fn translate(pattern: &str, flags: &str, only_ascii_words: bool) -> Result<(Stri
                     && let (Ok(lo), Ok(hi)) = (lo.parse::<u64>(), hi.parse::<u64>())
                     && lo > hi
                 {
-                    return Err(ApiError::invalid("pattern", format!("the quantifier {{{lo},{hi}}} has its bounds out of order")));
+                    return Err(ApiError::invalid(
+                        "pattern",
+                        format!("the quantifier {{{lo},{hi}}} has its bounds out of order"),
+                    ));
                 }
                 out.push('{');
             }
@@ -309,7 +313,12 @@ fn run_test(input: RegexTestInput, response_limit: usize) -> Result<RegexTestOut
             }
             captures.push(v);
         }
-        matches.push(RegexMatch { matched: m.as_str().to_string(), index: utf16_index(text, m.start()), groups, captures });
+        matches.push(RegexMatch {
+            matched: m.as_str().to_string(),
+            index: utf16_index(text, m.start()),
+            groups,
+            captures,
+        });
         Ok(())
     })?;
     Ok(RegexTestOutput { matched: !matches.is_empty(), match_count: matches.len(), truncated, matches })
@@ -481,9 +490,14 @@ mod tests {
     }
 
     fn replace(p: &str, s: &str, r: &str, f: &str) -> String {
-        run_replace(RegexReplaceInput { pattern: p.into(), test_string: s.into(), replacement: r.into(), flags: f.into() })
-            .unwrap()
-            .result
+        run_replace(RegexReplaceInput {
+            pattern: p.into(),
+            test_string: s.into(),
+            replacement: r.into(),
+            flags: f.into(),
+        })
+        .unwrap()
+        .result
     }
 
     #[test]
@@ -590,13 +604,17 @@ mod tests {
                 };
                 match run_replace(input) {
                     Ok(out) if out.result == expected.as_str().unwrap() => {}
-                    Ok(out) => failures.push(format!("{label}: replace {template:?}\n  js:  {expected}\n  got: {:?}", out.result)),
+                    Ok(out) => failures
+                        .push(format!("{label}: replace {template:?}\n  js:  {expected}\n  got: {:?}", out.result)),
                     Err(e) => failures.push(format!("{label}: replace {template:?} refused: {}", e.message)),
                 }
             }
             compared += 1;
         }
-        eprintln!("{compared} cases compared with {}; {not_comparable} not comparable (JavaScript split a surrogate pair without the u flag)", fixture["node"]);
+        eprintln!(
+            "{compared} cases compared with {}; {not_comparable} not comparable (JavaScript split a surrogate pair without the u flag)",
+            fixture["node"]
+        );
         assert!(compared > 700, "only {compared} cases compared");
         assert!(failures.is_empty(), "{} disagreements with JavaScript:\n{}", failures.len(), failures.join("\n"));
     }

@@ -51,7 +51,9 @@ fn open(e: &quick_xml::events::BytesStart<'_>, strip: bool) -> Result<Frame, Api
         if strip && (key == "xmlns" || key.starts_with("xmlns:")) {
             continue;
         }
-        let value = attr.normalized_value(quick_xml::XmlVersion::Implicit1_0).map_err(|err| ApiError::invalid("xml", format!("attribute {key}: {err}")))?;
+        let value = attr
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .map_err(|err| ApiError::invalid("xml", format!("attribute {key}: {err}")))?;
         let key = if strip { key.rsplit(':').next().unwrap_or(key) } else { key };
         obj.insert(format!("@{key}"), Value::String(value.into_owned()));
     }
@@ -128,7 +130,8 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
                 }
             }
             Event::End(_) => {
-                let frame = stack.pop().ok_or_else(|| ApiError::invalid("xml", "has an end tag without a start tag"))?;
+                let frame =
+                    stack.pop().ok_or_else(|| ApiError::invalid("xml", "has an end tag without a start tag"))?;
                 let (name, value) = close(frame);
                 match stack.last_mut() {
                     Some(parent) => attach(parent, name, value),
@@ -166,7 +169,9 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
                         None => {
                             return Err(ApiError::invalid(
                                 "xml",
-                                format!("uses the entity &{name}; which is not predefined; DTD entities are never expanded"),
+                                format!(
+                                    "uses the entity &{name}; which is not predefined; DTD entities are never expanded"
+                                ),
                             ));
                         }
                     }

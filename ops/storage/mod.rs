@@ -1,0 +1,7 @@
+//! The stateful features (spec 4.7): pastes, short links and webhook inboxes, on the configured store.
+//!
+//! Every file here is declared below; the build fails naming a file that is not.
+
+pub(crate) mod paste;
+pub(crate) mod short_url;
+pub(crate) mod webhook_inbox;

@@ -1,0 +1,13 @@
+//! Text and data (spec 4.1): encoders, formatters, converters and text tools.
+//!
+//! Every file here is declared below; the build fails naming a file that is not.
+
+pub(crate) mod base64;
+pub(crate) mod csv;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod lorem;
+pub(crate) mod markdown;
+pub(crate) mod plain_text;
+pub(crate) mod regex;
+pub(crate) mod xml;
