@@ -2,10 +2,14 @@
 
 use std::time::{Duration, SystemTime};
 
+/// Milliseconds since the Unix epoch (0 for times before it).
+pub fn unix_ms(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
 /// `t` as `2026-11-21T18:31:28.123Z`.
 pub fn rfc3339(t: SystemTime) -> String {
-    let ms = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    match jiff::Timestamp::from_millisecond(ms) {
+    match jiff::Timestamp::from_millisecond(unix_ms(t) as i64) {
         Ok(ts) => format!("{ts:.3}"),
         Err(_) => "1970-01-01T00:00:00.000Z".to_string(),
     }
@@ -13,8 +17,7 @@ pub fn rfc3339(t: SystemTime) -> String {
 
 /// Now, truncated to whole milliseconds, so that what is stored and what is shown agree.
 pub fn now() -> SystemTime {
-    let ms = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-    SystemTime::UNIX_EPOCH + Duration::from_millis(ms)
+    SystemTime::UNIX_EPOCH + Duration::from_millis(unix_ms(SystemTime::now()))
 }
 
 /// Now, in whole seconds since the Unix epoch.

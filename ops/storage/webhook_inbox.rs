@@ -97,7 +97,7 @@ async fn create_webhook_inbox(ctx: &Ctx) -> Result<InboxInfo, ApiError> {
     let record = InboxRecord {
         created_at: time::rfc3339(created),
         expires_at: time::rfc3339(expires),
-        expires_at_ms: crate::store::unix_ms(expires),
+        expires_at_ms: crate::time::unix_ms(expires),
     };
     let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
     let id =
@@ -535,7 +535,7 @@ mod tests {
         let record = InboxRecord {
             created_at: crate::time::rfc3339(crate::time::now()),
             expires_at: crate::time::rfc3339(soon),
-            expires_at_ms: crate::store::unix_ms(soon),
+            expires_at_ms: crate::time::unix_ms(soon),
         };
         store
             .put(&meta_key(id), &serde_json::to_vec(&record).unwrap(), Some(Duration::from_millis(200)))

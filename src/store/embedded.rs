@@ -14,7 +14,8 @@ use std::{
 
 use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{Store, StoreError, StoreFuture, unix_ms};
+use super::{Store, StoreError, StoreFuture};
+use crate::time::unix_ms;
 
 const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
 const LISTS: TableDefinition<&str, &[u8]> = TableDefinition::new("lists");

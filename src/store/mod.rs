@@ -111,8 +111,3 @@ pub fn open(config: &crate::config::Config) -> Result<std::sync::Arc<dyn Store>,
             .map_err(|e| format!("WRENCH_DATA_DIR ({}): {e}", config.data_dir.display())),
     }
 }
-
-/// Milliseconds since the Unix epoch (0 for times before it).
-pub(crate) fn unix_ms(t: SystemTime) -> u64 {
-    t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
-}

@@ -13,7 +13,8 @@ use fred::{
     types::{Expiration, ExpireOptions, SetOptions},
 };
 
-use super::{Store, StoreError, StoreFuture, unix_ms};
+use super::{Store, StoreError, StoreFuture};
+use crate::time::unix_ms;
 
 /// Longest a command may take, queueing while disconnected included.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
