@@ -19,6 +19,7 @@ pub mod decode;
 pub mod envelope;
 pub mod http;
 pub mod keys;
+pub mod logging;
 pub mod op;
 pub mod openapi;
 pub mod prelude;

@@ -1,6 +1,7 @@
-//! Test-only operations that exercise the declaration forms no shipped operation uses yet:
-//! GET with path and query parameters, image results and redirects. They are not under
-//! `ops/`, so they are never registered or documented; the tests build an app from them.
+//! Test-only operations that exercise each declaration form on its own, apart from the shipped
+//! operations that also use them: GET with path and query parameters, image results and
+//! redirects. They are not under `ops/`, so they are never registered or documented; the
+//! tests build an app from them.
 
 use crate::prelude::*;
 
