@@ -219,24 +219,15 @@ impl Endpoint for App {
     }
 }
 
-/// Longest request target (path and query) read, in bytes.
-pub const MAX_URI_BYTES: usize = 8 * 1024;
 /// Most header fields read (enforced by hyper, whose refusal is rewritten into the envelope).
 pub const MAX_HEADER_FIELDS: usize = 100;
 /// Largest header section read (names and values), in bytes.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 
-/// 414 or 431 for a request beyond what the server reads, before it is routed.
+/// 431 for a header section beyond what the server reads, before the request is routed.
+/// (Request targets are limited by hyper, to 65,534 bytes: room for the longest GET a
+/// declaration allows, such as a QR code's 2,953 characters percent-encoded.)
 fn edge_error(req: &Request) -> Option<ApiError> {
-    let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
-    if target > MAX_URI_BYTES {
-        return Some(ApiError::new(
-            ErrorCode::UriTooLong,
-            format!(
-                "the request target is {target} bytes; the limit is {MAX_URI_BYTES} (send large input in a POST body)"
-            ),
-        ));
-    }
     // More than MAX_HEADER_FIELDS fields never get here: hyper refuses them (see server.rs).
     let bytes: usize = req.headers().iter().map(|(k, v)| k.as_str().len() + v.len() + 4).sum();
     if bytes > MAX_HEADER_BYTES {

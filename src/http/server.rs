@@ -12,9 +12,10 @@
 //!   opening or of the request's first byte; between requests a keep-alive connection may sit
 //!   idle for `WRENCH_IDLE_TIMEOUT`; either way it is then closed. Request bodies have their
 //!   own deadline, enforced where they are read (the pipeline's 408);
-//! - the bare 414 and 431 answers hyper gives for request lines and header sections beyond
-//!   its own buffers are rewritten into the JSON envelope, like every other error. Smaller
-//!   excesses are refused by the app itself ([`super::App`]).
+//! - the bare 414 and 431 answers hyper gives for request targets over 65,534 bytes, more
+//!   than 100 header fields or header sections beyond its buffer are rewritten into the JSON
+//!   envelope, like every other error; header sections over 32 KiB that hyper accepts are
+//!   refused by the app itself ([`super::App`]).
 //!
 //! Graceful shutdown: on the signal the loop stops accepting, idle connections close, and
 //! requests in flight get `WRENCH_SHUTDOWN_GRACE` to finish.
