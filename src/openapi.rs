@@ -300,7 +300,13 @@ pub fn document(ops: &[Operation]) -> Value {
         )
         .paths(paths.build())
         .components(Some(components))
-        .tags(Some(TAGS.iter().map(|(name, d)| TagBuilder::new().name(*name).description(Some(*d)).build())))
+        // Only tags that have an operation: a published tag with nothing under it is noise in
+        // the UI and in generated SDKs.
+        .tags(Some(
+            TAGS.iter()
+                .filter(|(name, _)| ops.iter().any(|o| o.tag == *name))
+                .map(|(name, d)| TagBuilder::new().name(*name).description(Some(*d)).build()),
+        ))
         .build();
 
     let mut doc = serde_json::to_value(&doc).expect("the document serializes");

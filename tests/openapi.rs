@@ -48,7 +48,19 @@ fn every_operation_is_registered_once() {
         assert!(op.path.starts_with("/v1/"), "{} is not under /v1", op.path);
         assert!(wrench::openapi::TAGS.iter().any(|(t, _)| *t == op.tag), "{} has unknown tag {}", op.id, op.tag);
         assert!((op.examples)().len() >= 2, "{} needs a typical and an edge-case example", op.id);
-        assert!(!op.summary.ends_with('.') || op.summary.len() > 3, "{}", op.id);
+        // The summary is the line SDKs and the UI show: a capitalised sentence that fits.
+        assert!(op.summary.chars().next().is_some_and(char::is_uppercase), "{}: {:?}", op.id, op.summary);
+        assert!((8..=80).contains(&op.summary.chars().count()), "{}: {:?}", op.id, op.summary);
+    }
+    let mut summaries = HashSet::new();
+    for op in &ops {
+        assert!(summaries.insert(op.summary), "{} repeats the summary {:?}", op.id, op.summary);
+    }
+    // Every published tag has an operation under it.
+    let doc = wrench::openapi_document();
+    for tag in doc["tags"].as_array().unwrap() {
+        let name = tag["name"].as_str().unwrap();
+        assert!(ops.iter().any(|o| o.tag == name), "tag {name} has no operation");
     }
 }
 
