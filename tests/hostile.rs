@@ -94,6 +94,11 @@ fn corpus() -> Vec<(String, String, String)> {
             .unwrap();
     add("YAML indentation", "/v1/yaml/to-yaml", json!({"data": {"a": nested}, "indent": 8}));
     add("deep Markdown", "/v1/markdown/to-html", json!({"markdown": ">".repeat(500_000)}));
+    add(
+        "deep raw HTML in Markdown, sanitized",
+        "/v1/markdown/to-html",
+        json!({"markdown": "<div>".repeat(150_000), "sanitize": true}),
+    );
     add("deep Markdown lists", "/v1/markdown/to-text", json!({"markdown": "- ".repeat(300_000) + "x"}));
     add(
         "Markdown table padding",

@@ -83,7 +83,7 @@ struct MarkdownToHtmlOutput {
 /// allow-list cleaner over the result (no scripts, event handlers, iframes, objects, embeds,
 /// styles or `javascript:` links).
 #[op(post "/v1/markdown/to-html", id = "markdownToHtml", tag = "Text and data",
-     rejects = "Markdown nested deeper than 128 levels",
+     rejects = "Markdown nested deeper than 128 levels, or with `sanitize` HTML nested deeper than 128 elements",
      example(typical, {"markdown": "# Title\n\nSome *emphasis*, a [link](https://example.com) and ~~old~~ text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo"}),
      example(sanitized, {"markdown": "Hi <img src=x onerror=alert(1)> <script>alert(2)</script>\n\n[click](javascript:alert(3))", "sanitize": true}),
      example(commonmark_only, {"markdown": "~~not struck~~ and www.example.com", "gfm": false}),
@@ -97,8 +97,15 @@ async fn markdown_to_html(ctx: &Ctx, input: MarkdownToHtmlInput) -> Result<Markd
     let rendered = comrak::format_html(root, &opts, &mut out);
     let html = out.finish()?;
     rendered.map_err(|_| ApiError::internal("rendering the Markdown failed"))?;
-    // The cleaner only removes; its output is never larger than what it was given.
-    let html = if input.sanitize { sanitizer().clean(&html).to_string() } else { html };
+    // The cleaner parses the HTML, raw HTML blocks included, whose nesting the Markdown tree
+    // does not see: bound it first, as html-sanitize does. The cleaner only removes; its
+    // output is never larger than what it was given.
+    let html = if input.sanitize {
+        super::html::check_depth("markdown", &html)?;
+        sanitizer().clean(&html).to_string()
+    } else {
+        html
+    };
     Ok(MarkdownToHtmlOutput { html })
 }
 
