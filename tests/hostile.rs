@@ -45,6 +45,20 @@ async fn send(port: u16, method: &str, path: &str, body: &str) -> (u16, usize, D
     (status, out.len(), started.elapsed())
 }
 
+/// The JSON answer of one request (Null when there is none).
+async fn stateful_json(port: u16, method: &str, path: &str, body: &str) -> Value {
+    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else { return Value::Null };
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = s.write_all(req.as_bytes()).await;
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out).await;
+    let text = String::from_utf8_lossy(&out);
+    text.split_once("\r\n\r\n").and_then(|(_, b)| serde_json::from_str(b).ok()).unwrap_or(Value::Null)
+}
+
 fn peak_rss_mb(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
@@ -194,6 +208,50 @@ fn corpus() -> Vec<(String, String, String)> {
         json!({"plaintext": "p".repeat(100_000), "password": "k".repeat(1024)}),
     );
     add("hash batch of 1 MiB", "/v1/hash/batch", json!({"text": "h".repeat(900_000)}));
+    // The largest well-formed requests the document admits for the operations that read
+    // documents: about 1 MiB each, answered rather than refused.
+    let flat: String = format!("[{}]", vec!["{\"k\":[1,2]}"; 70_000].join(","));
+    add("largest valid JSON, validate", "/v1/json/validate", json!({"json": flat}));
+    add("largest valid JSON, minify", "/v1/json/minify", json!({"json": flat}));
+    add("largest valid JSON, indent 8", "/v1/json/format", json!({"json": flat, "indent": 8}));
+    add(
+        "largest YAML mapping",
+        "/v1/yaml/to-json",
+        json!({"yaml": (0..45_000).map(|i| format!("key{i}: value {i}\n")).collect::<String>()}),
+    );
+    add(
+        "largest XML attributes",
+        "/v1/xml/to-json",
+        json!({"xml": format!("<r>{}</r>", "<a b=\"1\" c=\"2\" d=\"3\"/>".repeat(35_000))}),
+    );
+    add(
+        "largest HTML, sanitized",
+        "/v1/html-sanitize",
+        json!({"html": "<p><b>x</b> <a href=\"/y\">y</a></p>".repeat(28_000), "allowed_tags": (0..200).map(|i| format!("t{i}")).collect::<Vec<_>>()}),
+    );
+    add(
+        "largest HTML to text",
+        "/v1/html-to-text/convert",
+        json!({"html": "<p><b>x</b> <a href=\"/y\">y</a></p>".repeat(28_000)}),
+    );
+    add("largest CSV", "/v1/csv/to-json", json!({"csv": format!("a,b,c\n{}", "1,2,3\n".repeat(140_000))}));
+    add(
+        "largest regex replacement",
+        "/v1/regex/replace",
+        json!({"pattern": "x", "testString": "x".repeat(100_000), "replacement": "$&".repeat(5), "flags": "g"}),
+    );
+    let token = {
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        let payload = format!("{{\"a\":{}{}{}}}", "[".repeat(127), "1,".repeat(16_000) + "1", "]".repeat(127));
+        format!("{}.{}.sig", b64("{\"alg\":\"HS256\"}"), b64(&payload))
+    };
+    add("largest JWT, deep payload", "/v1/jwt/decode", json!({"token": token}));
+    add(
+        "largest Markdown",
+        "/v1/markdown/to-html",
+        json!({"markdown": "# T\n\n*a* **b** [c](/d) `e`\n\n".repeat(28_000), "sanitize": true}),
+    );
     // The body itself nested deep, to every operation that reads a JSON body.
     let deep_body = format!("{{\"x\":{}}}", deep(100_000));
     let mut out: Vec<(String, String, String)> = out.into_iter().map(|(l, p, b)| (l, p, b.to_string())).collect();
@@ -254,6 +312,38 @@ async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
     for w in workers {
         w.await.unwrap();
     }
+    // The largest stored things read back: a paste of 1 MiB of control characters (each
+    // escapes to six bytes), and an inbox of 50 payloads of nearly 1 MiB listed.
+    let paste = json!({"content": "\u{1}".repeat(1 << 20)}).to_string();
+    let (status, _, took) = send(port, "POST", "/v1/paste/create", &paste).await;
+    results.lock().unwrap().push((
+        "largest paste, stored".into(),
+        "/v1/paste/create".into(),
+        paste.len(),
+        status,
+        0,
+        took,
+    ));
+    let created =
+        stateful_json(port, "POST", "/v1/paste/create", &json!({"content": "\u{1}".repeat(1 << 20)}).to_string()).await;
+    let id = created["data"]["id"].as_str().unwrap_or_default().to_string();
+    let (status, size, took) = send(port, "GET", &format!("/v1/paste/{id}"), "").await;
+    results.lock().unwrap().push(("largest paste, read".into(), "/v1/paste/{id}".into(), 0, status, size, took));
+    let inbox = stateful_json(port, "POST", "/v1/webhook/inbox/create", "").await;
+    let inbox = inbox["data"]["id"].as_str().unwrap_or_default().to_string();
+    let delivery = json!({"pad": "p".repeat(1_000_000)}).to_string();
+    for _ in 0..50 {
+        send(port, "POST", &format!("/v1/webhook/inbox/{inbox}/receive"), &delivery).await;
+    }
+    let (status, size, took) = send(port, "GET", &format!("/v1/webhook/inbox/{inbox}/payloads"), "").await;
+    results.lock().unwrap().push((
+        "50 payloads of 1 MB, listed".into(),
+        "/v1/webhook/inbox/{id}/payloads".into(),
+        0,
+        status,
+        size,
+        took,
+    ));
     done.store(true, std::sync::atomic::Ordering::Release);
     let mut cheap_times = cheap.await.unwrap();
     let alive = child.try_wait().unwrap().is_none();
