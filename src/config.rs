@@ -316,8 +316,8 @@ impl Config {
                 return Err(format!("{name} timeout: must be at least 1 second"));
             }
         }
-        if c.max_connections == 0 {
-            return Err("max connections: must be at least 1".to_string());
+        if !(1..=1_000_000).contains(&c.max_connections) {
+            return Err("max connections: must be between 1 and 1000000".to_string());
         }
         Ok(c)
     }

@@ -72,10 +72,10 @@ pub async fn serve(
 ) -> io::Result<()> {
     let app = Arc::new(app);
     let timeouts = Timeouts { header: config.header_timeout, idle: config.idle_timeout };
+    // One permit per live connection: the semaphore is both the cap and the count of what is
+    // still open at shutdown.
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let stopping = Arc::new(Notify::new());
-    let live = Arc::new(AtomicUsize::new(0));
-    let all_closed = Arc::new(Notify::new());
     let local = listener.local_addr()?;
     tokio::pin!(shutdown);
     loop {
@@ -97,33 +97,21 @@ pub async fn serve(
             },
         };
         let _ = stream.set_nodelay(true);
-        live.fetch_add(1, Ordering::AcqRel);
-        let (app, stopping, live, all_closed) = (app.clone(), stopping.clone(), live.clone(), all_closed.clone());
+        let (app, stopping) = (app.clone(), stopping.clone());
         tokio::spawn(async move {
             serve_connection(stream, local, peer, app, timeouts, stopping).await;
             drop(permit);
-            if live.fetch_sub(1, Ordering::AcqRel) == 1 {
-                all_closed.notify_waiters();
-            }
         });
     }
     drop(listener);
-    // Idle connections close now; the others after their request.
+    // Idle connections close now; the others after their request. All permits back means
+    // every connection has closed.
     stopping.notify_waiters();
-    let grace = config.shutdown_grace;
-    let waited = tokio::time::timeout(grace, async {
-        while live.load(Ordering::Acquire) > 0 {
-            let notified = all_closed.notified();
-            if live.load(Ordering::Acquire) == 0 {
-                break;
-            }
-            // Re-check now and then: a connection may close between the load and the wait.
-            let _ = tokio::time::timeout(Duration::from_millis(100), notified).await;
-        }
-    })
-    .await;
-    if waited.is_err() {
-        tracing::warn!(connections = live.load(Ordering::Acquire), "shutdown grace over; closing what is left");
+    // At most a million (the configuration says so), well within u32.
+    let all = config.max_connections as u32;
+    if tokio::time::timeout(config.shutdown_grace, slots.acquire_many(all)).await.is_err() {
+        let open = config.max_connections - slots.available_permits();
+        tracing::warn!(connections = open, "shutdown grace over; closing what is left");
     }
     Ok(())
 }
@@ -347,8 +335,9 @@ fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
     } else {
         return None;
     };
-    let id = uuid::Uuid::new_v4().simple().to_string();
-    let body = crate::envelope::error_bytes(&err, &crate::envelope::Meta { request_id: &id, duration: 0.0 });
+    let meta = super::RequestMeta::new();
+    let id = &meta.id;
+    let body = crate::envelope::error_bytes(&err, &meta.envelope_meta().as_meta());
     let status = err.status();
     let mut out = format!(
         "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",

@@ -26,34 +26,22 @@ pub const PROBE_INTERVAL: Duration = Duration::from_millis(500);
 
 pub struct Breaker {
     inner: Arc<dyn Store>,
-    state: Arc<State>,
-}
-
-struct State {
-    /// True while the store is known to be unreachable.
-    open: AtomicBool,
-    /// True while a probe task runs (at most one).
-    probing: AtomicBool,
+    /// True while the store is known to be unreachable. Whoever opens the breaker starts the
+    /// one probe, and only the probe closes it, so an open breaker always has its probe.
+    open: Arc<AtomicBool>,
 }
 
 impl Breaker {
     pub fn new(inner: Arc<dyn Store>) -> Breaker {
-        Breaker { inner, state: Arc::new(State { open: AtomicBool::new(false), probing: AtomicBool::new(false) }) }
-    }
-
-    /// Whether calls currently fail without reaching the store.
-    pub fn is_open(&self) -> bool {
-        self.state.open.load(Ordering::Acquire)
-    }
-
-    fn refused<T>(&self) -> Result<T, StoreError> {
-        Err(StoreError::Unavailable("the store did not answer recently; retrying in the background".into()))
+        Breaker { inner, open: Arc::new(AtomicBool::new(false)) }
     }
 
     /// Passes `call` to the store unless the breaker is open; a failure opens it.
     async fn guard<T>(&self, call: StoreFuture<'_, T>) -> Result<T, StoreError> {
-        if self.is_open() {
-            return self.refused();
+        if self.open.load(Ordering::Acquire) {
+            return Err(StoreError::Unavailable(
+                "the store did not answer recently; retrying in the background".into(),
+            ));
         }
         let result = call.await;
         if result.is_err() {
@@ -63,26 +51,22 @@ impl Breaker {
     }
 
     fn trip(&self) {
-        if !self.state.open.swap(true, Ordering::AcqRel) {
-            tracing::warn!(backend = self.inner.backend(), "store unreachable: failing fast until it answers again");
-        }
-        if self.state.probing.swap(true, Ordering::AcqRel) {
+        if self.open.swap(true, Ordering::AcqRel) {
             return;
         }
-        let (inner, state) = (self.inner.clone(), self.state.clone());
-        // Outside a runtime (never in the server) there is nothing to probe with; the next call
-        // after a success closes the breaker instead.
+        tracing::warn!(backend = self.inner.backend(), "store unreachable: failing fast until it answers again");
+        // Outside a runtime (never in the server) there is nothing to probe with: stay closed,
+        // so the next call tries the store itself.
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
-            state.open.store(false, Ordering::Release);
-            state.probing.store(false, Ordering::Release);
+            self.open.store(false, Ordering::Release);
             return;
         };
+        let (inner, open) = (self.inner.clone(), self.open.clone());
         handle.spawn(async move {
             loop {
                 tokio::time::sleep(PROBE_INTERVAL).await;
                 if inner.ping().await.is_ok() {
-                    state.open.store(false, Ordering::Release);
-                    state.probing.store(false, Ordering::Release);
+                    open.store(false, Ordering::Release);
                     tracing::info!(backend = inner.backend(), "store answering again");
                     return;
                 }
