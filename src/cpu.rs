@@ -34,7 +34,7 @@ pub async fn run<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + Se
         return f();
     }
     let _slot = SLOTS.acquire().await.map_err(|_| ApiError::internal("the work queue is closed"))?;
-    join(tokio::task::spawn_blocking(move || on_pool(f)).await)
+    join(tokio::task::spawn_blocking(move || crate::flag::while_set(&ON_POOL, f)).await)
 }
 
 /// Runs the future `f` makes to completion on the blocking pool once a slot is free.
@@ -46,19 +46,7 @@ where
 {
     let _slot = SLOTS.acquire().await.map_err(|_| ApiError::internal("the work queue is closed"))?;
     let handle = tokio::runtime::Handle::current();
-    join(tokio::task::spawn_blocking(move || on_pool(|| handle.block_on(f()))).await)
-}
-
-fn on_pool<T>(f: impl FnOnce() -> T) -> T {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            ON_POOL.set(false);
-        }
-    }
-    ON_POOL.set(true);
-    let _reset = Reset;
-    f()
+    join(tokio::task::spawn_blocking(move || crate::flag::while_set(&ON_POOL, || handle.block_on(f()))).await)
 }
 
 /// A job's result; a panic in the job continues as a panic here, so the pipeline reports it

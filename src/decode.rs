@@ -80,14 +80,10 @@ fn valid_json(bytes: &[u8]) -> bool {
 /// Decodes query-string and path parameters (path parameters win over a query parameter of
 /// the same name).
 pub fn query<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            TEXT_NUMBERS.set(false);
-        }
-    }
-    TEXT_NUMBERS.set(true);
-    let _reset = Reset;
+    crate::flag::while_set(&TEXT_NUMBERS, || query_text(req))
+}
+
+fn query_text<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
     let mut pairs: Vec<(String, String)> = req.path_params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
         if !req.path_params.contains_key(k.as_ref()) {

@@ -17,6 +17,7 @@ pub mod cpu;
 pub mod crypto;
 pub mod decode;
 pub mod envelope;
+mod flag;
 pub mod http;
 pub mod keys;
 pub mod logging;
