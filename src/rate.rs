@@ -23,8 +23,8 @@ struct Window {
 }
 
 /// Counts one request against `who`'s quota. Returns the headers to send, or the 429 to
-/// answer with. `what` names the quota in the refusal ("requests", "deliveries to this
-/// inbox").
+/// answer with, which reads "rate limit of N {what} per minute reached; retry in S s{hint}"
+/// (`what`: "requests", "deliveries"; `hint`: " or use an API key", " to this inbox").
 pub async fn count(
     store: &dyn Store,
     who: &str,

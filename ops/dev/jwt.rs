@@ -21,9 +21,7 @@ fn json_object(bytes: &[u8], what: &str) -> Result<Map<String, Value>, String> {
     if crate::bounds::json_deeper_than(bytes, crate::bounds::MAX_NESTING) {
         return Err(format!("the {what} is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING));
     }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    de.disable_recursion_limit();
-    match Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v)) {
+    match crate::bounds::parse_checked_json(bytes) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(format!("the {what} is JSON but not an object")),
         Err(e) => Err(format!("the {what} is not JSON: {e}")),

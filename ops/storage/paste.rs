@@ -136,7 +136,7 @@ struct PasteOutput {
 async fn read_paste(ctx: &Ctx, id: String) -> Result<PasteOutput, ApiError> {
     let missing = || ApiError::not_found(format!("no paste {id:?}: it never existed or has expired"));
     // Only ids of the shape this service issues can exist; others are not looked up.
-    if !(id.len() == 8 && id.bytes().all(|b| b.is_ascii_alphanumeric())) {
+    if !(id.len() == ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric())) {
         return Err(missing());
     }
     let raw = ctx.store.get(&key(&id)).await?.ok_or_else(missing)?;
@@ -182,17 +182,7 @@ mod tests {
     use poem::test::TestClient;
 
     use super::*;
-    use crate::{config::Config, store::embedded::EmbeddedStore};
-
-    fn ctx() -> Ctx {
-        Ctx {
-            config: Arc::new(Config::default()),
-            store: Arc::new(EmbeddedStore::in_memory().unwrap()),
-            request_id: "t".into(),
-            caller: crate::op::Caller::Anonymous,
-            client_ip: None,
-        }
-    }
+    use crate::config::Config;
 
     #[tokio::test]
     async fn create_then_read_both_ways() {
@@ -231,7 +221,7 @@ mod tests {
 
     #[tokio::test]
     async fn expired_pastes_are_gone_and_reads_do_not_extend_them() {
-        let ctx = ctx();
+        let ctx = Ctx::for_tests();
         let created = store_paste(&ctx, "x".into(), "text".into(), Duration::from_millis(400)).await.unwrap();
         tokio::time::sleep(Duration::from_millis(250)).await;
         assert!(read_paste(&ctx, created.id.clone()).await.is_ok());

@@ -80,17 +80,19 @@ fn check_url(raw: &str) -> Result<String, ApiError> {
 
 /// Why a custom slug is refused, if it is.
 fn slug_problem(slug: &str) -> Option<String> {
+    shape_problem(slug)
+        .or_else(|| RESERVED.iter().any(|r| r.eq_ignore_ascii_case(slug)).then(|| format!("{slug:?} is reserved")))
+}
+
+/// Why `slug` has a shape no link can have (length, characters), if it has.
+fn shape_problem(slug: &str) -> Option<String> {
     let n = slug.chars().count();
     if !(SLUG_MIN..=SLUG_MAX).contains(&n) {
         return Some(format!("must be {SLUG_MIN} to {SLUG_MAX} characters long (got {n})"));
     }
-    if let Some(c) = slug.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_')) {
-        return Some(format!("may contain only letters, digits, - and _ (found {c:?})"));
-    }
-    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(slug)) {
-        return Some(format!("{slug:?} is reserved"));
-    }
-    None
+    slug.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
+        .map(|c| format!("may contain only letters, digits, - and _ (found {c:?})"))
 }
 
 /// Create a short link.
@@ -143,8 +145,9 @@ struct SlugInput {
 
 async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
     let missing = || ApiError::not_found(format!("no short link {slug:?}"));
-    // Only slugs that could have been created are looked up.
-    if !(1..=64).contains(&slug.len()) || !slug.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+    // Only slugs that could have been created are looked up. (Reserved words are not
+    // checked here: a generated slug could in principle spell one.)
+    if shape_problem(slug).is_some() {
         return Err(missing());
     }
     let raw = ctx.store.get(&key(slug)).await?.ok_or_else(missing)?;

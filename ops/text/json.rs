@@ -440,10 +440,7 @@ pub(crate) fn diff(
 /// serde_json's own guard (which stops one level short of that) is off so that the one limit
 /// holds.
 fn parse_value(field: &str, text: &str) -> Result<Value, ApiError> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    de.disable_recursion_limit();
-    let value = Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
-    value.map_err(|e| invalid(field, &problem(text, &e)))
+    crate::bounds::parse_checked_json(text.as_bytes()).map_err(|e| invalid(field, &problem(text, &e)))
 }
 
 /// Compare two JSON documents.
