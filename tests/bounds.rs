@@ -2,6 +2,8 @@
 //! answer over the response limit, refused before it is built. Each case here was a request
 //! that could take the server down or answer tens of megabytes from a few kilobytes.
 
+mod common;
+
 use std::{sync::Arc, time::Instant};
 
 use poem::test::TestClient;
@@ -12,13 +14,6 @@ fn client(config: Config) -> TestClient<wrench::http::App> {
     TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap())
 }
 
-async fn call(cli: &TestClient<wrench::http::App>, path: &str, body: &Value) -> (u16, Value) {
-    let resp = cli.post(path).body_json(body).send().await;
-    let status = resp.0.status().as_u16();
-    let bytes = resp.0.into_body().into_vec().await.unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-}
-
 fn deep_json(levels: usize) -> String {
     "[".repeat(levels) + &"]".repeat(levels)
 }
@@ -27,7 +22,7 @@ fn deep_json(levels: usize) -> String {
 async fn the_200_kb_request_that_took_23_gb_is_refused_at_once() {
     let cli = client(Config::default());
     let started = Instant::now();
-    let (status, v) = call(&cli, "/v1/json/format", &json!({"json": deep_json(100_000)})).await;
+    let (status, v) = common::post_json(&cli, "/v1/json/format", &json!({"json": deep_json(100_000)})).await;
     assert_eq!(status, 400, "{v}");
     assert_eq!(v["error"]["field"], "json");
     assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{v}");
@@ -45,9 +40,9 @@ async fn every_json_reader_refuses_the_same_depth() {
         ("/v1/json/validate", "json", |t| json!({"json": t})),
         ("/v1/json/diff", "a", |t| json!({"a": t, "b": "[]"})),
     ] {
-        let (status, v) = call(&cli, path, &make(&ok)).await;
+        let (status, v) = common::post_json(&cli, path, &make(&ok)).await;
         assert_eq!(status, 200, "{path} at the limit: {v}");
-        let (status, v) = call(&cli, path, &make(&deep)).await;
+        let (status, v) = common::post_json(&cli, path, &make(&deep)).await;
         assert_eq!((status, v["error"]["field"].as_str()), (400, Some(field)), "{path}: {v}");
         assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{path}: {v}");
     }
@@ -64,11 +59,11 @@ async fn every_json_reader_refuses_the_same_depth() {
         // Raw HTML inside Markdown is one node of the tree; the cleaner parses it.
         ("/v1/markdown/to-html", "markdown", json!({"markdown": "<div>".repeat(129), "sanitize": true})),
     ] {
-        let (status, v) = call(&cli, path, &body).await;
+        let (status, v) = common::post_json(&cli, path, &body).await;
         assert_eq!((status, v["error"]["field"].as_str()), (400, Some(field)), "{path}: {v}");
         assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{path}: {v}");
     }
-    let (status, v) = call(&cli, "/v1/yaml/to-json", &json!({"yaml": yaml})).await;
+    let (status, v) = common::post_json(&cli, "/v1/yaml/to-json", &json!({"yaml": yaml})).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("yaml")), "{v}");
     // Values of JSON bodies: 128 levels are read, 129 are not.
     let value = |levels: usize| -> Value { serde_json::from_str(&deep_json(levels)).unwrap() };
@@ -79,12 +74,12 @@ async fn every_json_reader_refuses_the_same_depth() {
         }
         v
     };
-    let (status, v) = call(&cli, "/v1/diff/json", &json!({"original": object(128), "modified": {}})).await;
+    let (status, v) = common::post_json(&cli, "/v1/diff/json", &json!({"original": object(128), "modified": {}})).await;
     assert_eq!(status, 200, "{v}");
-    let (status, v) = call(&cli, "/v1/diff/json", &json!({"original": object(129), "modified": {}})).await;
+    let (status, v) = common::post_json(&cli, "/v1/diff/json", &json!({"original": object(129), "modified": {}})).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("body")), "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{v}");
-    let (status, v) = call(&cli, "/v1/yaml/to-yaml", &json!({"data": {"a": value(127)}})).await;
+    let (status, v) = common::post_json(&cli, "/v1/yaml/to-yaml", &json!({"data": {"a": value(127)}})).await;
     assert_eq!(status, 200, "{v}");
 }
 
@@ -93,7 +88,7 @@ async fn a_formatted_document_over_the_limit_is_refused_with_its_size() {
     // 128 levels at indent 8 from a few hundred bytes: about 130 KB formatted.
     let cli = client(Config { response_limit: 64 * 1024, ..Config::default() });
     let text = deep_json(128);
-    let (status, v) = call(&cli, "/v1/json/format", &json!({"json": text, "indent": 8})).await;
+    let (status, v) = common::post_json(&cli, "/v1/json/format", &json!({"json": text, "indent": 8})).await;
     assert_eq!((status, v["error"]["code"].as_str()), (400, Some("RESULT_TOO_LARGE")), "{v}");
     let message = v["error"]["message"].as_str().unwrap();
     let spaces: usize = (1..=127).map(|k| 8 * k).sum::<usize>() + (0..=126).map(|k| 8 * k).sum::<usize>();
@@ -102,7 +97,8 @@ async fn a_formatted_document_over_the_limit_is_refused_with_its_size() {
     assert!(message.contains(&format!("would be at least {size} bytes")), "{message}");
     assert!(message.contains("65536") && message.contains("WRENCH_RESPONSE_LIMIT"), "{message}");
     // Under the default limit it is answered.
-    let (status, v) = call(&client(Config::default()), "/v1/json/format", &json!({"json": text, "indent": 8})).await;
+    let (status, v) =
+        common::post_json(&client(Config::default()), "/v1/json/format", &json!({"json": text, "indent": 8})).await;
     assert_eq!(status, 200, "{v}");
 }
 
@@ -131,7 +127,7 @@ async fn amplifying_operations_stop_at_the_limit() {
         ),
     ];
     for (path, body) in cases {
-        let (status, v) = call(&cli, path, &body).await;
+        let (status, v) = common::post_json(&cli, path, &body).await;
         assert_eq!((status, v["error"]["code"].as_str()), (400, Some("RESULT_TOO_LARGE")), "{path}: {v}");
     }
 }
@@ -142,7 +138,7 @@ async fn a_header_of_equal_names_is_linear() {
     let cli = client(Config::default());
     let header = vec!["a"; 300_000].join(",");
     let started = Instant::now();
-    let (status, v) = call(&cli, "/v1/csv/to-json", &json!({"csv": header})).await;
+    let (status, v) = common::post_json(&cli, "/v1/csv/to-json", &json!({"csv": header})).await;
     assert_eq!(status, 200, "{}", &v.to_string()[..200.min(v.to_string().len())]);
     let columns = v["data"]["columns"].as_array().unwrap();
     assert_eq!(

@@ -4,6 +4,8 @@
 //! must be refused with 400 `VALIDATION_ERROR` naming the field. Generated from the same
 //! declarations as the document, so a new operation is covered without a line here.
 
+mod common;
+
 use std::sync::Arc;
 
 use poem::test::TestClient;
@@ -117,10 +119,7 @@ async fn every_declared_field_refuses_every_undeclared_type() {
                 }
                 let mut body = base.clone();
                 body.insert(field.clone(), wrong.clone());
-                let resp = cli.post(op.path).body_json(&Value::Object(body)).send().await;
-                let status = resp.0.status().as_u16();
-                let bytes = resp.0.into_body().into_vec().await.unwrap();
-                let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                let (status, v) = common::post_json(&cli, op.path, &Value::Object(body)).await;
                 let named = v["error"]["field"].as_str().is_some_and(|f| {
                     f == field || f.starts_with(&format!("{field}.")) || f.starts_with(&format!("{field}["))
                 });

@@ -213,26 +213,19 @@ async fn markdown_to_text(input: MarkdownToTextInput) -> Result<MarkdownToTextOu
 mod tests {
     use super::*;
 
+    async fn render(markdown: &str, gfm: bool, sanitize: bool) -> Result<String, ApiError> {
+        let input = MarkdownToHtmlInput { markdown: markdown.into(), gfm, sanitize };
+        Ok(markdown_to_html(&Ctx::for_tests(), input).await?.html)
+    }
+
     #[tokio::test]
     async fn gfm_features_render() {
         let md = "| a |\n|---|\n| 1 |\n\n~~x~~ https://example.com\n\n- [x] done";
-        let html = markdown_to_html(
-            &Ctx::for_tests(),
-            MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: false },
-        )
-        .await
-        .unwrap()
-        .html;
+        let html = render(md, true, false).await.unwrap();
         for needle in ["<table>", "<del>x</del>", "<a href=\"https://example.com\">", "type=\"checkbox\""] {
             assert!(html.contains(needle), "{needle} missing in {html}");
         }
-        let plain = markdown_to_html(
-            &Ctx::for_tests(),
-            MarkdownToHtmlInput { markdown: md.into(), gfm: false, sanitize: false },
-        )
-        .await
-        .unwrap()
-        .html;
+        let plain = render(md, false, false).await.unwrap();
         assert!(!plain.contains("<table>") && !plain.contains("<del>"));
     }
 
@@ -240,11 +233,7 @@ mod tests {
     async fn sanitize_strips_active_content() {
         let md = "<script>alert(1)</script><iframe src=x></iframe><object data=x></object><embed src=x>\
                   <a href=\"javascript:alert(1)\" onclick=\"x()\">a</a><img src=y onerror=\"z()\">\n\n- [x] kept";
-        let html =
-            markdown_to_html(&Ctx::for_tests(), MarkdownToHtmlInput { markdown: md.into(), gfm: true, sanitize: true })
-                .await
-                .unwrap()
-                .html;
+        let html = render(md, true, true).await.unwrap();
         let lower = html.to_lowercase();
         for bad in ["<script", "<iframe", "<object", "<embed", "onclick", "onerror", "javascript:"] {
             assert!(!lower.contains(bad), "{bad} survived: {html}");
@@ -262,11 +251,7 @@ mod tests {
             "*".repeat(50_000) + "x" + &"*".repeat(50_000),
         ] {
             for sanitize in [false, true] {
-                let r = markdown_to_html(
-                    &Ctx::for_tests(),
-                    MarkdownToHtmlInput { markdown: md.clone(), gfm: true, sanitize },
-                )
-                .await;
+                let r = render(&md, true, sanitize).await;
                 assert!(r.is_ok() || r.unwrap_err().code == ErrorCode::ValidationError);
             }
         }

@@ -6,6 +6,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Sends a raw HTTP/1.1 request on a connection and returns the response's head (status line
 /// and headers, lower-cased) and body.
+#[allow(dead_code)]
 pub async fn exchange(stream: &mut tokio::net::TcpStream, request: &str) -> (String, String) {
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut buf = Vec::new();
@@ -83,4 +84,18 @@ pub async fn start_limited(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     Some((child, port, data_dir))
+}
+
+/// POSTs `body` as JSON to the in-process app; the status and the JSON answer (Null when the
+/// answer is not JSON).
+#[allow(dead_code)]
+pub async fn post_json(
+    cli: &poem::test::TestClient<wrench::http::App>,
+    path: &str,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let resp = cli.post(path).body_json(body).send().await;
+    let status = resp.0.status().as_u16();
+    let bytes = resp.0.into_body().into_vec().await.unwrap();
+    (status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
 }
