@@ -11,7 +11,7 @@ use serde::{Deserialize, de::DeserializeOwned};
 
 use crate::{
     envelope::{ApiError, ErrorCode},
-    op::OpRequest,
+    op::{InputKind, OpRequest},
     validate::Validate,
 };
 
@@ -19,6 +19,17 @@ use crate::{
 /// feed or vertical tab, which `u8::is_ascii_whitespace` would also accept.
 fn json_whitespace(b: &u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Decodes the input the way the route that received the request reads it: a JSON body, or
+/// the query string and path parameters.
+pub fn input<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+    match req.input {
+        InputKind::Body => body(req),
+        InputKind::Query => query(req),
+        // `#[op]` gives raw and input-less routes no decoder; reaching this is a bug.
+        InputKind::Raw | InputKind::None => Err(ApiError::internal("this route has no input to decode")),
+    }
 }
 
 /// Decodes the JSON body. An empty body counts as `{}`, so operations without required

@@ -23,6 +23,7 @@ pub mod keys;
 pub mod logging;
 pub mod op;
 pub mod openapi;
+pub mod path_template;
 pub mod prelude;
 pub mod random;
 pub mod rate;
@@ -47,10 +48,10 @@ pub mod __private {
     pub use serde_json;
 }
 
-/// Every operation of the service, sorted by path then method.
+/// Every operation of the service, sorted by the path then the method of its main route.
 pub fn operations() -> Vec<op::Operation> {
     let mut ops = ops::all();
-    ops.sort_by(|a, b| (a.path, a.method).cmp(&(b.path, b.method)));
+    ops.sort_by_key(|o| (o.routes[0].path, o.routes[0].method));
     ops
 }
 

@@ -32,7 +32,7 @@ struct ItemEcho {
 }
 
 /// Echo a path and query.
-#[op(get "/v1/test/items/{id}", id = "testGetItem", tag = "Text and data",
+#[op(get "/v1/test/items/{id}" as testGetItem, tag = TextAndData,
      example(typical, {"id": "abc-1", "size": 3, "loud": true}),
      example(defaults, {"id": "x"}),
      example(out_of_range, {"id": "x", "size": 11}, status = 400))]
@@ -50,7 +50,7 @@ struct Square {
 }
 
 /// Draw a square.
-#[op(post "/v1/test/square", id = "testSquare", tag = "Images", output = image,
+#[op(post "/v1/test/square" as testSquare, tag = Images, output = image,
      example(typical, {"side": 4}),
      example(too_big, {"side": 1000}, status = 400))]
 async fn square(input: Square) -> Result<Image, ApiError> {
@@ -70,7 +70,7 @@ struct Go {
 }
 
 /// Redirect somewhere.
-#[op(get "/v1/test/go/{to}", id = "testGo", tag = "Storage", output = redirect,
+#[op(get "/v1/test/go/{to}" as testGo, tag = Storage, output = redirect,
      example(typical, {"to": "home"}, status = 302),
      example(bad_target, {"to": "NOPE!"}, status = 400))]
 async fn go(input: Go) -> Result<Redirect, ApiError> {

@@ -10,9 +10,11 @@ use std::sync::Arc;
 
 use poem::test::TestClient;
 
+use serde_json::Value;
+
 use crate::{
     config::Config,
-    op::{InputKind, Operation, OutputKind},
+    op::{Example, InputKind, Operation, OutputKind, Route},
 };
 
 /// Builds an app serving just `op`, with default settings.
@@ -20,26 +22,17 @@ pub(crate) fn app_for(op: &Operation) -> crate::http::App {
     crate::http::app(Arc::new(Config::default()), vec![op.clone()]).expect("the operation registers")
 }
 
-/// Query string for a GET example: every top-level field as `name=value`.
-fn query_of(input: &serde_json::Value) -> (String, Vec<(String, String)>) {
-    let mut pairs = Vec::new();
-    if let Some(obj) = input.as_object() {
-        for (k, v) in obj {
-            let s = match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            pairs.push((k.clone(), s));
-        }
-    }
-    (serde_urlencoded::to_string(&pairs).unwrap_or_default(), pairs)
+/// Every top-level field of an example as text, the way a query string or path carries it.
+fn text_pairs(input: &Value) -> Vec<(String, String)> {
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    input.as_object().into_iter().flatten().map(|(k, v)| (k.clone(), text(v))).collect()
 }
 
 /// Status and JSON body of a test response (`Null` when the body is not JSON).
-pub(crate) async fn json_of(resp: poem::test::TestResponse) -> (u16, serde_json::Value) {
+pub(crate) async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
     let status = resp.0.status().as_u16();
     let bytes = resp.0.into_body().into_vec().await.expect("body reads");
-    (status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters, for a path segment.
@@ -55,28 +48,75 @@ fn percent_encode(v: &str) -> String {
         .collect()
 }
 
+/// Sends example `name` to every route of `op`: the main route's answer is compared with the
+/// example's snapshot, and every other route (a GET form beside a POST form) must answer the
+/// same, random values aside.
 pub(crate) async fn check_example(op: Operation, name: &str) {
     let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
     let cli = TestClient::new(app_for(&op));
-    // Top-level fields named like a path parameter fill it in. The rest goes to the query
-    // string (query input) or the JSON body (body and raw input).
-    let (_, pairs) = query_of(&example.input);
-    let mut path = op.path.to_string();
-    let mut rest = Vec::new();
-    let mut body = example.input.clone();
-    for (k, v) in pairs {
-        let marker = format!("{{{k}}}");
-        if path.contains(&marker) {
-            path = path.replace(&marker, &percent_encode(&v));
-            if let Some(obj) = body.as_object_mut() {
-                obj.remove(&k);
+    let main = answer(&cli, &op, &op.routes[0], &example).await;
+    for route in &op.routes[1..] {
+        let other = answer(&cli, &op, route, &example).await;
+        assert_eq!(
+            redacted(&other, op.redactions),
+            redacted(&main, op.redactions),
+            "{} answers example {name} differently from {}",
+            route.id,
+            op.id()
+        );
+    }
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_info(&serde_json::json!({"operation": op.id(), "input": example.input}));
+    settings.add_redaction(".meta.requestId", "[request-id]");
+    settings.add_redaction(".meta.duration", "[duration]");
+    for r in op.redactions {
+        settings.add_redaction(r, "[random]");
+    }
+    settings.bind(|| insta::assert_json_snapshot!(format!("{}__{}", op.id(), name), main));
+}
+
+/// `answer` with `meta` and the declared random values (`.data.uuid` selectors) blanked.
+fn redacted(answer: &Value, redactions: &[&str]) -> Value {
+    fn blank(v: &mut Value, parts: &[&str]) {
+        match parts {
+            [last] => {
+                if let Some(x) = v.get_mut(*last) {
+                    *x = Value::Null;
+                }
             }
-        } else {
-            rest.push((k, v));
+            [first, rest @ ..] => {
+                if let Some(x) = v.get_mut(*first) {
+                    blank(x, rest);
+                }
+            }
+            [] => {}
         }
     }
-    let method: poem::http::Method = op.method.as_str().parse().expect("a valid method");
-    let resp = if op.input == InputKind::Query {
+    let mut v = answer.clone();
+    for selector in redactions.iter().chain(&[".meta"]) {
+        blank(&mut v, &selector.trim_start_matches('.').split('.').collect::<Vec<_>>());
+    }
+    v
+}
+
+/// One route's answer to an example, as the JSON a snapshot holds.
+async fn answer(cli: &TestClient<crate::http::App>, op: &Operation, route: &Route, example: &Example) -> Value {
+    let context = format!("{} ({} {}) example {}", route.id, route.method.as_str(), route.path, example.name);
+    // Top-level fields named like a path parameter fill it in. The rest goes to the query
+    // string (query input) or the JSON body (the other kinds).
+    let template = route.template();
+    let pairs = text_pairs(&example.input);
+    let (in_path, rest): (Vec<_>, Vec<_>) = pairs.into_iter().partition(|(k, _)| template.has_param(k));
+    let path =
+        template.fill(|p| in_path.iter().find(|(k, _)| k == p).map_or_else(String::new, |(_, v)| percent_encode(v)));
+    let mut body = example.input.clone();
+    if let Some(obj) = body.as_object_mut() {
+        obj.retain(|k, _| !template.has_param(k));
+    }
+    let method: poem::http::Method = route.method.as_str().parse().expect("a valid method");
+    let resp = if route.input == InputKind::Query {
         let q = serde_urlencoded::to_string(&rest).unwrap_or_default();
         let uri = if q.is_empty() { path } else { format!("{path}?{q}") };
         cli.request(method, uri).send().await
@@ -87,11 +127,11 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
     let header = |name: &str| resp.0.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
     let (content_type, location) = (header("content-type"), header("location"));
     let bytes = resp.0.into_body().into_vec().await.expect("body reads");
-    assert_eq!(status, example.status, "{} example {name}: {}", op.id, String::from_utf8_lossy(&bytes));
+    assert_eq!(status, example.status, "{context}: {}", String::from_utf8_lossy(&bytes));
 
-    let snapshot: serde_json::Value = if op.output == OutputKind::Json || status >= 400 {
-        let body: serde_json::Value = serde_json::from_slice(&bytes).expect("a JSON envelope");
-        assert_eq!(body["success"], status < 400, "{} example {name}", op.id);
+    if op.output == OutputKind::Json || status >= 400 {
+        let body: Value = serde_json::from_slice(&bytes).expect("a JSON envelope");
+        assert_eq!(body["success"], status < 400, "{context}");
         body
     } else {
         let text = if content_type.starts_with("image/svg") {
@@ -100,16 +140,5 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
             String::new()
         };
         serde_json::json!({"status": status, "contentType": content_type, "location": location, "bytes": bytes.len(), "svg": text})
-    };
-
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_info(&serde_json::json!({"operation": op.id, "input": example.input}));
-    settings.add_redaction(".meta.requestId", "[request-id]");
-    settings.add_redaction(".meta.duration", "[duration]");
-    for r in op.redactions {
-        settings.add_redaction(r, "[random]");
     }
-    settings.bind(|| insta::assert_json_snapshot!(format!("{}__{}", op.id, name), snapshot));
 }

@@ -26,6 +26,10 @@ impl From<FieldError> for ApiError {
 }
 
 /// Checks the constraints of a decoded input. `path` is the location of `self` (empty at the root).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is read from requests but does not check its constraints",
+    label = "add `#[derive(Validate)]` to this type (and to the types of its fields)"
+)]
 pub trait Validate {
     fn validate(&self, path: &str) -> Result<(), FieldError>;
 }

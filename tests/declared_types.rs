@@ -12,7 +12,7 @@ use poem::test::TestClient;
 use serde_json::{Map, Value, json};
 use wrench::{
     config::Config,
-    op::{InputKind, Operation},
+    op::{InputKind, Operation, Route},
 };
 
 /// Follows `$ref`s into the document's components.
@@ -82,8 +82,12 @@ fn wrong_values() -> Vec<Value> {
     ]
 }
 
-fn body_operations() -> Vec<Operation> {
-    wrench::operations().into_iter().filter(|o| o.input == InputKind::Body).collect()
+/// Every route that reads a JSON body, with its operation.
+fn body_routes() -> Vec<(Operation, Route)> {
+    let ops = wrench::operations();
+    ops.iter()
+        .flat_map(|op| op.routes.iter().filter(|r| r.input == InputKind::Body).map(|r| (op.clone(), *r)))
+        .collect()
 }
 
 #[tokio::test]
@@ -92,25 +96,25 @@ async fn every_declared_field_refuses_every_undeclared_type() {
     let config = Config { anon_quota: wrench::config::Quota::UNLIMITED, ..Config::default() };
     let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
     let (mut checked, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
-    for op in body_operations() {
-        let method = op.method.lower();
-        let schema = &doc["paths"][op.path][method]["requestBody"]["content"]["application/json"]["schema"];
+    for (op, route) in body_routes() {
+        let schema =
+            &doc["paths"][route.path][route.method.lower()]["requestBody"]["content"]["application/json"]["schema"];
         let schema = resolve(&doc, schema);
         let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-            skipped.push(format!("{}: takes no fields", op.id));
+            skipped.push(format!("{}: takes no fields", route.id));
             continue;
         };
         // A valid example, or else any (reads of stored things have only 404 examples: a wrong
         // type is refused before anything is looked up).
         let examples = (op.examples)();
         let Some(example) = examples.iter().find(|e| e.status == 200).or(examples.first()) else {
-            skipped.push(format!("{}: no example to start from", op.id));
+            skipped.push(format!("{}: no example to start from", route.id));
             continue;
         };
         let base: Map<String, Value> = example.input.as_object().cloned().unwrap_or_default();
         for (field, field_schema) in props {
             let Some(types) = accepted_types(&doc, field_schema) else {
-                skipped.push(format!("{}.{field}: the document allows any value", op.id));
+                skipped.push(format!("{}.{field}: the document allows any value", route.id));
                 continue;
             };
             for wrong in wrong_values() {
@@ -119,12 +123,12 @@ async fn every_declared_field_refuses_every_undeclared_type() {
                 }
                 let mut body = base.clone();
                 body.insert(field.clone(), wrong.clone());
-                let (status, v) = common::post_json(&cli, op.path, &Value::Object(body)).await;
+                let (status, v) = common::post_json(&cli, route.path, &Value::Object(body)).await;
                 let named = v["error"]["field"].as_str().is_some_and(|f| {
                     f == field || f.starts_with(&format!("{field}.")) || f.starts_with(&format!("{field}["))
                 });
                 if status != 400 || v["error"]["code"] != "VALIDATION_ERROR" || !named {
-                    failures.push(format!("{} {field} = {wrong}: {status} {v}", op.id));
+                    failures.push(format!("{} {field} = {wrong}: {status} {v}", route.id));
                 }
                 checked += 1;
             }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use wrench::{
     config::Config,
-    op::{Example, HttpMethod, InputKind, Operation, OutputKind},
+    op::{Example, HttpMethod, InputKind, Operation, OutputKind, Route, Tag},
 };
 
 const KEY: &str = "wr_test_key_for_edges";
@@ -25,14 +25,10 @@ fn config() -> Config {
 /// An operation that always panics, to prove a bug cannot take the connection down.
 fn panicking_op() -> Operation {
     Operation {
-        id: "testPanic",
-        method: HttpMethod::Post,
-        path: "/v1/test/panic",
-        aliases: &[],
-        tag: "Text and data",
+        routes: &[Route { method: HttpMethod::Post, path: "/v1/test/panic", id: "testPanic", input: InputKind::None }],
+        tag: Tag::TextAndData,
         summary: "Always panics.",
         description: "",
-        input: InputKind::None,
         output: OutputKind::Json,
         errors: &[],
         rejects: None,

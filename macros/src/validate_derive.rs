@@ -8,9 +8,22 @@
 //! Patterns are compiled here, so a bad one is a compile error, and must stay inside the subset
 //! that both ECMA-262 (the schema's dialect) and Rust's `regex` understand.
 
+use heck::{ToKebabCase, ToLowerCamelCase, ToShoutyKebabCase, ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Error, Expr, Fields, LitStr, Result};
+
+/// serde's `rename_all` rules.
+const RENAME_RULES: &[&str] = &[
+    "lowercase",
+    "UPPERCASE",
+    "PascalCase",
+    "camelCase",
+    "snake_case",
+    "SCREAMING_SNAKE_CASE",
+    "kebab-case",
+    "SCREAMING-KEBAB-CASE",
+];
 
 #[derive(Default)]
 struct Checks {
@@ -124,24 +137,15 @@ fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
     if let Some(r) = serde_string(&field.attrs, "rename")? {
         return Ok(r);
     }
+    // serde's own rule names; heck spells them the way serde does for snake_case fields.
     Ok(match rename_all {
-        Some("camelCase") => {
-            let mut out = String::new();
-            let mut upper = false;
-            for c in ident.chars() {
-                if c == '_' {
-                    upper = true;
-                } else if upper {
-                    out.extend(c.to_uppercase());
-                    upper = false;
-                } else {
-                    out.push(c);
-                }
-            }
-            out
-        }
-        Some("kebab-case") => ident.replace('_', "-"),
-        Some("SCREAMING_SNAKE_CASE") => ident.to_uppercase(),
+        Some("camelCase") => ident.to_lower_camel_case(),
+        Some("PascalCase") => ident.to_upper_camel_case(),
+        Some("kebab-case") => ident.to_kebab_case(),
+        Some("SCREAMING_SNAKE_CASE") => ident.to_shouty_snake_case(),
+        Some("SCREAMING-KEBAB-CASE") => ident.to_shouty_kebab_case(),
+        Some("lowercase") => ident.to_lowercase(),
+        Some("UPPERCASE") => ident.to_uppercase(),
         _ => ident,
     })
 }
@@ -159,7 +163,7 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     let rename_all = serde_string(&input.attrs, "rename_all")?;
     // Field names are derived for structs only; enums leave variant names to serde.
     if let (Data::Struct(_), Some(r)) = (&input.data, &rename_all)
-        && !matches!(r.as_str(), "camelCase" | "snake_case" | "kebab-case" | "SCREAMING_SNAKE_CASE")
+        && !RENAME_RULES.contains(&r.as_str())
     {
         return Err(Error::new_spanned(&input.ident, format!("Validate does not know rename_all = \"{r}\"")));
     }
@@ -297,7 +301,7 @@ mod tests {
             ),
             (
                 quote!(
-                    #[serde(rename_all = "lowercase")]
+                    #[serde(rename_all = "Title Case")]
                     struct In {
                         a: String,
                     }

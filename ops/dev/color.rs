@@ -131,7 +131,7 @@ fn parse(text: &str) -> Result<([u8; 3], f64), ApiError> {
 /// `lab()`, `lch()`, `oklab()`, `oklch()`, named colours). The result is sRGB rounded to 8-bit
 /// channels; HSL has one decimal. Alpha below 1 adds the 8-digit hex and the `rgba()`/`hsla()`
 /// strings. Text that is not a colour is a 400.
-#[op(post "/v1/color/convert", id = "colorConvert", tag = "Developer utilities",
+#[op(post "/v1/color/convert" as colorConvert, tag = DeveloperUtilities,
      rejects = "text that is not a CSS colour",
      example(hex, {"color": "#1e90ff"}),
      example(hsl_with_alpha, {"color": "hsl(270 50% 40% / 0.5)"}),
@@ -196,7 +196,7 @@ struct ColorPaletteOutput {
 /// (+180), analogous (-30, +30), triadic (+120, +240), tetradic (+90, +180, +270),
 /// split-complementary (+150, +210). Monochromatic keeps the hue and saturation and gives two
 /// shades and two tints at thirds of the way to black and to white. The base comes first.
-#[op(post "/v1/color/palette", id = "colorPalette", tag = "Developer utilities",
+#[op(post "/v1/color/palette" as colorPalette, tag = DeveloperUtilities,
      rejects = "text that is not a CSS colour",
      example(complementary, {"color": "#1e90ff"}),
      example(triadic, {"color": "rgb(255 0 0)", "type": "triadic"}),

@@ -46,7 +46,7 @@ fn parse(expression: &str) -> Result<Schedule, ApiError> {
 /// @monthly, @weekly, @daily, @midnight and @hourly. Invalid expressions are a 400 naming the
 /// field at fault. When both day-of-month and day-of-week are restricted a day matches either
 /// (unless one of them starts with `*`), which the description spells out.
-#[op(post "/v1/cron/parse", id = "cronParse", tag = "Developer utilities",
+#[op(post "/v1/cron/parse" as cronParse, tag = DeveloperUtilities,
      rejects = "an expression that is not valid five-field cron",
      example(weekdays, {"expression": "*/15 9-17 * * MON-FRI"}),
      example(either_day, {"expression": "0 0 1,15 * 1"}),
@@ -108,7 +108,7 @@ struct CronNextOutput {
 /// Day-of-month and day-of-week combine as Vixie cron does. A schedule that never fires
 /// (`0 0 30 2 *`) is a 400 saying so; one that fires fewer times than asked within 28 years
 /// returns those it found.
-#[op(post "/v1/cron/next", id = "cronNext", tag = "Developer utilities",
+#[op(post "/v1/cron/next" as cronNext, tag = DeveloperUtilities,
      rejects = "an expression that is not valid five-field cron, or that never fires",
      example(weekday_mornings, {"expression": "30 9 * * MON-FRI", "count": 3, "from": "2026-11-20T12:00:00Z"}),
      example(leap_day, {"expression": "0 0 29 2 *", "count": 2, "from": "2026-01-01"}),

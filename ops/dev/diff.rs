@@ -101,7 +101,7 @@ struct DiffOutput {
 /// headers and marks a missing final line break with `\ No newline at end of file`, so `patch`
 /// and `git apply` take it. The search for the shortest diff is bounded at 2 seconds; past
 /// that the diff is still exact but may not be minimal.
-#[op(post "/v1/diff", id = "textDiff", tag = "Developer utilities",
+#[op(post "/v1/diff" as textDiff, tag = DeveloperUtilities,
      example(one_change, {"original": "alpha\nbeta\ngamma\n", "modified": "alpha\nBETA\ngamma\ndelta\n"}),
      example(identical, {"original": "same\n", "modified": "same\n"}),
      example(no_final_newline, {"original": "a\nb", "modified": "a\nc", "context": 0}),
@@ -221,7 +221,7 @@ struct JsonObjectDiffOutput {
 /// Objects are compared key by key and arrays index by index, recursively; a value whose type
 /// changed is one change at its path. Paths are JSONPath-like from `$`. Key order never counts;
 /// numbers compare by value.
-#[op(post "/v1/diff/json", id = "jsonObjectDiff", tag = "Developer utilities",
+#[op(post "/v1/diff/json" as jsonObjectDiff, tag = DeveloperUtilities,
      example(typical, {"original": {"name": "wrench", "version": 1, "tags": ["a", "b"]},
                        "modified": {"name": "wrench", "version": 2, "tags": ["a"], "license": "MIT"}}),
      example(identical, {"original": {"a": 1, "b": 2}, "modified": {"b": 2, "a": 1.0}}),

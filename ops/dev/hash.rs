@@ -96,7 +96,8 @@ struct HashOutput {
 /// (FIPS 180-4), written in lower-case hex by default or Base64. MD5 and SHA-1 are broken for
 /// collision resistance: fine for checksums, not for signatures or passwords. Also answers at
 /// `/v1/hash/`.
-#[op(post "/v1/hash", alias = "/v1/hash/", id = "hashText", tag = "Developer utilities",
+#[op(post "/v1/hash" as hashText,
+     post "/v1/hash/" as hashTextAlias, tag = DeveloperUtilities,
      example(sha256, {"text": "abc", "algorithm": "sha256"}),
      example(md5_base64_empty, {"text": "", "algorithm": "md5", "encoding": "base64"}),
      example(unknown_algorithm, {"text": "abc", "algorithm": "sha3"}, status = 400))]
@@ -134,7 +135,7 @@ struct HashBatchOutput {
 ///
 /// The same digests as `/v1/hash`, for the algorithms listed (all five by default), keyed by
 /// algorithm name.
-#[op(post "/v1/hash/batch", id = "hashBatch", tag = "Developer utilities",
+#[op(post "/v1/hash/batch" as hashBatch, tag = DeveloperUtilities,
      example(all_five, {"text": "abc"}),
      example(two_base64, {"text": "wrench", "algorithms": ["sha256", "sha512"], "encoding": "base64"}))]
 async fn hash_batch(input: HashBatchInput) -> Result<HashBatchOutput, ApiError> {
@@ -192,7 +193,7 @@ fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
 /// HMAC (RFC 2104) of the UTF-8 bytes of `text` under the UTF-8 bytes of `key`, with SHA-256,
 /// SHA-512 or SHA-1, written in hex by default or Base64 (as many webhook providers send
 /// it). The key is used only for this computation: it is not stored or logged.
-#[op(post "/v1/hash/hmac", id = "hashHmac", tag = "Developer utilities",
+#[op(post "/v1/hash/hmac" as hashHmac, tag = DeveloperUtilities,
      example(sha256, {"text": "what do ya want for nothing?", "key": "Jefe", "algorithm": "sha256"}),
      example(sha1_base64, {"text": "payload", "key": "webhook-secret", "algorithm": "sha1", "encoding": "base64"}))]
 async fn hash_hmac(input: HmacInput) -> Result<HmacOutput, ApiError> {

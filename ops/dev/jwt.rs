@@ -79,7 +79,7 @@ fn rfc3339_secs(secs: i64) -> Option<String> {
 /// `iat` and `nbf` as RFC 3339, whether the token has expired and in how many seconds it will.
 /// The signature is NOT verified (`signature_verified` is always false): never trust the
 /// claims of a token decoded here. Malformed tokens are a 400 saying which part is wrong.
-#[op(post "/v1/jwt/decode", id = "jwtDecode", tag = "Developer utilities",
+#[op(post "/v1/jwt/decode" as jwtDecode, tag = DeveloperUtilities,
      rejects = "a token that is not three Base64url parts with a JSON object header and payload",
      redact(".data.expired", ".data.expires_in"),
      example(rfc7515_example, {"token": "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}),
@@ -144,7 +144,7 @@ struct JwtGenerateOutput {
 /// has one and `exp` (`iat` + `expires_in`) when asked, and signs with HMAC-SHA-256 under the
 /// secret (RFC 7515, RFC 7518). Secrets shorter than 32 bytes work but are weak; the secret is
 /// not stored or logged.
-#[op(post "/v1/jwt/generate", id = "jwtGenerate", tag = "Developer utilities",
+#[op(post "/v1/jwt/generate" as jwtGenerate, tag = DeveloperUtilities,
      redact(".data.token", ".data.payload.iat", ".data.payload.exp", ".data.expires_at"),
      example(with_expiry, {"payload": {"sub": "user-42", "role": "admin"}, "secret": "a-secret-of-at-least-32-bytes-long!", "expires_in": 3600}),
      example(no_expiry_fixed_iat, {"payload": {"sub": "svc", "iat": 1700000000}, "secret": "another-secret-of-32-bytes-or-more"}))]

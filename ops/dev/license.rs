@@ -107,7 +107,7 @@ fn summary_key(id: &str) -> &str {
 /// replacing identifiers), copyleft flag and SPDX page; the 39 licences choosealicense.com
 /// describes also get permissions, conditions and limitations (null for the others). Unknown
 /// identifiers are a 404 naming the closest ones.
-#[op(post "/v1/license/lookup", id = "licenseLookup", tag = "Developer utilities",
+#[op(post "/v1/license/lookup" as licenseLookup, tag = DeveloperUtilities,
      errors(NOT_FOUND),
      example(mit, {"id": "mit"}),
      example(gpl_or_later, {"id": "GPL-3.0-or-later"}),

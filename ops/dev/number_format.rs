@@ -173,7 +173,7 @@ fn plural_name(c: PluralCategory) -> &'static str {
 /// the currency's digits for currency, CLDR's significant-digit rounding for compact. Rounding
 /// is half away from zero. Outputs are checked against Node's Intl (ICU 78, CLDR 48) for en-US,
 /// de-DE, fr-FR, ja-JP and hi-IN.
-#[op(post "/v1/number/format", id = "numberFormat", tag = "Developer utilities",
+#[op(post "/v1/number/format" as numberFormat, tag = DeveloperUtilities,
      rejects = "an invalid locale tag, a missing currency or unit, an unsupported unit, or a style and notation that do not combine",
      example(indian_grouping, {"number": 1234567.891, "locale": "hi-IN"}),
      example(euro, {"number": 1234.5, "locale": "de-DE", "style": "currency", "currency": "EUR"}),

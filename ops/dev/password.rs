@@ -68,7 +68,7 @@ struct PasswordGenerateOutput {
 /// (upper case, lower case, numbers, symbols) appears at least once: one character of each
 /// class is placed first, the rest drawn from the union, and the whole shuffled (Fisher-Yates).
 /// Length 4-256 (16), count 1-50 (1). Enabling no class at all is a 400.
-#[op(post "/v1/password/generate", id = "passwordGenerate", tag = "Developer utilities",
+#[op(post "/v1/password/generate" as passwordGenerate, tag = DeveloperUtilities,
      rejects = "a request with every character class turned off",
      redact(".data.password", ".data.passwords"),
      example(typical, {"length": 20, "symbols": true}),
@@ -188,7 +188,7 @@ fn crack_time(t: zxcvbn::time_estimates::CrackTimeSeconds) -> CrackTime {
 /// sequence gives the guesses, the score (0-4), the crack times and the feedback. `user_inputs`
 /// adds words that count as known to an attacker. Only the first 100 characters are
 /// evaluated, as zxcvbn does to bound its work. The password is never logged or stored.
-#[op(post "/v1/password/strength", id = "passwordStrength", tag = "Developer utilities",
+#[op(post "/v1/password/strength" as passwordStrength, tag = DeveloperUtilities,
      example(common, {"password": "password123"}),
      example(strong, {"password": "correct horse battery staple"}),
      example(user_input, {"password": "alice1990", "user_inputs": ["alice"]}))]

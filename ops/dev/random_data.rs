@@ -282,7 +282,7 @@ fn generate(locale: Locale, count: u32, seed: u64) -> Vec<Person> {
 /// addresses are at `example.com`/`.net`/`.org`, which RFC 2606
 /// reserves, so they can never reach anyone. A `seed` (0 to 2^53-1) reproduces the same records;
 /// the seed used is always returned.
-#[op(post "/v1/random/data", id = "randomData", tag = "Developer utilities",
+#[op(post "/v1/random/data" as randomData, tag = DeveloperUtilities,
      example(seeded, {"count": 2, "locale": "de_de", "seed": 42}),
      example(japanese, {"locale": "ja_jp", "seed": 7}),
      example(unknown_locale, {"locale": "xx_yy"}, status = 400))]

@@ -60,7 +60,7 @@ struct SemverCompareOutput {
 /// numbers numerically and below text, and a longer list wins when all before are equal. Build
 /// metadata does not count (`1.0.0+a` and `1.0.0+b` are equal). Invalid versions are a 400
 /// naming the field.
-#[op(post "/v1/semver/compare", id = "semverCompare", tag = "Developer utilities",
+#[op(post "/v1/semver/compare" as semverCompare, tag = DeveloperUtilities,
      rejects = "a version that is not a valid SemVer 2.0.0 version",
      example(pre_release, {"version_a": "1.0.0-beta.11", "version_b": "1.0.0-beta.2"}),
      example(build_metadata_ignored, {"version_a": "1.0.0+build.1", "version_b": "1.0.0+build.2"}),
@@ -115,7 +115,7 @@ struct SemverValidateOutput {
 /// Strict SemVer 2.0.0: three numeric parts without leading zeros, optional pre-release and
 /// build identifiers. Invalid text is `valid: false` with the reason (including a hint when a
 /// leading `v` is the only problem), not an error.
-#[op(post "/v1/semver/validate", id = "semverValidate", tag = "Developer utilities",
+#[op(post "/v1/semver/validate" as semverValidate, tag = DeveloperUtilities,
      example(pre_release_and_build, {"version": "1.2.3-rc.1+build.5"}),
      example(leading_zero, {"version": "1.02.3"}),
      example(leading_v, {"version": "v2.0.0"}))]

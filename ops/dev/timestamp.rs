@@ -145,7 +145,7 @@ fn relative(t: Timestamp, now: Timestamp) -> String {
 /// ISO 8601, with an offset or read as UTC) unless `from` says which it is. All forms are
 /// returned; `to` also puts one of them alone in `result`. Outputs are UTC. Months and years in
 /// `relative` are average Gregorian lengths (30.44 and 365.2425 days).
-#[op(post "/v1/timestamp/convert", id = "timestampConvert", tag = "Developer utilities",
+#[op(post "/v1/timestamp/convert" as timestampConvert, tag = DeveloperUtilities,
      rejects = "text that is not a timestamp in the form given or detected, or one outside the years -9999 to 9999",
      redact(".data.relative"),
      example(unix_seconds, {"timestamp": "1700000000"}),

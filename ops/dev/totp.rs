@@ -117,7 +117,7 @@ struct TotpGenerateOutput {
 /// RFC 6238 with the usual defaults (30-second period, 6 digits, SHA-1), as Google
 /// Authenticator and similar apps compute it. `timestamp` computes the code for another time
 /// (Unix seconds), which makes results reproducible. Secrets that are not Base32 are a 400.
-#[op(post "/v1/totp/generate", id = "totpGenerate", tag = "Developer utilities",
+#[op(post "/v1/totp/generate" as totpGenerate, tag = DeveloperUtilities,
      rejects = "a secret that is not Base32",
      example(rfc6238_sha1, {"secret": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "digits": 8, "timestamp": 59}),
      example(app_style_secret, {"secret": "jbsw y3dp ehpk 3pxp", "timestamp": 1700000000}),
@@ -180,7 +180,7 @@ struct TotpValidateOutput {
 /// Accepts the code if it matches the current time step or one of `window` steps before or
 /// after it (default 1, so a code stays good for up to 30 seconds of clock drift), and says
 /// which step matched. Codes are compared in constant time. Spaces in the code are ignored.
-#[op(post "/v1/totp/validate", id = "totpValidate", tag = "Developer utilities",
+#[op(post "/v1/totp/validate" as totpValidate, tag = DeveloperUtilities,
      rejects = "a secret that is not Base32",
      example(previous_step, {"secret": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "code": "94287082", "digits": 8, "timestamp": 89}),
      example(wrong_code, {"secret": "JBSWY3DPEHPK3PXP", "code": "000000", "timestamp": 1700000000, "window": 0}))]

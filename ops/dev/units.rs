@@ -294,7 +294,7 @@ struct UnitsOutput {
 /// and `MB` differ) or names and other spellings (case-insensitive). Conversion uses exact
 /// defining factors; temperatures are affine. Unknown units are a 400 listing the valid ones,
 /// units of different categories a 400 naming both, and temperatures below absolute zero a 400.
-#[op(post "/v1/units/convert", id = "unitsConvert", tag = "Developer utilities",
+#[op(post "/v1/units/convert" as unitsConvert, tag = DeveloperUtilities,
      rejects = "an unknown or ambiguous unit, units of different categories, or a temperature below absolute zero",
      example(miles_to_km, {"value": 26.2, "from": "mi", "to": "km"}),
      example(temperature, {"value": 98.6, "from": "fahrenheit", "to": "°C"}),

@@ -82,7 +82,7 @@ struct UrlEncodeOutput {
 /// With `component` (default) exactly `encodeURIComponent`: everything but letters, digits and
 /// `-_.!~*'()` is written as UTF-8 bytes in `%XX` form. With `component: false` exactly
 /// `encodeURI`, which also leaves the reserved characters `;,/?:@&=+$#` as they are.
-#[op(post "/v1/url/encode", id = "urlEncode", tag = "Developer utilities",
+#[op(post "/v1/url/encode" as urlEncode, tag = DeveloperUtilities,
      example(component, {"text": "a b&c=d/é?😀"}),
      example(whole_uri, {"text": "https://example.com/a path?q=ü&x=1#top", "component": false}))]
 async fn url_encode(input: UrlCodecInput) -> Result<UrlEncodeOutput, ApiError> {
@@ -101,7 +101,7 @@ struct UrlDecodeOutput {
 /// `decodeURI`, which keeps escapes of `;,/?:@&=+$#` undecoded. A `%` not followed by two hex
 /// digits, or escapes that are not UTF-8, are a 400, as they are a `URIError` in JavaScript.
 /// `+` is not a space here (that is form encoding, not URI encoding).
-#[op(post "/v1/url/decode", id = "urlDecode", tag = "Developer utilities",
+#[op(post "/v1/url/decode" as urlDecode, tag = DeveloperUtilities,
      rejects = "malformed percent-encoding or escapes that are not UTF-8",
      example(component, {"text": "a%20b%26c%3Dd%2F%C3%A9"}),
      example(whole_uri_keeps_reserved, {"text": "https://example.com/a%20b%3Fc", "component": false}),
@@ -159,7 +159,7 @@ struct UrlParts {
 /// punycode (with the Unicode form beside them), the default port is filled in, and query
 /// parameters are decoded into a map that keeps every value of a repeated name in order.
 /// Relative or malformed URLs are a 400.
-#[op(post "/v1/url/parse", id = "urlParse", tag = "Developer utilities",
+#[op(post "/v1/url/parse" as urlParse, tag = DeveloperUtilities,
      rejects = "text that is not an absolute URL",
      example(typical, {"url": "https://user@Example.COM:8443/a/b?x=1&y=two&x=3#frag"}),
      example(idn, {"url": "http://bücher.example/straße?q=ü"}),

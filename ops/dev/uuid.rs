@@ -23,7 +23,7 @@ struct UuidOutput {
 ///
 /// 122 random bits from the operating system's CSPRNG, written lower-case with hyphens. Any
 /// body is ignored.
-#[op(post "/v1/uuid/v4", id = "uuidV4", tag = "Developer utilities",
+#[op(post "/v1/uuid/v4" as uuidV4, tag = DeveloperUtilities,
      redact(".data.uuid"),
      example(typical, {}),
      example(body_ignored, {"count": 5}))]
@@ -55,7 +55,7 @@ struct UuidBatchOutput {
 /// Generate up to 100 random UUIDs.
 ///
 /// `count` version 4 UUIDs (1 to 100, default 1), each from the CSPRNG.
-#[op(post "/v1/uuid/batch", id = "uuidBatch", tag = "Developer utilities",
+#[op(post "/v1/uuid/batch" as uuidBatch, tag = DeveloperUtilities,
      redact(".data.uuids"),
      example(five, {"count": 5}),
      example(default_one, {}),
@@ -93,7 +93,7 @@ static ULIDS: LazyLock<Mutex<ulid::Generator>> = LazyLock::new(|| Mutex::new(uli
 /// 26 characters of Crockford Base32: a 48-bit millisecond timestamp followed by 80 random
 /// bits. ULIDs made in the same millisecond by this server are strictly increasing (the random
 /// part is incremented), so they sort in creation order.
-#[op(post "/v1/uuid/ulid", id = "uuidUlid", tag = "Developer utilities",
+#[op(post "/v1/uuid/ulid" as uuidUlid, tag = DeveloperUtilities,
      redact(".data.ulid", ".data.timestamp", ".data.time"),
      example(typical, {}),
      example(body_ignored, {"anything": true}))]
@@ -115,7 +115,7 @@ async fn uuid_ulid() -> Result<UlidOutput, ApiError> {
 /// RFC 9562 version 7: a 48-bit Unix millisecond timestamp, then random bits, with a counter
 /// that keeps UUIDs from this server strictly increasing within a millisecond. Sorts by
 /// creation time, which suits database keys.
-#[op(post "/v1/uuid/v7", id = "uuidV7", tag = "Developer utilities",
+#[op(post "/v1/uuid/v7" as uuidV7, tag = DeveloperUtilities,
      redact(".data.uuid", ".data.timestamp", ".data.time"),
      example(typical, {}),
      example(body_ignored, {"anything": true}))]
@@ -162,7 +162,7 @@ struct UuidValidateOutput {
 /// case. Reports the version (1 to 8) and variant as RFC 9562 defines them, and recognises
 /// the nil and max UUIDs. Text that is not a UUID is `valid: false` with the reason, not an
 /// error.
-#[op(post "/v1/uuid/validate", id = "uuidValidate", tag = "Developer utilities",
+#[op(post "/v1/uuid/validate" as uuidValidate, tag = DeveloperUtilities,
      example(v7, {"uuid": "017F22E2-79B0-7CC3-98C4-DC0C0C07398F"}),
      example(max, {"uuid": "ffffffff-ffff-ffff-ffff-ffffffffffff"}),
      example(invalid, {"uuid": "not-a-uuid"}))]

@@ -50,7 +50,7 @@ struct YamlToJsonOutput {
 /// standard tags (`!!str`, `!!int`, ...) are honoured. Mapping keys that are not strings are
 /// written as their YAML text. Several documents give an array. Invalid YAML, and `.inf` or
 /// `.nan` (which JSON cannot hold), are a 400 with the line and column.
-#[op(post "/v1/yaml/to-json", id = "yamlToJson", tag = "Developer utilities",
+#[op(post "/v1/yaml/to-json" as yamlToJson, tag = DeveloperUtilities,
      rejects = "text that is not valid YAML, or YAML beyond the anchor, depth or size budget",
      example(config, {"yaml": "name: wrench\nversion: 1.0\nfeatures:\n  - yaml\n  - json\nenabled: true\nempty: ~\n"}),
      example(anchors_and_documents, {"yaml": "base: &b {retries: 3}\nprod:\n  <<: *b\n  host: example.com\n---\nsecond: !!str 42\n"}),
@@ -176,7 +176,7 @@ struct YamlToYamlOutput {
 /// 1.1 or 1.2 would read as something else (`"yes"`, `"on"`, `"null"`, `"1e3"`, `"0x10"`,
 /// leading or trailing spaces, `: ` or `#`) are quoted, so converting the result back gives the
 /// same JSON with either version's readers.
-#[op(post "/v1/yaml/to-yaml", id = "yamlToYaml", tag = "Developer utilities",
+#[op(post "/v1/yaml/to-yaml" as yamlToYaml, tag = DeveloperUtilities,
      example(object, {"data": {"name": "wrench", "tags": ["a", "b"], "nested": {"on": "yes", "n": null}}}),
      example(indent_four, {"data": {"a": {"b": [1, 2]}}, "indent": 4}),
      example(bad_indent, {"data": {}, "indent": 0}, status = 400),

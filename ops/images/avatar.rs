@@ -85,25 +85,17 @@ fn draw(input: AvatarInput) -> Result<Image, ApiError> {
 /// A symmetric 5 x 5 pattern in one colour, both derived from SHA-256 of `seed`: the same seed
 /// always gives the same image, different seeds almost surely differ. `size` 16-1024 px
 /// (default 128), background `bg_color` (#f0f0f0), SVG or PNG. Also by GET with the same
-/// parameters in the query string.
-#[op(post "/v1/avatar", id = "avatar", tag = "Images", output = image,
+/// parameters in the query string (`/v1/avatar?seed=alice&size=64&format=png`).
+#[op(post "/v1/avatar" as avatar,
+     get "/v1/avatar" as avatarGet,
+     tag = Images, output = image,
      rejects = "a colour that is not hex",
      example(svg, {"seed": "alice@example.com"}),
      example(png, {"seed": "bob", "size": 64, "format": "png", "bg_color": "#ffffff"}),
-     example(empty_seed, {"seed": ""}, status = 400))]
-async fn avatar(input: AvatarInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || draw(input)).await
-}
-
-/// Generate an identicon avatar (GET).
-///
-/// The same as POST /v1/avatar with the parameters in the query string, e.g.
-/// `/v1/avatar?seed=alice&size=64&format=png`.
-#[op(get "/v1/avatar", id = "avatarGet", tag = "Images", input = query, output = image,
-     rejects = "a colour that is not hex",
-     example(png, {"seed": "carol", "format": "png"}),
+     example(png_default_size, {"seed": "carol", "format": "png"}),
+     example(empty_seed, {"seed": ""}, status = 400),
      example(missing_seed, {}, status = 400))]
-async fn avatar_get(input: AvatarInput) -> Result<Image, ApiError> {
+async fn avatar(input: AvatarInput) -> Result<Image, ApiError> {
     crate::cpu::run(move || draw(input)).await
 }
 

@@ -145,7 +145,7 @@ fn draw(input: BarcodeInput) -> Result<Image, ApiError> {
 /// digits are computed when omitted and verified when given (a wrong one is a 400 that gives
 /// the right one); MSI always gets its mod 10 check digit appended. Data a symbology cannot
 /// encode is a 400 saying why. SVG by default, or PNG.
-#[op(post "/v1/barcode", id = "barcode", tag = "Images", output = image,
+#[op(post "/v1/barcode" as barcode, tag = Images, output = image,
      rejects = "data the symbology cannot encode, a wrong check digit, or a width too narrow for the code",
      example(code128, {"data": "wrench-0.1"}),
      example(ean13_png, {"data": "400638133393", "type": "ean13", "format": "png", "width": 300, "height": 150}),

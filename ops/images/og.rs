@@ -310,7 +310,7 @@ fn draw(input: OgInput) -> Result<Image, ApiError> {
 /// by template). SVG by default; PNG is rendered in-process with the same fonts (Latin, Greek,
 /// Cyrillic, Arabic, Hebrew and more; characters the fonts lack, such as CJK and emoji, show as
 /// boxes), without touching files or the network. All text is escaped.
-#[op(post "/v1/og/generate", id = "ogGenerate", tag = "Images", output = image,
+#[op(post "/v1/og/generate" as ogGenerate, tag = Images, output = image,
      rejects = "a colour that is not hex",
      example(default_svg, {"title": "wrench: developer utilities you can host", "description": "150 operations, one binary, no keys needed."}),
      example(bold_png_light, {"title": "Release 1.0", "template": "bold", "theme": "light", "format": "png", "width": 600, "height": 315}),

@@ -71,25 +71,17 @@ fn draw(input: PlaceholderInput) -> Result<Image, ApiError> {
 /// (#cccccc) with `text` (default `WxH`) centred in `text_color` (#333333), sized to fit (left
 /// out when it would be under 6 px). SVG by
 /// default, or PNG rendered with the embedded DejaVu Sans font. Also by GET with the same
-/// parameters in the query string.
-#[op(post "/v1/placeholder", id = "placeholder", tag = "Images", output = image,
+/// parameters in the query string (`/v1/placeholder?width=600&height=400&format=png`).
+#[op(post "/v1/placeholder" as placeholder,
+     get "/v1/placeholder" as placeholderGet,
+     tag = Images, output = image,
      rejects = "a colour that is not hex",
      example(default_text, {"width": 600, "height": 400}),
      example(png_custom, {"width": 300, "text": "Logo", "bg_color": "#1e90ff", "text_color": "#fff", "format": "png"}),
-     example(too_wide, {"width": 5000}, status = 400))]
-async fn placeholder(input: PlaceholderInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || draw(input)).await
-}
-
-/// Generate a placeholder image (GET).
-///
-/// The same as POST /v1/placeholder with the parameters in the query string, e.g.
-/// `/v1/placeholder?width=600&height=400&format=png`.
-#[op(get "/v1/placeholder", id = "placeholderGet", tag = "Images", input = query, output = image,
-     rejects = "a colour that is not hex",
-     example(square, {"width": "128"}),
+     example(square, {"width": 128}),
+     example(too_wide, {"width": 5000}, status = 400),
      example(missing_width, {}, status = 400))]
-async fn placeholder_get(input: PlaceholderInput) -> Result<Image, ApiError> {
+async fn placeholder(input: PlaceholderInput) -> Result<Image, ApiError> {
     crate::cpu::run(move || draw(input)).await
 }
 

@@ -187,26 +187,18 @@ fn generate(input: QrInput) -> Result<Image, ApiError> {
 /// zone of `margin` modules (0-20, default 4), drawn in exactly `size` x `size` pixels (50-2000,
 /// default 300) with whole-pixel modules, centred. `format`: svg (default), png, or base64 (a
 /// `data:image/png;base64,...` URI as text/plain). Colours are hex. Text too long for the level
-/// or a size too small for the code is a 400. Also available by GET with the same parameters in
-/// the query string.
-#[op(post "/v1/qr/generate", id = "qrGenerate", tag = "Images", output = image,
+/// or a size too small for the code is a 400. Also by GET with the same parameters in the query
+/// string (`/v1/qr/generate?text=hello&format=png&size=200`), for use as an image source.
+#[op(post "/v1/qr/generate" as qrGenerate,
+     get "/v1/qr/generate" as qrGenerateGet,
+     tag = Images, output = image,
      rejects = "text too long for the error-correction level, a size too small for the code, or a colour that is not hex",
      example(svg, {"text": "https://example.com", "size": 200}),
      example(png_high_ecc, {"text": "WIFI:T:WPA;S:home;P:secret;;", "format": "png", "errorCorrectionLevel": "H", "size": 256}),
-     example(too_small, {"text": "x", "size": 50, "margin": 20}, status = 400))]
-async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || generate(input)).await
-}
-
-/// Generate a QR code (GET).
-///
-/// The same as POST /v1/qr/generate with the parameters in the query string, e.g.
-/// `/v1/qr/generate?text=hello&format=png&size=200`, for use as an image source.
-#[op(get "/v1/qr/generate", id = "qrGenerateGet", tag = "Images", input = query, output = image,
-     rejects = "text too long for the error-correction level, a size too small for the code, or a colour that is not hex",
-     example(png, {"text": "hello", "format": "png", "size": "120"}),
+     example(png, {"text": "hello", "format": "png", "size": 120}),
+     example(too_small, {"text": "x", "size": 50, "margin": 20}, status = 400),
      example(missing_text, {}, status = 400))]
-async fn qr_generate_get(input: QrInput) -> Result<Image, ApiError> {
+async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
     crate::cpu::run(move || generate(input)).await
 }
 

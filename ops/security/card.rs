@@ -95,7 +95,7 @@ struct CardOutput {
 /// Express, Discover, Diners Club, JCB, UnionPay, Maestro, Mir) and decides the lengths
 /// accepted. This checks the number's form only: it says nothing about whether a card exists.
 /// The number is never logged; the answer shows it masked.
-#[op(post "/v1/validate/credit-card", id = "validateCreditCard", tag = "Security and validation",
+#[op(post "/v1/validate/credit-card" as validateCreditCard, tag = SecurityAndValidation,
      example(visa, {"number": "4111 1111 1111 1111"}),
      example(mastercard_2_series, {"number": "2223-0031-2200-3222"}),
      example(bad_check_digit, {"number": "378282246310006"}))]

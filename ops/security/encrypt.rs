@@ -163,7 +163,7 @@ struct EncryptOutput {
 /// key-derivation parameters, salt, nonce, ciphertext and authentication tag, which
 /// `encrypt/decrypt` takes back with the same password. Encrypting the same text twice gives
 /// different ciphertexts. The password and plaintext are never logged or stored.
-#[op(post "/v1/encrypt/encrypt", id = "encryptText", tag = "Security and validation",
+#[op(post "/v1/encrypt/encrypt" as encryptText, tag = SecurityAndValidation,
      redact(".data.ciphertext"),
      example(typical, {"plaintext": "meet at noon", "password": "correct horse battery staple"}),
      example(empty_password, {"plaintext": "x", "password": ""}, status = 400))]
@@ -205,7 +205,7 @@ struct DecryptOutput {
 /// 400 `DECRYPTION_FAILED` (telling them apart would help an attacker); text that is not
 /// Base64, too short, of an unknown version or asking for more than 64 MiB, 10 passes or 4 lanes
 /// of key derivation is a 400 `VALIDATION_ERROR`.
-#[op(post "/v1/encrypt/decrypt", id = "decryptText", tag = "Security and validation",
+#[op(post "/v1/encrypt/decrypt" as decryptText, tag = SecurityAndValidation,
      errors(DECRYPTION_FAILED),
      rejects = "a ciphertext that is not one produced by encrypt/encrypt, or the wrong password",
      example(typical, {"ciphertext": "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL", "password": "correct horse battery staple"}),

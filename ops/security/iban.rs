@@ -130,7 +130,7 @@ fn check(text: &str) -> IbanOutput {
 /// included), and splits out country, check digits, BBAN, and the
 /// bank and branch codes where the country defines them. Electronic and print forms are
 /// accepted in any case. Invalid IBANs answer `valid: false` with the reason.
-#[op(post "/v1/validate/iban", id = "validateIban", tag = "Security and validation",
+#[op(post "/v1/validate/iban" as validateIban, tag = SecurityAndValidation,
      example(germany, {"iban": "DE89 3704 0044 0532 0130 00"}),
      example(uk_lower_case, {"iban": "gb29nwbk60161331926819"}),
      example(wrong_check_digits, {"iban": "DE88370400440532013000"}))]

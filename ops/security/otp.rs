@@ -48,7 +48,7 @@ struct OtpOutput {
 /// by rejection sampling, so no digit is more likely than another. `purpose` is echoed and
 /// `expires_in` (30 s to 24 h, default 300) turned into an `expires_at` hint; the code is not
 /// stored here, so checking it is up to the caller (compare in constant time).
-#[op(post "/v1/otp/generate", id = "otpGenerate", tag = "Security and validation",
+#[op(post "/v1/otp/generate" as otpGenerate, tag = SecurityAndValidation,
      redact(".data.otp", ".data.expires_at"),
      example(login, {"purpose": "login"}),
      example(eight_digits, {"length": 8, "purpose": "password-reset", "expires_in": 900}),

@@ -42,7 +42,7 @@ struct VatOutput {
 /// algorithm (all have one, except Czech birth numbers of people born before 1954 and the GD/HA
 /// numbers of UK government and health bodies, which are checked for shape only). The answer
 /// names the expected format. This does not ask VIES whether the number is registered.
-#[op(post "/v1/validate/vat", id = "validateVat", tag = "Security and validation",
+#[op(post "/v1/validate/vat" as validateVat, tag = SecurityAndValidation,
      example(germany, {"vat_number": "DE136695976"}),
      example(france_spaced, {"vat_number": "FR 40 303 265 045"}),
      example(bad_check_digit, {"vat_number": "NL004495445B02"}),

@@ -90,7 +90,7 @@ async fn store_paste(ctx: &Ctx, content: String, language: String, ttl: Duration
 /// be changed or deleted, has no owner, and reading it never extends its life. The content is
 /// stored as it is: encrypt secrets first (`/v1/encrypt/encrypt`).
 // The body limit is 7 MiB: 1 MiB of content can take up to 6 bytes a byte once JSON-escaped.
-#[op(post "/v1/paste/create", id = "createPaste", tag = "Storage",
+#[op(post "/v1/paste/create" as createPaste, tag = Storage,
      body_limit = 7340032,
      errors(STORE_UNAVAILABLE),
      rejects = "content larger than 1 MiB in UTF-8",
@@ -155,23 +155,16 @@ async fn read_paste(ctx: &Ctx, id: String) -> Result<PasteOutput, ApiError> {
 /// Read a paste.
 ///
 /// Returns the content, syntax tag and timestamps. Unknown or expired ids are 404
-/// `NOT_FOUND`. Reading never extends the paste's life.
-#[op(get "/v1/paste/{id}", id = "getPaste", tag = "Storage",
+/// `NOT_FOUND`. Reading never extends the paste's life. `POST /v1/paste/get` with the id in a
+/// JSON body is the same read, for clients that only POST.
+#[op(get "/v1/paste/{id}" as getPaste,
+     post "/v1/paste/get" as getPastePost,
+     tag = Storage,
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AbCd1234"}, status = 404),
-     example(other_shape, {"id": "short"}, status = 404))]
+     example(other_shape, {"id": "short"}, status = 404),
+     example(punctuation, {"id": "not-an-id!"}, status = 404))]
 async fn get_paste(input: PasteIdInput, ctx: &Ctx) -> Result<PasteOutput, ApiError> {
-    read_paste(ctx, input.id).await
-}
-
-/// Read a paste (POST form).
-///
-/// The same as `GET /v1/paste/{id}`, with the id in a JSON body, for clients that only POST.
-#[op(post "/v1/paste/get", id = "getPastePost", tag = "Storage",
-     errors(NOT_FOUND, STORE_UNAVAILABLE),
-     example(unknown, {"id": "AbCd1234"}, status = 404),
-     example(other_shape, {"id": "not-an-id!"}, status = 404))]
-async fn get_paste_post(input: PasteIdInput, ctx: &Ctx) -> Result<PasteOutput, ApiError> {
     read_paste(ctx, input.id).await
 }
 
@@ -187,11 +180,7 @@ mod tests {
     #[tokio::test]
     async fn create_then_read_both_ways() {
         let cli = TestClient::new(
-            crate::http::app(
-                Arc::new(Config::default()),
-                vec![__op_create_paste(), __op_get_paste(), __op_get_paste_post()],
-            )
-            .unwrap(),
+            crate::http::app(Arc::new(Config::default()), vec![__op_create_paste(), __op_get_paste()]).unwrap(),
         );
         let content = "line 1\n\"quoted\" — ünïcode\n";
         let resp = cli.post("/v1/paste/create").body_json(&json!({"content": content, "language": "md"})).send().await;

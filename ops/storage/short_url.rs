@@ -102,7 +102,7 @@ fn shape_problem(slug: &str) -> Option<String> {
 /// look-alikes (no 0/O, 1/l/I). A custom slug that is taken is 409 `SLUG_TAKEN`; one that
 /// breaks the rules is 400 `INVALID_SLUG` saying which rule. Links do not expire. The target
 /// is validated but never fetched.
-#[op(post "/v1/short-url/create", id = "createShortUrl", tag = "Storage",
+#[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
      errors(INVALID_SLUG, SLUG_TAKEN, STORE_UNAVAILABLE),
      rejects = "a URL that is not an absolute http(s) URL",
      redact(".data.slug", ".data.short_url", ".data.created_at"),
@@ -159,7 +159,7 @@ async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
 /// Answers 302 with the target in `Location` and counts the click. Counting happens after the
 /// answer, so it never delays the redirect; every request counts, bots and link previews
 /// included. Unknown slugs are 404 `NOT_FOUND`.
-#[op(get "/v1/short-url/r/{slug}", id = "followShortUrl", tag = "Storage", output = redirect,
+#[op(get "/v1/short-url/r/{slug}" as followShortUrl, tag = Storage, output = redirect,
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"slug": "nothing-here"}, status = 404),
      example(other_shape, {"slug": "no spaces"}, status = 404))]
@@ -210,22 +210,14 @@ async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
 /// Show a short link's statistics.
 ///
 /// Clicks so far, target, creation time and last click. Reading statistics is not a click.
-#[op(get "/v1/short-url/{slug}/stats", id = "getShortUrlStats", tag = "Storage",
+/// `POST /v1/short-url/stats` with the slug in a JSON body is the same read.
+#[op(get "/v1/short-url/{slug}/stats" as getShortUrlStats,
+     post "/v1/short-url/stats" as getShortUrlStatsPost,
+     tag = Storage,
      errors(NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"slug": "nothing-here"}, status = 404),
      example(other_shape, {"slug": "bad slug!"}, status = 404))]
 async fn get_short_url_stats(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {
-    stats(ctx, input.slug).await
-}
-
-/// Show a short link's statistics (POST form).
-///
-/// The same as `GET /v1/short-url/{slug}/stats`, with the slug in a JSON body.
-#[op(post "/v1/short-url/stats", id = "getShortUrlStatsPost", tag = "Storage",
-     errors(NOT_FOUND, STORE_UNAVAILABLE),
-     example(unknown, {"slug": "nothing-here"}, status = 404),
-     example(malformed, {"slug": ""}, status = 400))]
-async fn get_short_url_stats_post(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {
     stats(ctx, input.slug).await
 }
 
@@ -240,12 +232,7 @@ mod tests {
     use crate::testing::json_of;
 
     fn client() -> TestClient<crate::http::App> {
-        let ops = vec![
-            __op_create_short_url(),
-            __op_follow_short_url(),
-            __op_get_short_url_stats(),
-            __op_get_short_url_stats_post(),
-        ];
+        let ops = vec![__op_create_short_url(), __op_follow_short_url(), __op_get_short_url_stats()];
         TestClient::new(crate::http::app(Arc::new(Config::default()), ops).unwrap())
     }
 

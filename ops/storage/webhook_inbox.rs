@@ -86,7 +86,7 @@ async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
 /// from `payloads_url`. The inbox and its payloads live 24 hours from creation; nothing
 /// extends that. It keeps the most recent payloads (50 unless the operator configured
 /// otherwise), dropping the oldest. Any body is accepted and ignored.
-#[op(post "/v1/webhook/inbox/create", id = "createWebhookInbox", tag = "Storage",
+#[op(post "/v1/webhook/inbox/create" as createWebhookInbox, tag = Storage,
      errors(STORE_UNAVAILABLE),
      redact(".data.id", ".data.created_at", ".data.expires_at", ".data.receive_url", ".data.payloads_url"),
      example(typical, {}),
@@ -201,7 +201,7 @@ struct Received {
 /// the sender's anonymous rate limit; each inbox takes up to 600 a minute (the operator's
 /// `WRENCH_INBOX_RATE_PER_MINUTE`), past which deliveries get 429 with `Retry-After`, which
 /// providers retry. Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`.
-#[op(post "/v1/webhook/inbox/{id}/receive", id = "receiveWebhook", tag = "Storage", input = raw,
+#[op(post "/v1/webhook/inbox/{id}/receive" as receiveWebhook, tag = Storage, input = raw,
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE, RATE_LIMITED),
      example(unknown_inbox, {"id": "AAAAAAAAAAAAAAAA", "event": "ping"}, status = 404),
      example(malformed_id, {"id": "nope", "event": "ping"}, status = 404))]
@@ -235,7 +235,7 @@ struct InboxIdInput {
 ///
 /// Creation and expiry times, the absolute receive and payloads URLs, and how many payloads
 /// it holds. Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`.
-#[op(get "/v1/webhook/inbox/{id}", id = "getWebhookInbox", tag = "Storage",
+#[op(get "/v1/webhook/inbox/{id}" as getWebhookInbox, tag = Storage,
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(uuid_shaped, {"id": "3f2b8c1e-9d4a-4e7b-8a61-2c5d7e9f0b13"}, status = 404))]
@@ -305,24 +305,16 @@ async fn payloads(ctx: &Ctx, input: PayloadsInput) -> Result<PayloadList, ApiErr
 /// The most recent payloads (at most 50 by default), oldest first. When they do not all fit in
 /// one answer (the response limit, 8 MiB by default) the newest that fit are listed with
 /// `truncated: true`; `skip` pages back to the older ones and `limit` caps the count. Unknown
-/// or expired inboxes are 404 `INBOX_NOT_FOUND`.
-#[op(get "/v1/webhook/inbox/{id}/payloads", id = "listWebhookPayloads", tag = "Storage",
+/// or expired inboxes are 404 `INBOX_NOT_FOUND`. `POST .../list` is the older form of the same
+/// read, kept for clients of the original API (its body is ignored); new integrations use `GET
+/// .../payloads`.
+#[op(get "/v1/webhook/inbox/{id}/payloads" as listWebhookPayloads,
+     post "/v1/webhook/inbox/{id}/list" as listWebhookPayloadsPost,
+     tag = Storage, input = query,
      errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(other_shape, {"id": "bad id"}, status = 404))]
 async fn list_webhook_payloads(input: PayloadsInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
-    payloads(ctx, input).await
-}
-
-/// List a webhook inbox's payloads (older POST form).
-///
-/// Kept for clients of the original API; new integrations use `GET .../payloads`. The body is
-/// ignored.
-#[op(post "/v1/webhook/inbox/{id}/list", id = "listWebhookPayloadsPost", tag = "Storage", input = query,
-     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
-     example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
-     example(other_shape, {"id": "bad id"}, status = 404))]
-async fn list_webhook_payloads_post(input: PayloadsInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {
     payloads(ctx, input).await
 }
 
@@ -342,7 +334,6 @@ mod tests {
             __op_receive_webhook(),
             __op_get_webhook_inbox(),
             __op_list_webhook_payloads(),
-            __op_list_webhook_payloads_post(),
         ]
     }
 

@@ -38,7 +38,7 @@ struct Base64EncodeOutput {
 /// The UTF-8 bytes of `text` are encoded with the standard alphabet and `=` padding, or, with
 /// `urlSafe`, with the URL-safe alphabet (`-` and `_`) and no padding, as RFC 4648 section 5
 /// recommends for URLs and file names.
-#[op(post "/v1/base64/encode", id = "base64Encode", tag = "Text and data",
+#[op(post "/v1/base64/encode" as base64Encode, tag = TextAndData,
      example(typical, {"text": "Hello, World!"}),
      example(url_safe, {"text": "subjects?_d=1&x=ÿ", "urlSafe": true}),
      example(empty, {"text": ""}))]
@@ -69,7 +69,7 @@ struct Base64DecodeOutput {
 /// decode). The alphabet is strict: standard (`+`, `/`) by default, URL-safe (`-`, `_`) with
 /// `urlSafe`; a character of the other alphabet is an error rather than a silent guess. The
 /// decoded bytes must be UTF-8 text, because the result is a JSON string.
-#[op(post "/v1/base64/decode", id = "base64Decode", tag = "Text and data",
+#[op(post "/v1/base64/decode" as base64Decode, tag = TextAndData,
      rejects = "input that is not Base64 in the chosen alphabet, or that decodes to bytes that are not UTF-8",
      example(typical, {"encoded": "SGVsbG8sIFdvcmxkIQ=="}),
      example(url_safe_unpadded, {"encoded": "c3ViamVjdHM_X2Q9MSZ4PcO_", "urlSafe": true}),

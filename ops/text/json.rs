@@ -189,7 +189,7 @@ struct JsonFormatOutput {
 /// escapes, key order and duplicate keys are kept exactly as written. Invalid JSON is a 400
 /// whose message gives the line and column of the first error; use `/v1/json/validate` to get
 /// the error as data instead.
-#[op(post "/v1/json/format", id = "jsonFormat", tag = "Text and data",
+#[op(post "/v1/json/format" as jsonFormat, tag = TextAndData,
      rejects = "text that is not valid JSON",
      example(typical, {"json": "{\"name\":\"wrench\",\"tags\":[\"api\",\"tools\"],\"version\":1.0}"}),
      example(four_spaces_nested, {"json": "[{\"a\":{}},[],{\"b\":[1e400,12345678901234567890]}]", "indent": 4}),
@@ -227,7 +227,7 @@ struct JsonMinifyOutput {
 /// Removes all whitespace outside strings and reports sizes in UTF-8 bytes and the saving as
 /// a percentage. Numbers, escapes and key order are kept exactly. Invalid JSON is a 400 with
 /// line and column.
-#[op(post "/v1/json/minify", id = "jsonMinify", tag = "Text and data",
+#[op(post "/v1/json/minify" as jsonMinify, tag = TextAndData,
      rejects = "text that is not valid JSON",
      example(typical, {"json": "{\n  \"name\": \"wrench\",\n  \"tags\": [ \"api\", \"tools\" ]\n}"}),
      example(already_minimal, {"json": "[1,2,3]"}),
@@ -262,7 +262,7 @@ struct JsonValidateOutput {
 /// nothing but whitespace after it), and `error` gives the first problem with its position
 /// (0-based, in Unicode code points), line and column. Text nested deeper than 128 levels is
 /// refused with 400 (the service does not read it), whether or not it is valid.
-#[op(post "/v1/json/validate", id = "jsonValidate", tag = "Text and data",
+#[op(post "/v1/json/validate" as jsonValidate, tag = TextAndData,
      rejects = "text nested deeper than 128 levels",
      example(valid, {"json": "{\"ok\": [true, null, 1.5]}"}),
      example(trailing_comma, {"json": "{\n  \"a\": 1,\n}"}),
@@ -450,7 +450,7 @@ fn parse_value(field: &str, text: &str) -> Result<Value, ApiError> {
 /// (order does not matter); arrays by index, so an insertion in the middle shows as changes
 /// followed by an addition. A value whose type differs is `changed`. Numbers compare by value
 /// (`1` equals `1.0`).
-#[op(post "/v1/json/diff", id = "jsonDiff", tag = "Text and data",
+#[op(post "/v1/json/diff" as jsonDiff, tag = TextAndData,
      rejects = "`a` or `b` that is not valid JSON",
      example(typical, {"a": "{\"name\":\"wrench\",\"tags\":[\"api\"],\"old\":true}", "b": "{\"name\":\"wrench 2\",\"tags\":[\"api\",\"tools\"],\"new\":1}"}),
      example(equal_with_key_order, {"a": "{\"x\":1,\"y\":[1.0]}", "b": "{\"y\":[1],\"x\":1}"}),

@@ -58,7 +58,7 @@ fn varied(i: usize, base: usize, spread: usize) -> usize {
 /// The text always starts with the classic "Lorem ipsum dolor sit amet"; the rest is drawn at
 /// random from the traditional Latin vocabulary. Sentences are 6 to 14 words, paragraphs 4 to
 /// 7 sentences, separated by a blank line. With `type: words`, exactly `count` words.
-#[op(post "/v1/lorem/generate", id = "loremGenerate", tag = "Text and data",
+#[op(post "/v1/lorem/generate" as loremGenerate, tag = TextAndData,
      redact(".data.text"),
      example(paragraphs, {"type": "paragraphs", "count": 2}),
      example(one_word, {"type": "words", "count": 1}),

@@ -63,7 +63,7 @@ struct TextStatsOutput {
 /// same way in every script, and `graphemes` counts what a reader sees as characters (an emoji
 /// with modifiers is one). Reading time assumes `wordsPerMinute` (default 200, a common
 /// figure for adult silent reading of screen text).
-#[op(post "/v1/text/stats", id = "textStats", tag = "Text and data",
+#[op(post "/v1/text/stats" as textStats, tag = TextAndData,
      example(typical, {"text": "Hello world. This is wrench!\n\nIt counts words, sentences and paragraphs."}),
      example(unicode, {"text": "Crème brûlée 👩‍👩‍👧 — 東京へ行きます。", "wordsPerMinute": 120}),
      example(empty, {"text": ""}))]
@@ -177,7 +177,7 @@ pub(crate) fn slugify(text: &str, sep: char) -> String {
 /// Transliterates to ASCII first ("Crème Brûlée" becomes "creme-brulee", "Straße" becomes
 /// "strasse", "北京" becomes "bei-jing"), lower-cases, and joins the runs of letters and digits
 /// with the separator. Apostrophes are dropped without a break ("don't" becomes "dont").
-#[op(post "/v1/text/slugify", id = "textSlugify", tag = "Text and data",
+#[op(post "/v1/text/slugify" as textSlugify, tag = TextAndData,
      example(accents, {"text": "Crème Brûlée: the recipe!"}),
      example(underscore_and_scripts, {"text": "Straße nach 北京 — don't stop", "separator": "_"}),
      example(nothing_left, {"text": "!!! ???"}))]
@@ -277,7 +277,7 @@ fn truncate(text: &str, max: usize, boundary: Boundary, suffix: &str) -> String 
 /// sentence fits, it falls back to a word boundary. A single word longer than the room left is
 /// cut inside the word. If the suffix alone is as long as `max_length`, the text is cut hard
 /// without a suffix.
-#[op(post "/v1/text/truncate", id = "textTruncate", tag = "Text and data",
+#[op(post "/v1/text/truncate" as textTruncate, tag = TextAndData,
      example(word, {"text": "The quick brown fox jumps over the lazy dog", "max_length": 20}),
      example(sentence, {"text": "First sentence. Second one is longer! Third?", "max_length": 40, "boundary": "sentence"}),
      example(custom_suffix_fits_already, {"text": "Short enough", "max_length": 50, "suffix": " [more]"}))]
@@ -338,7 +338,7 @@ fn protocol_relative(text: &str) -> Vec<(usize, String)> {
 /// ones (`//cdn.example.com/x.js`), in order of first appearance and without duplicates.
 /// Punctuation that ends the surrounding sentence is not part of a URL; a closing bracket is
 /// kept when the URL itself opened one. Bare domains such as `example.com` are not URLs here.
-#[op(post "/v1/text/extract-urls", id = "textExtractUrls", tag = "Text and data",
+#[op(post "/v1/text/extract-urls" as textExtractUrls, tag = TextAndData,
      example(typical, {"text": "See https://example.com/docs?page=2, then http://wiki.example.org/Rust_(language). Assets: //cdn.example.net/app.js and https://example.com/docs?page=2 again."}),
      example(none, {"text": "No links here, just example.com and ftp://old.example.org"}))]
 async fn text_extract_urls(input: ExtractInput) -> Result<ExtractUrlsOutput, ApiError> {
@@ -372,7 +372,7 @@ struct ExtractEmailsOutput {
 /// Returns each address once, in order of first appearance, as it was first written;
 /// duplicates are recognised regardless of letter case. The domain must contain a dot, so
 /// `user@localhost` is not reported.
-#[op(post "/v1/text/extract-emails", id = "textExtractEmails", tag = "Text and data",
+#[op(post "/v1/text/extract-emails" as textExtractEmails, tag = TextAndData,
      example(typical, {"text": "Contact sales@example.com or Support <support+eu@example.co.uk>; cc SALES@EXAMPLE.COM."}),
      example(none, {"text": "No addresses: user@localhost, @handle, a@b"}))]
 async fn text_extract_emails(input: ExtractInput) -> Result<ExtractEmailsOutput, ApiError> {
@@ -434,7 +434,7 @@ fn guess(lang: whatlang::Lang, score: f64) -> LanguageGuess {
 /// the most likely one as an ISO 639-3 code with a confidence, the script, and up to five
 /// candidates with relative scores. Short texts are hard: `reliable` is false when the margin
 /// or the amount of text is too small to trust. Text without letters gives `detected: false`.
-#[op(post "/v1/text/language", id = "textLanguage", tag = "Text and data",
+#[op(post "/v1/text/language" as textLanguage, tag = TextAndData,
      example(french, {"text": "Le vif renard brun saute par-dessus le chien paresseux. C'est une phrase assez longue pour être fiable."}),
      example(cyrillic, {"text": "Быстрая коричневая лиса прыгает через ленивую собаку."}),
      example(no_letters, {"text": "1234 !!! 5678"}))]
@@ -512,7 +512,7 @@ struct CaseOutput {
 /// transitions (so `parseHTTPResponse`, `parse_http_response` and `Parse HTTP response` are all
 /// three words), then joins them as camelCase, snake_case, kebab-case, PascalCase or
 /// CONSTANT_CASE. Letters outside ASCII are kept and cased by Unicode rules.
-#[op(post "/v1/text/case", id = "textCase", tag = "Text and data",
+#[op(post "/v1/text/case" as textCase, tag = TextAndData,
      example(snake, {"text": "parseHTTPResponse body", "to": "snake"}),
      example(camel, {"text": "user-account_ID", "to": "camel"}),
      example(constant_unicode, {"text": "größe der Datei", "to": "constant"}))]

@@ -332,7 +332,7 @@ fn run_test(input: RegexTestInput, response_limit: usize) -> Result<RegexTestOut
 /// captures. Look-ahead, look-behind and back-references work; they run under a step limit,
 /// and all matching under a one-second budget, so a catastrophic pattern gets a 400 instead of
 /// a hung request. Caps: pattern 1,000 characters, text 100,000.
-#[op(post "/v1/regex/test", id = "regexTest", tag = "Text and data",
+#[op(post "/v1/regex/test" as regexTest, tag = TextAndData,
      rejects = "a pattern that is not a valid regular expression, unknown or repeated flags, or a pattern too expensive for the step or time budget",
      example(global_named_groups, {"pattern": "(?<year>\\d{4})-(?<month>\\d{2})", "testString": "Released 2024-03, patched 2025-11.", "flags": "g"}),
      example(first_only_case_insensitive, {"pattern": "wrench", "testString": "Wrench, WRENCH, wrench", "flags": "i"}),
@@ -472,7 +472,7 @@ fn run_replace(input: RegexReplaceInput) -> Result<RegexReplaceOutput, ApiError>
 /// The replacement understands `$1`..`$99`, `$<name>`, `$&` (the match), `` $` `` (before
 /// it), `$'` (after it) and `$$`. The same step and time budgets as `regex/test` apply; the
 /// result is capped at 1 MiB.
-#[op(post "/v1/regex/replace", id = "regexReplace", tag = "Text and data",
+#[op(post "/v1/regex/replace" as regexReplace, tag = TextAndData,
      rejects = "a pattern that is not a valid regular expression, unknown or repeated flags, a pattern too expensive for the budgets, or a result over 1 MiB",
      example(swap_dates, {"pattern": "(?<y>\\d{4})-(\\d{2})-(\\d{2})", "testString": "from 2024-03-09 to 2024-12-31", "replacement": "$3/$2/$<y>", "flags": "g"}),
      example(first_only, {"pattern": "o", "testString": "foo boo", "replacement": "[$&]"}),

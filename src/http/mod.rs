@@ -19,7 +19,7 @@ use std::{
 };
 
 use poem::{
-    Endpoint, Request, Response, Route,
+    Endpoint, Request, Response,
     http::{HeaderValue, Method, StatusCode, header},
 };
 use tracing::info;
@@ -28,7 +28,7 @@ use crate::{
     config::Config,
     envelope::{ApiError, ErrorCode, error_response},
     keys::KeyRing,
-    op::{HttpMethod, Operation},
+    op::{HttpMethod, Operation, Route},
     store::{Store, embedded::EmbeddedStore},
 };
 
@@ -78,18 +78,7 @@ fn meta_of(req: &Request) -> Arc<RequestMeta> {
 
 /// The whole service as one poem endpoint.
 pub struct App {
-    route: Route,
-}
-
-/// `{name}` (OpenAPI) to `:name` (poem).
-fn route_path(path: &str) -> String {
-    path.split('/')
-        .map(|s| match s.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            Some(name) => format!(":{name}"),
-            None => s.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("/")
+    route: poem::Route,
 }
 
 /// Builds the app with a store that lives in memory only: for tests and throw-away use.
@@ -98,22 +87,24 @@ pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
     app_with_store(config, Arc::new(store), ops)
 }
 
-/// Builds the app from a config, a store and a list of operations. Refuses duplicate ids or
-/// routes.
+/// Builds the app from a config, a store and a list of operations. Refuses duplicate
+/// operationIds or routes.
 pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>) -> Result<App, String> {
     let mut ids = std::collections::HashSet::new();
-    let mut by_path: BTreeMap<String, Vec<Arc<Operation>>> = BTreeMap::new();
+    let mut by_path: BTreeMap<String, Vec<Mounted>> = BTreeMap::new();
     for op in &ops {
-        if !ids.insert(op.id) {
-            return Err(format!("two operations have the id {}", op.id));
-        }
-        let op = Arc::new(op.clone());
-        for path in std::iter::once(op.path).chain(op.aliases.iter().copied()) {
-            let entry = by_path.entry(route_path(path)).or_default();
-            if entry.iter().any(|o| o.method == op.method) {
-                return Err(format!("two operations answer {} {path}", op.method.as_str()));
+        let shared = Arc::new(op.clone());
+        for route in op.routes {
+            if !ids.insert(route.id) {
+                return Err(format!("two routes have the operationId {}", route.id));
             }
-            entry.push(op.clone());
+            let template = route.template();
+            // poem's spelling of a parameter segment is `:name`.
+            let entry = by_path.entry(template.fill(|p| format!(":{p}"))).or_default();
+            if entry.iter().any(|m| m.route.method == route.method) {
+                return Err(format!("two operations answer {} {}", route.method.as_str(), route.path));
+            }
+            entry.push(Mounted { op: shared.clone(), route: *route, params: template.params().collect() });
         }
     }
     let doc = crate::openapi::document(&ops);
@@ -124,17 +115,26 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
         operation_count: ops.len(),
     });
-    let mut route = Route::new();
-    for (path, ops) in by_path {
-        route = route.at(path, PathEndpoint { state: state.clone(), ops });
+    let mut route = poem::Route::new();
+    for (path, routes) in by_path {
+        route = route.at(path, PathEndpoint { state: state.clone(), routes });
     }
     route = site::mount(route, state);
     Ok(App { route })
 }
 
+/// One route of an operation, as the router holds it.
+pub(crate) struct Mounted {
+    pub(crate) op: Arc<Operation>,
+    pub(crate) route: Route,
+    /// The path's parameter names, parsed once when the app is built.
+    pub(crate) params: Vec<&'static str>,
+}
+
+/// Every route declared on one path, whatever its method.
 struct PathEndpoint {
     state: Arc<State>,
-    ops: Vec<Arc<Operation>>,
+    routes: Vec<Mounted>,
 }
 
 impl Endpoint for PathEndpoint {
@@ -143,14 +143,13 @@ impl Endpoint for PathEndpoint {
     async fn call(&self, req: Request) -> poem::Result<Response> {
         let meta = meta_of(&req);
         let method = req.method().clone();
-        let wanted = |m: HttpMethod| m.as_str() == method.as_str();
-        let op = self.ops.iter().find(|o| wanted(o.method)).or_else(|| {
-            if method == Method::HEAD { self.ops.iter().find(|o| o.method == HttpMethod::Get) } else { None }
-        });
-        match op {
-            Some(op) => Ok(pipeline::run(&self.state, op, req, &meta).await),
+        let find = |m: HttpMethod| self.routes.iter().find(|r| r.route.method == m);
+        let wanted = self.routes.iter().find(|r| r.route.method.as_str() == method.as_str());
+        let found = wanted.or_else(|| if method == Method::HEAD { find(HttpMethod::Get) } else { None });
+        match found {
+            Some(mounted) => Ok(pipeline::run(&self.state, mounted, req, &meta).await),
             None => {
-                let mut allow: Vec<&str> = self.ops.iter().map(|o| o.method.as_str()).collect();
+                let mut allow: Vec<&str> = self.routes.iter().map(|r| r.route.method.as_str()).collect();
                 if allow.contains(&"GET") {
                     allow.push("HEAD");
                 }

@@ -15,16 +15,16 @@ use poem::{
     http::{HeaderValue, StatusCode, header},
 };
 
-use super::{RequestMeta, State};
+use super::{Mounted, RequestMeta, State};
 use crate::{
     envelope::{self, ApiError, ErrorCode},
-    op::{Caller, Ctx, InputKind, OpRequest, Operation, Reply},
+    op::{Caller, Ctx, InputKind, OpRequest, Reply},
 };
 
-pub(super) async fn run(state: &State, op: &Operation, mut req: Request, meta: &RequestMeta) -> Response {
+pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta: &RequestMeta) -> Response {
     let mut limit_headers = Vec::new();
-    let mut result = call(state, op, &mut req, meta, &mut limit_headers).await;
-    meta.set_op(op.id);
+    let mut result = call(state, mounted, &mut req, meta, &mut limit_headers).await;
+    meta.set_op(mounted.route.id);
     // JSON results were refused while being serialized; images are checked here.
     if let Ok(Reply::Image(img)) = &result
         && img.bytes.len() > state.config.response_limit
@@ -40,20 +40,21 @@ pub(super) async fn run(state: &State, op: &Operation, mut req: Request, meta: &
 
 async fn call(
     state: &State,
-    op: &Operation,
+    mounted: &Mounted,
     req: &mut Request,
     meta: &RequestMeta,
     limit_headers: &mut Vec<(poem::http::HeaderName, HeaderValue)>,
 ) -> Result<Reply, ApiError> {
+    let (op, route) = (&mounted.op, &mounted.route);
     // Receive-anything operations (webhook receive URLs) are called by third parties whose
     // Authorization or X-API-Key headers are meant for the inbox owner, not for wrench: they
     // are stored, never checked, and the caller is anonymous.
-    let caller = if op.input == InputKind::Raw { Caller::Anonymous } else { state.keys.identify(req.headers())? };
+    let caller = if route.input == InputKind::Raw { Caller::Anonymous } else { state.keys.identify(req.headers())? };
     let peer = req.remote_addr().as_socket_addr().map(|a| a.ip());
     let client_ip = super::limits::client_ip(peer, req.headers(), &state.config.trusted_proxies);
     // Receive URLs are called by providers, many inboxes' deliveries from few addresses: they
     // are bounded per inbox by the operation, not per address here.
-    if op.input != InputKind::Raw {
+    if route.input != InputKind::Raw {
         *limit_headers = super::limits::check(
             state.store.as_ref(),
             &caller,
@@ -64,10 +65,10 @@ async fn call(
         )
         .await?;
     }
-    let mut op_req = OpRequest::default();
-    if matches!(op.input, InputKind::Body | InputKind::Raw) {
+    let mut op_req = OpRequest { input: route.input, ..OpRequest::default() };
+    if matches!(route.input, InputKind::Body | InputKind::Raw) {
         let content_type = req.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("?").to_string());
-        if op.input == InputKind::Body
+        if route.input == InputKind::Body
             && let Some(ct) = &content_type
             && !is_json(ct)
         {
@@ -99,12 +100,12 @@ async fn call(
         op_req.content_type = content_type;
     }
     op_req.query = req.uri().query().unwrap_or("").to_string();
-    for name in op.path_params() {
+    for &name in &mounted.params {
         if let Some(v) = req.raw_path_param(name) {
             op_req.path_params.insert(name.to_string(), v.to_string());
         }
     }
-    if op.input == InputKind::Raw {
+    if route.input == InputKind::Raw {
         op_req.headers = req.headers().clone();
     }
     let ctx = Ctx {
@@ -119,7 +120,7 @@ async fn call(
         Err(_) => {
             // The panic hook has logged where it happened; the payload may quote input, so it
             // is not repeated here.
-            tracing::error!(request_id = %meta.id, operation = op.id, "operation panicked");
+            tracing::error!(request_id = %meta.id, operation = route.id, "operation panicked");
             Err(ApiError::internal(format!(
                 "the operation failed unexpectedly; this is a bug, reported with request id {}",
                 meta.id

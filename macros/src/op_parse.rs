@@ -1,0 +1,355 @@
+//! The grammar of `#[op(...)]`, read into typed values.
+//!
+//! ```text
+//! #[op(post "/v1/qr/generate" as qrGenerate,     // a route: method, path template, operationId
+//!      get "/v1/qr/generate" as qrGenerateGet,   // more routes: the same operation, other forms
+//!      tag = Images,                             // a variant of wrench::op::Tag
+//!      input = body | query | none | raw,        // default: from each route's method (see below)
+//!      output = json | image | redirect,         // default: json
+//!      errors(NOT_FOUND, STORE_UNAVAILABLE),     // codes beyond the ones every operation can give
+//!      rejects = "text that is not Base64",      // schema-valid input still refused with 400
+//!      body_limit = 7340032,                     // a larger body limit for this operation (bytes)
+//!      cpu,                                      // decode and run on the bounded CPU pool
+//!      redact(".data.uuid"),                     // snapshot redactions for random values
+//!      example(typical, {"text": "hi"}),         // at least one; run against every route
+//!      example(bad, {"text": 1}, status = 400))]
+//! ```
+//!
+//! Routes come first; the other items follow in any order, each at most once except `example`.
+//! Without `input`, a route of a function that takes an input reads it from the query string
+//! and path when its method is GET or DELETE and from a JSON body otherwise; a function without
+//! an input parameter reads nothing. `input = query` makes every route read the query string
+//! and path (a POST kept for old clients whose body is ignored).
+//!
+//! The attribute is split at its top-level commas and every item is parsed on its own, so a
+//! mistake in one item is reported at that item and the others are still read: one
+//! declaration with three mistakes gives three messages.
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use syn::{
+    Ident, LitInt, LitStr, Token,
+    parse::{ParseStream, Parser},
+    punctuated::Punctuated,
+};
+
+use crate::{errors::Errors, path_template::PathTemplate};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Method {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl Method {
+    fn from_ident(i: &Ident) -> Option<Method> {
+        Some(match i.to_string().as_str() {
+            "get" => Method::Get,
+            "post" => Method::Post,
+            "put" => Method::Put,
+            "patch" => Method::Patch,
+            "delete" => Method::Delete,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn variant(self) -> &'static str {
+        match self {
+            Method::Get => "Get",
+            Method::Post => "Post",
+            Method::Put => "Put",
+            Method::Patch => "Patch",
+            Method::Delete => "Delete",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum InputKind {
+    Body,
+    Query,
+    None,
+    Raw,
+}
+
+impl InputKind {
+    pub(crate) fn variant(self) -> &'static str {
+        match self {
+            InputKind::Body => "Body",
+            InputKind::Query => "Query",
+            InputKind::None => "None",
+            InputKind::Raw => "Raw",
+        }
+    }
+
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            InputKind::Body => "body",
+            InputKind::Query => "query",
+            InputKind::None => "none",
+            InputKind::Raw => "raw",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum OutputKind {
+    Json,
+    Image,
+    Redirect,
+}
+
+pub(crate) struct RouteDecl {
+    pub(crate) method: Method,
+    pub(crate) path: LitStr,
+    /// The operationId, camelCase.
+    pub(crate) id: Ident,
+    /// Names of the path's `{name}` segments.
+    pub(crate) params: Vec<String>,
+}
+
+pub(crate) struct Example {
+    pub(crate) name: Ident,
+    /// The `{...}` group, JSON written as Rust tokens (`serde_json::json!` reads it).
+    pub(crate) input: Group,
+    pub(crate) status: u16,
+}
+
+/// A value and where it was written.
+pub(crate) struct At<T> {
+    pub(crate) value: T,
+    pub(crate) span: Span,
+}
+
+#[derive(Default)]
+pub(crate) struct OpAttr {
+    pub(crate) routes: Vec<RouteDecl>,
+    pub(crate) tag: Option<Ident>,
+    pub(crate) input: Option<At<InputKind>>,
+    pub(crate) output: Option<At<OutputKind>>,
+    pub(crate) errors: Vec<Ident>,
+    pub(crate) rejects: Option<LitStr>,
+    pub(crate) body_limit: Option<At<usize>>,
+    pub(crate) cpu: bool,
+    pub(crate) redact: Vec<LitStr>,
+    pub(crate) examples: Vec<Example>,
+}
+
+const ITEMS: &str = "tag, input, output, errors, rejects, body_limit, cpu, redact or example";
+
+/// Reads the whole attribute. Whatever could be read is returned; every mistake is in `errors`.
+pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> OpAttr {
+    let mut out = OpAttr::default();
+    let mut seen: Vec<String> = Vec::new();
+    for item in split_top_level(attr) {
+        let mut tokens = item.clone().into_iter();
+        let (first, second) = (tokens.next(), tokens.next());
+        match (&first, &second) {
+            (Some(TokenTree::Ident(_)), Some(TokenTree::Literal(_))) => {
+                if !seen.is_empty() {
+                    errors.at(span_of(&item), "routes come first, before tag, examples and the other items");
+                }
+                if let Some(r) = errors.keep(Parser::parse2(route, item)) {
+                    out.routes.push(r);
+                }
+            }
+            (Some(TokenTree::Ident(key)), _) => {
+                let key_name = key.to_string();
+                let repeatable = key_name == "example";
+                if !repeatable && seen.contains(&key_name) {
+                    errors.at(key.span(), format!("`{key_name}` is given twice; give it once"));
+                    continue;
+                }
+                seen.push(key_name);
+                let parsed = Parser::parse2(|input: ParseStream| item_into(input, &mut out), item);
+                errors.keep(parsed);
+            }
+            _ => errors.at(span_of(&item), format!("expected a route (`post \"/v1/...\" as opId`) or one of {ITEMS}")),
+        }
+    }
+    check(&out, errors);
+    out
+}
+
+/// The items of the attribute: its tokens split at commas outside any group.
+fn split_top_level(attr: TokenStream) -> Vec<TokenStream> {
+    let mut items = vec![TokenStream::new()];
+    for tt in attr {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => items.push(TokenStream::new()),
+            _ => items.last_mut().expect("never empty").extend([tt]),
+        }
+    }
+    items.retain(|i| !i.is_empty());
+    items
+}
+
+fn span_of(tokens: &TokenStream) -> Span {
+    tokens.clone().into_iter().next().map_or_else(Span::call_site, |t| t.span())
+}
+
+/// `post "/v1/x/{id}" as xGet`
+fn route(input: ParseStream) -> syn::Result<RouteDecl> {
+    let method_ident: Ident = input.parse()?;
+    let method = Method::from_ident(&method_ident).ok_or_else(|| {
+        syn::Error::new(method_ident.span(), "a route starts with its method: get, post, put, patch or delete")
+    })?;
+    let path: LitStr = input.parse()?;
+    let params = PathTemplate::parse(&path.value())
+        .map_err(|e| syn::Error::new(path.span(), e))?
+        .params()
+        .map(str::to_string)
+        .collect();
+    if !input.peek(Token![as]) {
+        return Err(input.error("name the route's operationId after the path: `as camelCaseName`"));
+    }
+    input.parse::<Token![as]>()?;
+    let id: Ident = input.parse()?;
+    let name = id.to_string();
+    let mut chars = name.chars();
+    if !chars.next().is_some_and(|c| c.is_ascii_lowercase()) || !chars.all(|c| c.is_ascii_alphanumeric()) {
+        return Err(syn::Error::new(
+            id.span(),
+            "an operationId is camelCase (letters and digits, lower-case first): generated SDKs name methods by it",
+        ));
+    }
+    Ok(RouteDecl { method, path, id, params })
+}
+
+fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {
+    let key: Ident = input.parse()?;
+    match key.to_string().as_str() {
+        "tag" => out.tag = Some(value(input)?),
+        "input" => {
+            let word: Ident = value(input)?;
+            let kind = match word.to_string().as_str() {
+                "body" => InputKind::Body,
+                "query" => InputKind::Query,
+                "none" => InputKind::None,
+                "raw" => InputKind::Raw,
+                _ => return Err(syn::Error::new(word.span(), "input is one of body, query, none, raw")),
+            };
+            out.input = Some(At { value: kind, span: word.span() });
+        }
+        "output" => {
+            let word: Ident = value(input)?;
+            let kind = match word.to_string().as_str() {
+                "json" => OutputKind::Json,
+                "image" => OutputKind::Image,
+                "redirect" => OutputKind::Redirect,
+                _ => return Err(syn::Error::new(word.span(), "output is one of json, image, redirect")),
+            };
+            out.output = Some(At { value: kind, span: word.span() });
+        }
+        "errors" => {
+            let content;
+            syn::parenthesized!(content in input);
+            for code in Punctuated::<Ident, Token![,]>::parse_terminated(&content)? {
+                let s = code.to_string();
+                if !s.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit()) {
+                    return Err(syn::Error::new(code.span(), "error codes are written as on the wire, e.g. NOT_FOUND"));
+                }
+                if out.errors.contains(&code) {
+                    return Err(syn::Error::new(code.span(), format!("{s} is listed twice")));
+                }
+                out.errors.push(code);
+            }
+        }
+        "rejects" => out.rejects = Some(value(input)?),
+        "body_limit" => {
+            let lit: LitInt = value(input)?;
+            out.body_limit = Some(At { value: lit.base10_parse()?, span: lit.span() });
+        }
+        "cpu" => out.cpu = true,
+        "redact" => {
+            let content;
+            syn::parenthesized!(content in input);
+            for r in Punctuated::<LitStr, Token![,]>::parse_terminated(&content)? {
+                if !r.value().starts_with('.') {
+                    return Err(syn::Error::new(r.span(), "a redaction is an insta selector such as \".data.uuid\""));
+                }
+                out.redact.push(r);
+            }
+        }
+        "example" => {
+            let content;
+            syn::parenthesized!(content in input);
+            out.examples.push(example(&content)?);
+        }
+        "id" | "alias" => {
+            return Err(syn::Error::new(
+                key.span(),
+                "operationIds follow their route: `post \"/v1/x\" as xDo`, and another path is another route",
+            ));
+        }
+        other => {
+            return Err(syn::Error::new(key.span(), format!("unknown op item `{other}`; expected one of {ITEMS}")));
+        }
+    }
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens; items are separated by commas"));
+    }
+    Ok(())
+}
+
+fn value<T: syn::parse::Parse>(input: ParseStream) -> syn::Result<T> {
+    input.parse::<Token![=]>()?;
+    input.parse()
+}
+
+/// `typical, {"text": "hi"}` or `bad, {"text": 1}, status = 400`
+fn example(content: ParseStream) -> syn::Result<Example> {
+    let name: Ident = content.parse()?;
+    content.parse::<Token![,]>()?;
+    let input = match content.parse::<TokenTree>()? {
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => g,
+        other => return Err(syn::Error::new(other.span(), "an example input is a JSON object `{...}`")),
+    };
+    let mut status = 200;
+    if content.peek(Token![,]) {
+        content.parse::<Token![,]>()?;
+        let k: Ident = content.parse()?;
+        if k != "status" {
+            return Err(syn::Error::new(k.span(), "expected `status = <code>`"));
+        }
+        content.parse::<Token![=]>()?;
+        let lit: LitInt = content.parse()?;
+        status = lit.base10_parse()?;
+        if !(100..600).contains(&status) {
+            return Err(syn::Error::new(lit.span(), "status must be an HTTP status code"));
+        }
+    }
+    if !content.is_empty() {
+        return Err(content.error("unexpected tokens in example(...)"));
+    }
+    Ok(Example { name, input, status })
+}
+
+/// Rules that span several items.
+fn check(attr: &OpAttr, errors: &mut Errors) {
+    if attr.routes.is_empty() {
+        errors.at(Span::call_site(), "declare a route first: `post \"/v1/...\" as camelCaseName`");
+    }
+    for (i, r) in attr.routes.iter().enumerate() {
+        let before = &attr.routes[..i];
+        if before.iter().any(|b| b.id == r.id) {
+            errors.at(r.id.span(), "each route has an operationId of its own");
+        }
+        if before.iter().any(|b| b.method == r.method && b.path.value() == r.path.value()) {
+            errors.at(r.path.span(), "this method and path are declared twice");
+        }
+    }
+    if attr.tag.is_none() {
+        errors.at(Span::call_site(), "missing `tag = ...`, one of the variants of wrench::op::Tag");
+    }
+    if attr.examples.is_empty() {
+        errors.at(Span::call_site(), "declare at least one `example(name, {...})`");
+    }
+    for (i, ex) in attr.examples.iter().enumerate() {
+        if attr.examples[..i].iter().any(|e| e.name == ex.name) {
+            errors.at(ex.name.span(), "example names must be unique");
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! One route of an operation as an OpenAPI operation object, built once from its descriptor.
+//!
+//! Where the input is read decides the shape: a JSON request body (with the declared examples,
+//! in declared order, because Swagger UI preselects the first), query and path parameters
+//! (one per property of the input schema), or any body at all for receive-anything routes.
+
+use serde_json::{Map, Value, json};
+
+use super::errors;
+use crate::{
+    op::{InputKind, Operation, OutputKind, Route},
+    path_template::PathTemplate,
+};
+
+/// The input schema of an operation as the document holds it.
+pub(super) struct InputSchema<'a> {
+    /// What to write where the schema is used: a `$ref`, or the schema itself.
+    pub(super) reference: &'a Value,
+    /// The schema with its `$ref` followed, to read properties and requirements from.
+    pub(super) resolved: &'a Value,
+}
+
+pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchema>, envelope: Option<&str>) -> Value {
+    let mut o = Map::new();
+    o.insert("tags".into(), json!([op.tag.name()]));
+    o.insert("summary".into(), json!(op.summary));
+    let mut description = op.description.to_string();
+    if let Some(r) = op.rejects {
+        if !description.is_empty() {
+            description.push_str("\n\n");
+        }
+        description.push_str(&format!("Refused with 400 `VALIDATION_ERROR`: {r}."));
+    }
+    if !description.is_empty() {
+        o.insert("description".into(), json!(description));
+    }
+    o.insert("operationId".into(), json!(route.id));
+    let template = route.template();
+    match (route.input, input) {
+        (InputKind::Query, Some(input)) => {
+            o.insert("parameters".into(), Value::Array(parameters(&template, input.resolved)));
+        }
+        (InputKind::Body, Some(input)) => {
+            o.insert("requestBody".into(), json_body(op, input));
+        }
+        (InputKind::Raw, _) => {
+            o.insert("parameters".into(), Value::Array(parameters(&template, &json!({}))));
+            o.insert(
+                "requestBody".into(),
+                json!({
+                    "description": "Any body of any media type, stored as received.",
+                    "required": false,
+                    "content": {"*/*": {"schema": {}}}
+                }),
+            );
+        }
+        _ => {}
+    }
+    let mut responses = Map::new();
+    let (status, success) = success(op.output, envelope);
+    responses.insert(status.into(), success);
+    for (status, codes) in errors::by_status(&op.error_codes(route)) {
+        responses.insert(
+            status.to_string(),
+            json!({"$ref": format!("#/components/responses/{}", errors::group_name(&codes))}),
+        );
+    }
+    o.insert("responses".into(), Value::Object(responses));
+    if let Some(r) = op.rejects {
+        // Contract fuzzing reads this to accept the documented 400 for such input.
+        o.insert("x-rejects".into(), json!(r));
+    }
+    Value::Object(o)
+}
+
+/// A JSON request body. It is required only when `{}` would not do: an empty body is read as
+/// `{}`, so operations whose fields are all optional can be called with none.
+fn json_body(op: &Operation, input: &InputSchema) -> Value {
+    let mut examples = Map::new();
+    for e in (op.examples)() {
+        let words = e.name.replace('_', " ");
+        let summary = if e.status == 200 { words } else { format!("{words} ({})", e.status) };
+        examples.insert(e.name.to_string(), json!({"summary": summary, "value": e.input}));
+    }
+    json!({
+        "required": requires_something(input.resolved),
+        "content": {"application/json": {"schema": input.reference, "examples": examples}}
+    })
+}
+
+/// Whether an object schema refuses `{}`: it has required members, directly or in each branch
+/// of a composition.
+fn requires_something(schema: &Value) -> bool {
+    let direct = schema["required"].as_array().is_some_and(|r| !r.is_empty());
+    let in_all = schema["allOf"].as_array().is_some_and(|all| all.iter().any(requires_something));
+    let in_one = ["oneOf", "anyOf"]
+        .iter()
+        .any(|k| schema[*k].as_array().is_some_and(|branches| branches.iter().all(requires_something)));
+    direct || in_all || in_one
+}
+
+/// One parameter per property of the input schema: in the path when the template names it, in
+/// the query string otherwise. Path parameters the schema does not describe are strings.
+fn parameters(template: &PathTemplate, schema: &Value) -> Vec<Value> {
+    let required: Vec<&str> =
+        schema["required"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let props = schema["properties"].as_object().cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    for p in template.params().filter(|p| !props.contains_key(*p)) {
+        out.push(json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}));
+    }
+    for (name, mut s) in props {
+        let in_path = template.has_param(&name);
+        let description = s.as_object_mut().and_then(|o| o.remove("description"));
+        let mut p = Map::new();
+        p.insert("name".into(), json!(name));
+        p.insert("in".into(), json!(if in_path { "path" } else { "query" }));
+        if let Some(d) = description {
+            p.insert("description".into(), d);
+        }
+        p.insert("required".into(), json!(in_path || required.contains(&name.as_str())));
+        p.insert("schema".into(), s);
+        out.push(Value::Object(p));
+    }
+    out
+}
+
+/// The success response: status and object.
+fn success(output: OutputKind, envelope: Option<&str>) -> (&'static str, Value) {
+    let request_id = json!({"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}});
+    match output {
+        OutputKind::Json => {
+            let schema = envelope.map_or_else(|| json!({}), |e| json!({"$ref": format!("#/components/schemas/{e}")}));
+            (
+                "200",
+                json!({
+                    "description": "Success.",
+                    "headers": request_id,
+                    "content": {"application/json": {"schema": schema}}
+                }),
+            )
+        }
+        OutputKind::Image => (
+            "200",
+            json!({
+                "description": "The image.",
+                "headers": request_id,
+                "content": {
+                    "image/svg+xml": {"schema": {"type": "string"}},
+                    "image/png": {"schema": {"type": "string", "contentMediaType": "image/png", "contentEncoding": "binary"}},
+                    "text/plain": {"schema": {"type": "string", "description": "A data: URI of the image, for operations that offer a base64 format."}}
+                }
+            }),
+        ),
+        OutputKind::Redirect => (
+            "302",
+            json!({
+                "description": "Redirect to the target in `Location`.",
+                "headers": {
+                    "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"},
+                    "Location": {"description": "The target URL.", "schema": {"type": "string"}}
+                }
+            }),
+        ),
+    }
+}
