@@ -242,34 +242,6 @@ impl std::fmt::Debug for Operation {
     }
 }
 
-/// Requirements on the types of a declaration. `#[op]` calls these with the spans of the
-/// user's types, so a missing derive is reported at the type that lacks it, not at the
-/// attribute.
-#[doc(hidden)]
-pub mod assert {
-    use schemars::JsonSchema;
-    use serde::{Serialize, de::DeserializeOwned};
-
-    use super::{Image, OpRequest, Redirect};
-    use crate::validate::Validate;
-
-    pub fn input<T: DeserializeOwned + Validate + JsonSchema>() {}
-
-    pub fn raw_input<T: From<OpRequest>>() {}
-
-    pub fn json_output<T: Serialize + JsonSchema>() {}
-
-    #[diagnostic::on_unimplemented(message = "an `output = image` operation returns `Result<Image, ApiError>`")]
-    pub trait IsImage {}
-    impl IsImage for Image {}
-    pub fn image_output<T: IsImage>() {}
-
-    #[diagnostic::on_unimplemented(message = "an `output = redirect` operation returns `Result<Redirect, ApiError>`")]
-    pub trait IsRedirect {}
-    impl IsRedirect for Redirect {}
-    pub fn redirect_output<T: IsRedirect>() {}
-}
-
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {

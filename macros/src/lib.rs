@@ -12,6 +12,8 @@
 //! the runtime (`::wrench::op`, `::wrench::validate`), which does the work.
 
 mod errors;
+#[cfg(test)]
+mod expansion_tests;
 mod op_expand;
 mod op_parse;
 // The one reader of `{name}` path templates, shared with the runtime.

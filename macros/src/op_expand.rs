@@ -27,25 +27,39 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let sig = check_function(&func, &mut errors);
-    let body = match sig {
-        Some(sig) if errors.is_empty() => generate(&decl, &func, &sig, &mut errors),
-        _ => None,
-    };
+    let kinds = sig.as_ref().map(|sig| route_inputs(&decl, sig, &mut errors));
+    let tag = names(&decl);
+    let unused_codes =
+        error_variants(&decl).map(|v| quote_spanned!(v.span()=> use ::wrench::envelope::ErrorCode::#v as _;));
     let descriptor = format_ident!("__op_{}", func.sig.ident);
-    match body {
-        Some(generated) if errors.is_empty() => quote!(#func #generated),
-        _ => {
-            let compile_errors = errors.to_compile_errors();
-            quote! {
-                #func
-                #compile_errors
-                #[doc(hidden)]
-                #[allow(non_snake_case, dead_code)]
-                pub(crate) fn #descriptor() -> ::wrench::op::Operation {
-                    ::core::unreachable!("a declaration that did not compile")
-                }
-            }
+    if let (Some(sig), Some(kinds), true) = (&sig, &kinds, errors.is_empty())
+        && let Some(generated) = generate(&decl, &func, sig, kinds)
+    {
+        return quote!(#func #generated);
+    }
+    // The names the compiler checks (the tag, the error codes) are still looked up, so that
+    // their mistakes are reported with the others instead of after the fix.
+    let compile_errors = errors.to_compile_errors();
+    quote! {
+        #func
+        #compile_errors
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code, unused_imports)]
+        pub(crate) fn #descriptor() -> ::wrench::op::Operation {
+            #tag
+            #(#unused_codes)*
+            ::core::unreachable!("a declaration that did not compile")
         }
+    }
+}
+
+/// `use ::wrench::op::Tag::Images as DeclaredTag;`: an import rather than a path expression,
+/// because a misspelt import is reported with the similar names of its own enum and nothing
+/// else.
+fn names(decl: &OpAttr) -> TokenStream {
+    match &decl.tag {
+        Some(t) => quote_spanned!(t.span()=> use ::wrench::op::Tag::#t as DeclaredTag;),
+        None => TokenStream::new(),
     }
 }
 
@@ -163,8 +177,7 @@ fn route_inputs(decl: &OpAttr, sig: &Signature, errors: &mut Errors) -> Vec<Inpu
         };
         if kind == InputKind::Body && matches!(r.method, Method::Get | Method::Delete) {
             errors.at(r.path.span(), "a GET or DELETE route has no body to read; it takes `input = query`");
-        }
-        if kind == InputKind::Body && !r.params.is_empty() {
+        } else if kind == InputKind::Body && !r.params.is_empty() {
             errors.at(
                 r.path.span(),
                 "a route that reads a JSON body has no path parameters; put them in the body, or use GET",
@@ -175,42 +188,35 @@ fn route_inputs(decl: &OpAttr, sig: &Signature, errors: &mut Errors) -> Vec<Inpu
     kinds
 }
 
-fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) -> Option<TokenStream> {
+/// The descriptor and the example tests. Each requirement on the user's types is met in one
+/// place, spanned at the type, so that a missing derive is one error at the type that lacks it.
+fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) -> Option<TokenStream> {
     let name = &func.sig.ident;
-    let kinds = route_inputs(decl, sig, errors);
-    let tag = decl.tag.as_ref()?;
+    let tag = names(decl);
+    decl.tag.as_ref()?;
     let output = decl.output.as_ref().map_or(OutputKind::Json, |o| o.value);
     let any_raw = kinds.contains(&InputKind::Raw);
-    if !errors.is_empty() {
-        return None;
-    }
-
-    // Requirements on the user's types, checked where the types are written.
     let out_ty = &sig.output;
-    let mut checks = Vec::new();
-    if let Some(t) = &sig.input {
-        checks.push(if any_raw {
-            quote_spanned!(t.span()=> ::wrench::op::assert::raw_input::<#t>();)
-        } else {
-            quote_spanned!(t.span()=> ::wrench::op::assert::input::<#t>();)
-        });
-    }
-    checks.push(match output {
-        OutputKind::Json => quote_spanned!(out_ty.span()=> ::wrench::op::assert::json_output::<#out_ty>();),
-        OutputKind::Image => quote_spanned!(out_ty.span()=> ::wrench::op::assert::image_output::<#out_ty>();),
-        OutputKind::Redirect => quote_spanned!(out_ty.span()=> ::wrench::op::assert::redirect_output::<#out_ty>();),
-    });
 
     let decode = match &sig.input {
-        Some(t) if any_raw => quote!(let input: #t = ::wrench::decode::raw(req)?;),
-        Some(t) => quote!(let input: #t = ::wrench::decode::input(&req)?;),
+        Some(t) if any_raw => {
+            let raw = quote_spanned!(t.span()=> ::wrench::decode::raw::<#t>);
+            quote!(let input: #t = #raw(req)?;)
+        }
+        Some(t) => {
+            let decode = quote_spanned!(t.span()=> ::wrench::decode::input::<#t>);
+            quote!(let input: #t = #decode(&req)?;)
+        }
         None => quote!(let _ = req;),
     };
     let call_args = &sig.call_args;
     let reply = match output {
-        OutputKind::Json => quote!(::wrench::op::Reply::json(&output, ctx.config.response_limit)),
-        OutputKind::Image => quote!(::wrench::op::Reply::image(output)),
-        OutputKind::Redirect => quote!(::wrench::op::Reply::redirect(output)),
+        OutputKind::Json => {
+            let json = quote_spanned!(out_ty.span()=> ::wrench::op::Reply::json::<#out_ty>);
+            quote!(#json(&output, ctx.config.response_limit))
+        }
+        OutputKind::Image => quote_spanned!(out_ty.span()=> ::wrench::op::Reply::image(output)),
+        OutputKind::Redirect => quote_spanned!(out_ty.span()=> ::wrench::op::Reply::redirect(output)),
     };
     let work = quote! {
         #decode
@@ -230,12 +236,16 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) 
         quote!(if req.body.len() > ::wrench::cpu::INLINE_BODY_LIMIT { #on_pool } else { #inline })
     };
 
+    let schema_of = |t: &Type| {
+        let call = quote_spanned!(t.span()=> ::wrench::__private::schemars::SchemaGenerator::subschema_for::<#t>);
+        quote!(::std::option::Option::Some(#call(g)))
+    };
     let in_schema = match &sig.input {
-        Some(t) if !any_raw => quote!(::std::option::Option::Some(g.subschema_for::<#t>())),
+        Some(t) if !any_raw => schema_of(t),
         _ => quote!(::std::option::Option::None),
     };
     let out_schema = match output {
-        OutputKind::Json => quote!(::std::option::Option::Some(g.subschema_for::<#out_ty>())),
+        OutputKind::Json => schema_of(out_ty),
         OutputKind::Image | OutputKind::Redirect => quote!(::std::option::Option::None),
     };
     let output_variant = Ident::new(
@@ -246,7 +256,7 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) 
         },
         Span::call_site(),
     );
-    let routes = decl.routes.iter().zip(&kinds).map(|(r, kind)| {
+    let routes = decl.routes.iter().zip(kinds).map(|(r, kind)| {
         let method = Ident::new(r.method.variant(), r.id.span());
         let input = Ident::new(kind.variant(), Span::call_site());
         let (path, id) = (&r.path, r.id.to_string());
@@ -259,10 +269,12 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) 
             }
         }
     });
-    let error_variants = decl.errors.iter().map(|code| {
-        let camel: String = code.to_string().split('_').map(capitalised).collect();
-        Ident::new(&camel, code.span())
-    });
+    let error_variants: Vec<Ident> = error_variants(decl).collect();
+    let error_aliases: Vec<Ident> = (0..error_variants.len()).map(|i| format_ident!("DeclaredError{i}")).collect();
+    let code_imports = error_variants
+        .iter()
+        .zip(&error_aliases)
+        .map(|(v, alias)| quote_spanned!(v.span()=> use ::wrench::envelope::ErrorCode::#v as #alias;));
     let (summary, description) = (&sig.summary, &sig.description);
     let rejects = option(decl.rejects.as_ref().map(|r| quote!(#r)));
     let body_limit = option(decl.body_limit.as_ref().map(|l| {
@@ -280,9 +292,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) 
 
     Some(quote! {
         #[doc(hidden)]
-        #[allow(non_snake_case)]
+        // Registered by the list build.rs generates; test fixtures are registered by hand.
+        #[allow(non_snake_case, dead_code)]
         pub(crate) fn #descriptor() -> ::wrench::op::Operation {
-            #(#checks)*
+            #tag
+            #(#code_imports)*
             fn handler(ctx: ::wrench::op::Ctx, req: ::wrench::op::OpRequest) -> ::wrench::op::BoxReply {
                 #run
             }
@@ -307,11 +321,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) 
             }
             ::wrench::op::Operation {
                 routes: &[#(#routes),*],
-                tag: ::wrench::op::Tag::#tag,
+                tag: DeclaredTag,
                 summary: #summary,
                 description: #description,
                 output: ::wrench::op::OutputKind::#output_variant,
-                errors: &[#(::wrench::envelope::ErrorCode::#error_variants),*],
+                errors: &[#(#error_aliases),*],
                 rejects: #rejects,
                 body_limit: #body_limit,
                 redactions: &[#(#redact),*],
@@ -336,7 +350,16 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, errors: &mut Errors) 
     })
 }
 
-/// `NOT` -> `Not`: wire codes are what authors know; the variants are Rust's.
+/// `NOT_FOUND` -> `NotFound`, spanned at the code: wire codes are what authors know, the
+/// variants are Rust's, and a misspelt code is reported where it is written.
+fn error_variants(decl: &OpAttr) -> impl Iterator<Item = Ident> + '_ {
+    decl.errors.iter().map(|code| {
+        let camel: String = code.to_string().split('_').map(capitalised).collect();
+        Ident::new(&camel, code.span())
+    })
+}
+
+/// `NOT` -> `Not`.
 fn capitalised(part: &str) -> String {
     let lower = part.to_ascii_lowercase();
     let mut c = lower.chars();

@@ -143,11 +143,13 @@ const ITEMS: &str = "tag, input, output, errors, rejects, body_limit, cpu, redac
 pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> OpAttr {
     let mut out = OpAttr::default();
     let mut seen: Vec<String> = Vec::new();
+    let (mut route_items, mut example_items) = (0, 0);
     for item in split_top_level(attr) {
         let mut tokens = item.clone().into_iter();
         let (first, second) = (tokens.next(), tokens.next());
         match (&first, &second) {
             (Some(TokenTree::Ident(_)), Some(TokenTree::Literal(_))) => {
+                route_items += 1;
                 if !seen.is_empty() {
                     errors.at(span_of(&item), "routes come first, before tag, examples and the other items");
                 }
@@ -162,12 +164,22 @@ pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> OpAttr {
                     errors.at(key.span(), format!("`{key_name}` is given twice; give it once"));
                     continue;
                 }
+                if repeatable {
+                    example_items += 1;
+                }
                 seen.push(key_name);
                 let parsed = Parser::parse2(|input: ParseStream| item_into(input, &mut out), item);
                 errors.keep(parsed);
             }
             _ => errors.at(span_of(&item), format!("expected a route (`post \"/v1/...\" as opId`) or one of {ITEMS}")),
         }
+    }
+    // A route that was written but is wrong has its own message already.
+    if route_items == 0 {
+        errors.at(Span::call_site(), "declare a route first: `post \"/v1/...\" as camelCaseName`");
+    }
+    if example_items == 0 {
+        errors.at(Span::call_site(), "declare at least one `example(name, {...})`");
     }
     check(&out, errors);
     out
@@ -203,7 +215,7 @@ fn route(input: ParseStream) -> syn::Result<RouteDecl> {
         .map(str::to_string)
         .collect();
     if !input.peek(Token![as]) {
-        return Err(input.error("name the route's operationId after the path: `as camelCaseName`"));
+        return Err(syn::Error::new(path.span(), "name the route's operationId after the path: `as camelCaseName`"));
     }
     input.parse::<Token![as]>()?;
     let id: Ident = input.parse()?;
@@ -329,9 +341,6 @@ fn example(content: ParseStream) -> syn::Result<Example> {
 
 /// Rules that span several items.
 fn check(attr: &OpAttr, errors: &mut Errors) {
-    if attr.routes.is_empty() {
-        errors.at(Span::call_site(), "declare a route first: `post \"/v1/...\" as camelCaseName`");
-    }
     for (i, r) in attr.routes.iter().enumerate() {
         let before = &attr.routes[..i];
         if before.iter().any(|b| b.id == r.id) {
@@ -343,9 +352,6 @@ fn check(attr: &OpAttr, errors: &mut Errors) {
     }
     if attr.tag.is_none() {
         errors.at(Span::call_site(), "missing `tag = ...`, one of the variants of wrench::op::Tag");
-    }
-    if attr.examples.is_empty() {
-        errors.at(Span::call_site(), "declare at least one `example(name, {...})`");
     }
     for (i, ex) in attr.examples.iter().enumerate() {
         if attr.examples[..i].iter().any(|e| e.name == ex.name) {
