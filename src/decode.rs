@@ -191,6 +191,11 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
         };
         return (child(name), msg);
     }
+    if msg.starts_with("duplicate field") {
+        // serde names the field by its main spelling, whichever spelling came second.
+        let name = quoted(msg).unwrap_or("?");
+        return (child(name), "is given twice: send it once, in one of its spellings".to_string());
+    }
     if msg.starts_with("unknown variant") {
         let got = quoted(msg).unwrap_or("?");
         return (or_body(base), format!("must be one of {} (got {got:?})", choices(msg)));
@@ -351,6 +356,10 @@ mod tests {
         assert_eq!(
             rephrase("opts", "unknown field `x`, expected `a` or `b`"),
             ("opts.x".into(), "is not a known field; expected one of a or b".into())
+        );
+        assert_eq!(
+            rephrase(".", "duplicate field `max_length`"),
+            ("max_length".into(), "is given twice: send it once, in one of its spellings".into())
         );
         assert_eq!(
             rephrase("to", "unknown variant `up`, expected one of `camel`, `snake`"),

@@ -54,12 +54,12 @@ fn percent_encode(v: &str) -> String {
 pub(crate) async fn check_example(op: Operation, name: &str) {
     let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
     let cli = TestClient::new(app_for(&op));
-    let main = answer(&cli, &op, &op.routes[0], &example).await;
+    let snapshot = answer(&cli, &op, &op.routes[0], &example).await;
     for route in &op.routes[1..] {
         let other = answer(&cli, &op, route, &example).await;
         assert_eq!(
             redacted(&other, op.redactions),
-            redacted(&main, op.redactions),
+            redacted(&snapshot, op.redactions),
             "{} answers example {name} differently from {}",
             route.id,
             op.id()
@@ -74,7 +74,7 @@ pub(crate) async fn check_example(op: Operation, name: &str) {
     for r in op.redactions {
         settings.add_redaction(r, "[random]");
     }
-    settings.bind(|| insta::assert_json_snapshot!(format!("{}__{}", op.id(), name), main));
+    settings.bind(|| insta::assert_json_snapshot!(format!("{}__{}", op.id(), name), snapshot));
 }
 
 /// `answer` with `meta` and the declared random values (`.data.uuid` selectors) blanked.

@@ -7,6 +7,8 @@
 //! are counted in Unicode code points, as JSON Schema does.
 
 use regex::Regex;
+use schemars::Schema;
+use serde_json::{Value, json};
 
 pub use wrench_macros::Validate;
 
@@ -31,7 +33,53 @@ impl From<FieldError> for ApiError {
     label = "add `#[derive(Validate)]` to this type (and to the types of its fields)"
 )]
 pub trait Validate {
+    /// Fields accepted under a second name (`#[serde(alias)]`), as (name, alias) pairs in the
+    /// client's spelling. The derive fills it in from the serde attributes.
+    const ALIASES: &'static [(&'static str, &'static str)] = &[];
+
     fn validate(&self, path: &str) -> Result<(), FieldError>;
+}
+
+/// A schemars transform that declares a type's aliases in its schema, so that the document
+/// lists every name the server accepts: `#[schemars(transform = declare_aliases::<Self>)]` on
+/// the type (the derive asks for it wherever a field has an alias). The alias becomes a
+/// property of its own beside the name, and the schema says that exactly one of the two is
+/// given when the field is required, at most one otherwise; serde refuses a field given twice.
+pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else { return };
+    let mut rules = Vec::new();
+    for &(name, alias) in T::ALIASES {
+        let Some(properties) = object.get_mut("properties").and_then(Value::as_object_mut) else { return };
+        let Some(index) = properties.keys().position(|k| k == name) else { continue };
+        let mut aliased = properties[name].clone();
+        if let Some(o) = aliased.as_object_mut() {
+            o.insert(
+                "description".into(),
+                Value::String(format!("Another spelling of `{name}`; give one of the two.")),
+            );
+        }
+        properties.shift_insert(index + 1, alias.to_string(), aliased);
+        let required = object.get_mut("required").and_then(Value::as_array_mut);
+        let was_required = required.is_some_and(|r| {
+            let before = r.len();
+            r.retain(|n| n != name);
+            r.len() != before
+        });
+        rules.push(if was_required {
+            json!({"oneOf": [{"required": [name]}, {"required": [alias]}]})
+        } else {
+            json!({"not": {"required": [name, alias]}})
+        });
+    }
+    if object.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        object.remove("required");
+    }
+    if !rules.is_empty() {
+        let all = object.entry("allOf").or_insert_with(|| Value::Array(Vec::new()));
+        if let Some(all) = all.as_array_mut() {
+            all.extend(rules);
+        }
+    }
 }
 
 pub fn join(path: &str, field: &str) -> String {

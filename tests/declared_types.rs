@@ -66,6 +66,23 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// Pairs of properties that are one field under two spellings, read from the rules the
+/// document gives for them (`oneOf` of two `required`, or `not` both `required`).
+fn spellings(schema: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for rule in schema["allOf"].as_array().into_iter().flatten() {
+        let names: Vec<&Value> = match (rule["oneOf"].as_array(), rule["not"]["required"].as_array()) {
+            (Some(branches), _) => branches.iter().filter_map(|b| b["required"].get(0)).collect(),
+            (None, Some(both)) => both.iter().collect(),
+            _ => continue,
+        };
+        if let [a, b] = names[..] {
+            out.push((a.as_str().unwrap_or_default().to_string(), b.as_str().unwrap_or_default().to_string()));
+        }
+    }
+    out
+}
+
 /// One value of every JSON type, and strings that look like numbers and booleans.
 fn wrong_values() -> Vec<Value> {
     vec![
@@ -112,6 +129,7 @@ async fn every_declared_field_refuses_every_undeclared_type() {
             continue;
         };
         let base: Map<String, Value> = example.input.as_object().cloned().unwrap_or_default();
+        let spellings = spellings(schema);
         for (field, field_schema) in props {
             let Some(types) = accepted_types(&doc, field_schema) else {
                 skipped.push(format!("{}.{field}: the document allows any value", route.id));
@@ -122,6 +140,14 @@ async fn every_declared_field_refuses_every_undeclared_type() {
                     continue;
                 }
                 let mut body = base.clone();
+                // A field with two spellings is sent under one of them only.
+                for (a, b) in &spellings {
+                    if a == field {
+                        body.remove(b);
+                    } else if b == field {
+                        body.remove(a);
+                    }
+                }
                 body.insert(field.clone(), wrong.clone());
                 let (status, v) = common::post_json(&cli, route.path, &Value::Object(body)).await;
                 let named = v["error"]["field"].as_str().is_some_and(|f| {
@@ -140,4 +166,48 @@ async fn every_declared_field_refuses_every_undeclared_type() {
     eprintln!("{checked} wrong-type requests checked, {} fields or operations skipped", skipped.len());
     assert!(checked > 500, "too few checks ({checked}): the walk over the document is broken");
     assert!(failures.is_empty(), "{} accepted or misreported:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Every field the document lists under two spellings works under either, with the same
+/// answer, and refuses both at once with 400 naming the field.
+#[tokio::test]
+async fn every_second_spelling_is_accepted_and_both_are_refused() {
+    let doc = wrench::openapi_document();
+    let config = Config { anon_quota: wrench::config::Quota::UNLIMITED, ..Config::default() };
+    let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
+    let (mut checked, mut failures) = (0, Vec::new());
+    for (op, route) in body_routes() {
+        let schema =
+            &doc["paths"][route.path][route.method.lower()]["requestBody"]["content"]["application/json"]["schema"];
+        let pairs = spellings(resolve(&doc, schema));
+        for example in (op.examples)().into_iter().filter(|e| e.status == 200) {
+            let base = example.input.as_object().cloned().unwrap_or_default();
+            for (a, b) in &pairs {
+                let (given, other) = match (base.get(a), base.get(b)) {
+                    (Some(_), None) => (a, b),
+                    (None, Some(_)) => (b, a),
+                    _ => continue,
+                };
+                let (want_status, want) = common::post_json(&cli, route.path, &Value::Object(base.clone())).await;
+                let mut swapped = base.clone();
+                let value = swapped.remove(given).unwrap();
+                swapped.insert(other.clone(), value.clone());
+                let (status, got) = common::post_json(&cli, route.path, &Value::Object(swapped.clone())).await;
+                let random = op.redactions.iter().any(|r| r.starts_with(".data"));
+                if status != want_status || (!random && got["data"] != want["data"]) {
+                    failures.push(format!("{} as {other}: {status} {got}, not {want_status} {want}", route.id));
+                }
+                swapped.insert(given.clone(), value);
+                let (status, got) = common::post_json(&cli, route.path, &Value::Object(swapped)).await;
+                let named = got["error"]["field"] == *a;
+                if status != 400 || got["error"]["code"] != "VALIDATION_ERROR" || !named {
+                    failures.push(format!("{} with {a} and {b}: {status} {got}", route.id));
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} fields checked under both spellings");
+    assert!(checked >= 10, "too few fields with two spellings found ({checked}): the walk over the document is broken");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

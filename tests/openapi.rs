@@ -176,6 +176,9 @@ const ENFORCED: &[&str] = &[
     "const",
     "oneOf",
     "anyOf",
+    // One name or its alias, never both: serde refuses a field given twice or missing.
+    "allOf",
+    "not",
     "items",
     "minLength",
     "maxLength",
@@ -254,4 +257,108 @@ fn request_schemas_use_only_enforced_keywords() {
     }
     assert!(seen.len() >= 20, "only {} request schemas found", seen.len());
     assert!(bad.is_empty(), "unenforced keywords: {bad:?}");
+}
+
+/// Request fields the spec names in snake_case keep its spelling (clients of the original
+/// service send them), and so does `custom_slug`, the original service's own spelling; each is
+/// also accepted in camelCase, declared beside it.
+const SNAKE_REQUEST_NAMES: &[&str] = &[
+    "allowed_tags",
+    "bg_color",
+    "custom_slug",
+    "expires_in",
+    "has_header",
+    "include_header",
+    "max_length",
+    "show_text",
+    "text_color",
+    "vat_number",
+    "version_a",
+    "version_b",
+];
+
+/// Answer fields the spec names in snake_case (sections 2.2 and 4.7).
+const SNAKE_ANSWER_NAMES: &[&str] = &["payload_count", "received_at"];
+
+fn camel_case(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// The snake_case spelling's camelCase twin.
+fn camel_of(name: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in name.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Every property name under `schema`, with the names of its sibling properties.
+fn property_names(doc: &Value, schema: &Value, seen: &mut HashSet<String>, out: &mut Vec<(String, Vec<String>)>) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(name) =
+                map.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/components/schemas/"))
+                && seen.insert(name.to_string())
+            {
+                property_names(doc, &doc["components"]["schemas"][name], seen, out);
+            }
+            if let Some(props) = map.get("properties").and_then(Value::as_object) {
+                let siblings: Vec<String> = props.keys().cloned().collect();
+                for name in props.keys() {
+                    out.push((name.clone(), siblings.clone()));
+                }
+            }
+            map.values().for_each(|v| property_names(doc, v, seen, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| property_names(doc, v, seen, out)),
+        _ => {}
+    }
+}
+
+/// One rule for wire names, written in the README: camelCase, in requests and in answers, with
+/// the spec's own snake_case names as the only exceptions, each accepted in camelCase too.
+#[test]
+fn wire_names_follow_one_rule() {
+    let doc = wrench::openapi_document();
+    let (mut requests, mut answers) = (Vec::new(), Vec::new());
+    for (_, item) in doc["paths"].as_object().unwrap() {
+        for (_, op) in item.as_object().unwrap() {
+            property_names(&doc, &op["requestBody"], &mut HashSet::new(), &mut requests);
+            for p in op["parameters"].as_array().into_iter().flatten() {
+                let siblings =
+                    op["parameters"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap().to_string());
+                requests.push((p["name"].as_str().unwrap().to_string(), siblings.collect()));
+            }
+            property_names(&doc, &op["responses"], &mut HashSet::new(), &mut answers);
+        }
+    }
+    assert!(requests.len() > 200 && answers.len() > 200, "the walk over the document found too little");
+    let mut bad = Vec::new();
+    for (name, siblings) in &requests {
+        if camel_case(name) {
+            continue;
+        }
+        if !SNAKE_REQUEST_NAMES.contains(&name.as_str()) {
+            bad.push(format!("request field {name}"));
+        } else if !siblings.contains(&camel_of(name)) {
+            bad.push(format!("request field {name} is not also accepted as {}", camel_of(name)));
+        }
+    }
+    for (name, _) in &answers {
+        if !camel_case(name) && !SNAKE_ANSWER_NAMES.contains(&name.as_str()) {
+            bad.push(format!("answer field {name}"));
+        }
+    }
+    bad.sort();
+    bad.dedup();
+    assert!(bad.is_empty(), "names that break the rule (camelCase; see README, Wire names):\n{}", bad.join("\n"));
 }

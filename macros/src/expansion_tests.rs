@@ -144,6 +144,7 @@ fn validate_derive() {
     let code = pretty(
         crate::validate_derive::expand(quote! {
             #[serde(rename_all = "camelCase")]
+            #[schemars(transform = wrench::validate::declare_aliases::<Self>)]
             struct QrInput {
                 #[schemars(length(min = 1, max = 2953))]
                 text: String,
@@ -153,6 +154,8 @@ fn validate_derive() {
                 dark_color: String,
                 #[serde(rename = "ecc")]
                 level: Level,
+                #[serde(rename = "bg_color", alias = "bgColor")]
+                bg_color: String,
             }
         })
         .expect("expands"),

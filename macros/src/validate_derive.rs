@@ -10,7 +10,7 @@
 
 use heck::{ToKebabCase, ToLowerCamelCase, ToShoutyKebabCase, ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::{Data, DeriveInput, Error, Expr, Fields, LitStr, Result};
 
 /// serde's `rename_all` rules.
@@ -130,6 +130,34 @@ fn serde_string(attrs: &[syn::Attribute], key: &str) -> Result<Option<String>> {
     Ok(out)
 }
 
+/// Every `#[serde(alias = "...")]` among `attrs`.
+fn serde_aliases(attrs: &[syn::Attribute]) -> Result<Vec<LitStr>> {
+    let mut out = Vec::new();
+    for attr in attrs {
+        if !attr.path().is_ident("serde") {
+            continue;
+        }
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("alias") {
+                out.push(meta.value()?.parse()?);
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: Expr = meta.value()?.parse()?;
+            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                let _: proc_macro2::Group = meta.input.parse()?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(out)
+}
+
+/// Whether the type's schema runs `declare_aliases`, which puts aliases into the document.
+fn declares_aliases(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident("schemars") && a.meta.to_token_stream().to_string().contains("declare_aliases"))
+}
+
 /// The JSON name of a field, as serde sees it.
 fn json_name(field: &syn::Field, rename_all: Option<&str>) -> Result<String> {
     let ident = field.ident.as_ref().map(|i| i.to_string()).unwrap_or_default();
@@ -167,6 +195,7 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     {
         return Err(Error::new_spanned(&input.ident, format!("Validate does not know rename_all = \"{r}\"")));
     }
+    let mut aliases = Vec::new();
     let body = match &input.data {
         Data::Struct(s) => {
             let fields: Vec<&syn::Field> = match &s.fields {
@@ -185,6 +214,16 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
                 let (ident, p_expr) = match &field.ident {
                     Some(i) => {
                         let jname = json_name(field, rename_all.as_deref())?;
+                        for alias in serde_aliases(&field.attrs)? {
+                            if !declares_aliases(&input.attrs) {
+                                return Err(Error::new(
+                                    alias.span(),
+                                    "the document must list every name the server accepts: add \
+                                     #[schemars(transform = wrench::validate::declare_aliases::<Self>)] to the type",
+                                ));
+                            }
+                            aliases.push(quote!((#jname, #alias)));
+                        }
                         (quote!(#i), quote!(::wrench::validate::join(path, #jname)))
                     }
                     None => (quote!(0), quote!(path.to_string())),
@@ -231,6 +270,8 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
     Ok(quote! {
         impl #impl_g ::wrench::validate::Validate for #name #ty_g #where_g {
+            const ALIASES: &'static [(&'static str, &'static str)] = &[#(#aliases),*];
+
             fn validate(&self, path: &str) -> ::std::result::Result<(), ::wrench::validate::FieldError> {
                 #body
                 ::std::result::Result::Ok(())

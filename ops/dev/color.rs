@@ -42,6 +42,7 @@ struct Hsl {
 }
 
 #[derive(Debug, Serialize, JsonSchema, Clone)]
+#[serde(rename_all = "camelCase")]
 struct ColorForms {
     /// `#rrggbb`, or `#rrggbbaa` when not opaque; lower case.
     hex: String,

@@ -89,6 +89,7 @@ fn five() -> u32 {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct CronNextOutput {
     /// The expression as given.
     expression: String,

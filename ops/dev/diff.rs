@@ -41,6 +41,7 @@ enum LineKind {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct DiffLine {
     /// context, added or removed.
     #[serde(rename = "type")]
@@ -54,6 +55,7 @@ struct DiffLine {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct Hunk {
     /// The unified-diff hunk header, `@@ -l,s +l,s @@`.
     header: String,
@@ -186,6 +188,7 @@ struct Added {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct Changed {
     /// Where, from the root `$`.
     path: String,

@@ -42,6 +42,7 @@ struct JwtDecodeInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct JwtDecodeOutput {
     /// The JOSE header.
     header: Map<String, Value>,
@@ -81,7 +82,7 @@ fn rfc3339_secs(secs: i64) -> Option<String> {
 /// claims of a token decoded here. Malformed tokens are a 400 saying which part is wrong.
 #[op(post "/v1/jwt/decode" as jwtDecode, tag = DeveloperUtilities,
      rejects = "a token that is not three Base64url parts with a JSON object header and payload",
-     redact(".data.expired", ".data.expires_in"),
+     redact(".data.expired", ".data.expiresIn"),
      example(rfc7515_example, {"token": "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}),
      example(malformed, {"token": "not.a.jwt"}, status = 400))]
 async fn jwt_decode(input: JwtDecodeInput) -> Result<JwtDecodeOutput, ApiError> {
@@ -113,7 +114,8 @@ async fn jwt_decode(input: JwtDecodeInput) -> Result<JwtDecodeOutput, ApiError> 
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct JwtGenerateInput {
     /// The claims. `iat` is set to now unless given; `exp` comes from `expires_in`.
     payload: Map<String, Value>,
@@ -121,12 +123,13 @@ struct JwtGenerateInput {
     #[schemars(length(min = 1, max = 4096))]
     secret: String,
     /// Lifetime in seconds: sets `exp` to `iat` plus this. No `exp` when absent.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default, deserialize_with = "crate::decode::optional_integer", rename = "expires_in", alias = "expiresIn")]
     #[schemars(range(min = 1, max = 315360000))]
     expires_in: Option<u32>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct JwtGenerateOutput {
     /// The signed compact JWT.
     token: String,
@@ -145,7 +148,7 @@ struct JwtGenerateOutput {
 /// secret (RFC 7515, RFC 7518). Secrets shorter than 32 bytes work but are weak; the secret is
 /// not stored or logged.
 #[op(post "/v1/jwt/generate" as jwtGenerate, tag = DeveloperUtilities,
-     redact(".data.token", ".data.payload.iat", ".data.payload.exp", ".data.expires_at"),
+     redact(".data.token", ".data.payload.iat", ".data.payload.exp", ".data.expiresAt"),
      example(with_expiry, {"payload": {"sub": "user-42", "role": "admin"}, "secret": "a-secret-of-at-least-32-bytes-long!", "expires_in": 3600}),
      example(no_expiry_fixed_iat, {"payload": {"sub": "svc", "iat": 1700000000}, "secret": "another-secret-of-32-bytes-or-more"}))]
 async fn jwt_generate(input: JwtGenerateInput) -> Result<JwtGenerateOutput, ApiError> {

@@ -51,6 +51,7 @@ struct Term {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct LicenseOutput {
     /// The identifier in its SPDX spelling.
     id: &'static str,

@@ -24,6 +24,7 @@ struct MathInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct MathOutput {
     /// The expression as given.
     expression: String,

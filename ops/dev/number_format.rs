@@ -51,7 +51,7 @@ enum UnitDisplay {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct NumberFormatInput {
     /// The number.
     number: f64,
@@ -72,18 +72,18 @@ struct NumberFormatInput {
     #[schemars(length(max = 64))]
     unit: Option<String>,
     /// How units are written: short (`5 km`), long (`5 kilometers`) or narrow (`5km`).
-    #[serde(default, rename = "unitDisplay")]
+    #[serde(default)]
     unit_display: UnitDisplay,
     /// standard, compact (`1.2M`), scientific (`1.235E6`) or engineering (`1.235E6`, exponent a
     /// multiple of 3).
     #[serde(default)]
     notation: Notation,
     /// Fewest fraction digits (0-20); the default depends on the style, as in Intl.
-    #[serde(default, rename = "minimumFractionDigits", deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
     #[schemars(range(min = 0, max = 20))]
     minimum_fraction_digits: Option<u8>,
     /// Most fraction digits (0-20); the default depends on the style, as in Intl.
-    #[serde(default, rename = "maximumFractionDigits", deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
     #[schemars(range(min = 0, max = 20))]
     maximum_fraction_digits: Option<u8>,
 }

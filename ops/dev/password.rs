@@ -12,7 +12,7 @@ const SYMBOLS: &str = "!@#$%^&*()-_=+[]{};:,.<>?/~|";
 const AMBIGUOUS: &str = "0OIl1|";
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct PasswordGenerateInput {
     /// Characters per password.
     #[serde(default = "sixteen", deserialize_with = "crate::decode::integer")]
@@ -35,7 +35,7 @@ struct PasswordGenerateInput {
     #[serde(default)]
     symbols: bool,
     /// Leave out `0 O I l 1 |`, which are easily confused.
-    #[serde(default, rename = "excludeAmbiguous")]
+    #[serde(default)]
     exclude_ambiguous: bool,
 }
 
@@ -48,6 +48,7 @@ fn one() -> u32 {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct PasswordGenerateOutput {
     /// The first (or only) password.
     password: String,
@@ -118,7 +119,7 @@ async fn password_generate(input: PasswordGenerateInput) -> Result<PasswordGener
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct PasswordStrengthInput {
     /// The password to rate. zxcvbn looks at its first 100 characters.
     #[schemars(length(min = 1, max = 1024))]
@@ -142,6 +143,7 @@ struct CrackTime {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct CrackTimes {
     /// An online attack throttled to 100 guesses per hour.
     online_throttling_100_per_hour: CrackTime,
@@ -154,6 +156,7 @@ struct CrackTimes {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct PasswordStrengthOutput {
     /// 0 (too guessable, under 10^3 guesses) to 4 (very unguessable, over 10^10 guesses).
     score: u8,
@@ -191,7 +194,7 @@ fn crack_time(t: zxcvbn::time_estimates::CrackTimeSeconds) -> CrackTime {
 #[op(post "/v1/password/strength" as passwordStrength, tag = DeveloperUtilities,
      example(common, {"password": "password123"}),
      example(strong, {"password": "correct horse battery staple"}),
-     example(user_input, {"password": "alice1990", "user_inputs": ["alice"]}))]
+     example(user_input, {"password": "alice1990", "userInputs": ["alice"]}))]
 async fn password_strength(input: PasswordStrengthInput) -> Result<PasswordStrengthOutput, ApiError> {
     let inputs: Vec<&str> = input.user_inputs.iter().map(|u| u.0.as_str()).collect();
     let e = zxcvbn::zxcvbn(&input.password, &inputs);

@@ -143,6 +143,7 @@ fn one() -> u32 {
 }
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
 struct Address {
     /// Street name; null when the locale has no street data.
     street: Option<String>,
@@ -161,6 +162,7 @@ struct Address {
 }
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
 struct Person {
     /// A random UUID (version 4 layout).
     id: String,

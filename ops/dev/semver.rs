@@ -23,13 +23,16 @@ fn parse(text: &str) -> Result<Version, String> {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct SemverCompareInput {
     /// The first version, e.g. `1.0.0-alpha.1`.
     #[schemars(length(max = 256))]
+    #[serde(rename = "version_a", alias = "versionA")]
     version_a: String,
     /// The second version.
     #[schemars(length(max = 256))]
+    #[serde(rename = "version_b", alias = "versionB")]
     version_b: String,
 }
 
@@ -42,6 +45,7 @@ enum Relation {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct SemverCompareOutput {
     /// How version_a relates to version_b: greater, less or equal precedence.
     result: Relation,
@@ -91,6 +95,7 @@ struct SemverValidateInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct SemverValidateOutput {
     /// Whether the text is a valid SemVer 2.0.0 version.
     valid: bool,

@@ -63,6 +63,7 @@ struct TimestampConvertInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct TimestampConvertOutput {
     /// How the input was read: unix, unix_ms or iso.
     detected: InputForm,

@@ -97,6 +97,7 @@ struct TotpGenerateInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct TotpGenerateOutput {
     /// The one-time code.
     code: String,

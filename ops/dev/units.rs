@@ -271,6 +271,7 @@ struct UnitInfo {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct UnitsOutput {
     /// The value given.
     value: f64,

@@ -32,6 +32,7 @@ struct YamlToJsonInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct YamlToJsonOutput {
     /// The document as JSON; for several documents, an array of them.
     json: Value,

@@ -7,7 +7,8 @@ use super::render::{self, Rgb, SvgOrPng};
 use crate::{op::Image, prelude::*};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct AvatarInput {
     /// Any text: a user name, an e-mail address, an id.
     #[schemars(length(min = 1, max = 256))]
@@ -17,7 +18,7 @@ struct AvatarInput {
     #[schemars(range(min = 16, max = 1024))]
     size: u32,
     /// Background colour, `#rrggbb` or `#rgb`.
-    #[serde(default = "light")]
+    #[serde(default = "light", rename = "bg_color", alias = "bgColor")]
     #[schemars(length(max = 7))]
     bg_color: String,
     /// svg or png.
@@ -89,7 +90,7 @@ fn draw(input: AvatarInput) -> Result<Image, ApiError> {
 #[op(post "/v1/avatar" as avatar,
      get "/v1/avatar" as avatarGet,
      tag = Images, output = image,
-     rejects = "a colour that is not hex",
+     rejects = "a colour that is not hex, or a field in both its spellings (`bg_color` and `bgColor`)",
      example(svg, {"seed": "alice@example.com"}),
      example(png, {"seed": "bob", "size": 64, "format": "png", "bg_color": "#ffffff"}),
      example(png_default_size, {"seed": "carol", "format": "png"}),

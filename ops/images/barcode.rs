@@ -26,7 +26,8 @@ enum Symbology {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct BarcodeInput {
     /// What to encode.
     #[schemars(length(min = 1, max = 80))]
@@ -43,7 +44,7 @@ struct BarcodeInput {
     #[schemars(range(min = 20, max = 2048))]
     height: u32,
     /// Print the human-readable text under the bars.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "crate::decode::yes", rename = "show_text", alias = "showText")]
     show_text: bool,
     /// svg or png.
     #[serde(default)]

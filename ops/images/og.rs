@@ -122,7 +122,7 @@ enum Theme {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct OgInput {
     /// The title.
     #[schemars(length(min = 1, max = 300))]
@@ -141,15 +141,15 @@ struct OgInput {
     #[serde(default)]
     format: SvgOrPng,
     /// Background colour (overrides the theme), `#rrggbb` or `#rgb`.
-    #[serde(default, rename = "bgColor")]
+    #[serde(default)]
     #[schemars(length(max = 7))]
     bg_color: Option<String>,
     /// Text colour (overrides the theme).
-    #[serde(default, rename = "textColor")]
+    #[serde(default)]
     #[schemars(length(max = 7))]
     text_color: Option<String>,
     /// Accent colour (overrides the theme).
-    #[serde(default, rename = "accentColor")]
+    #[serde(default)]
     #[schemars(length(max = 7))]
     accent_color: Option<String>,
     /// Width in pixels.

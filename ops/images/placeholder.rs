@@ -4,7 +4,8 @@ use super::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 use crate::{op::Image, prelude::*};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct PlaceholderInput {
     /// Width in pixels.
     #[serde(deserialize_with = "crate::decode::integer")]
@@ -15,11 +16,11 @@ struct PlaceholderInput {
     #[schemars(range(min = 1, max = 4096))]
     height: Option<u32>,
     /// Background colour, `#rrggbb` or `#rgb`.
-    #[serde(default = "grey")]
+    #[serde(default = "grey", rename = "bg_color", alias = "bgColor")]
     #[schemars(length(max = 7))]
     bg_color: String,
     /// Text colour.
-    #[serde(default = "dark_grey")]
+    #[serde(default = "dark_grey", rename = "text_color", alias = "textColor")]
     #[schemars(length(max = 7))]
     text_color: String,
     /// The text; `WxH` (e.g. `600x400`) when absent. An empty text draws none.
@@ -75,7 +76,7 @@ fn draw(input: PlaceholderInput) -> Result<Image, ApiError> {
 #[op(post "/v1/placeholder" as placeholder,
      get "/v1/placeholder" as placeholderGet,
      tag = Images, output = image,
-     rejects = "a colour that is not hex",
+     rejects = "a colour that is not hex, or a field in both its spellings (`bg_color` and `bgColor`)",
      example(default_text, {"width": 600, "height": 400}),
      example(png_custom, {"width": 300, "text": "Logo", "bg_color": "#1e90ff", "text_color": "#fff", "format": "png"}),
      example(square, {"width": 128}),

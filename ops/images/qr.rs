@@ -33,7 +33,7 @@ enum Ecc {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct QrInput {
     /// What the code holds (UTF-8, up to 2,953 bytes at level L, fewer at higher levels).
     #[schemars(length(min = 1, max = 2953))]
@@ -46,15 +46,15 @@ struct QrInput {
     #[serde(default)]
     format: QrFormat,
     /// Colour of the dark modules, `#rrggbb` or `#rgb`.
-    #[serde(default = "black", rename = "darkColor")]
+    #[serde(default = "black")]
     #[schemars(length(max = 7))]
     dark_color: String,
     /// Colour of the light modules and the quiet zone.
-    #[serde(default = "white", rename = "lightColor")]
+    #[serde(default = "white")]
     #[schemars(length(max = 7))]
     light_color: String,
     /// Error correction: L, M, Q or H.
-    #[serde(default, rename = "errorCorrectionLevel")]
+    #[serde(default)]
     error_correction_level: Ecc,
     /// Quiet zone around the code, in modules (the standard asks for 4).
     #[serde(default = "four", deserialize_with = "crate::decode::integer")]

@@ -66,6 +66,7 @@ struct CardInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct CardOutput {
     /// Luhn-valid, of a known brand and of a length that brand issues.
     valid: bool,

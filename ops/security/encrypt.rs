@@ -133,6 +133,7 @@ struct EncryptInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct KdfInfo {
     /// Always `argon2id`.
     algorithm: &'static str,
@@ -145,6 +146,7 @@ struct KdfInfo {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct EncryptOutput {
     /// Base64 of version, key-derivation parameters, salt, nonce, ciphertext and tag.
     ciphertext: String,

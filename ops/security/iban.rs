@@ -14,6 +14,7 @@ struct IbanInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema, Default)]
+#[serde(rename_all = "camelCase")]
 struct IbanOutput {
     /// Valid check digits and a BBAN of the country's registered structure.
     valid: bool,

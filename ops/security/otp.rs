@@ -3,7 +3,7 @@
 use crate::{prelude::*, random, time};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct OtpInput {
     /// Digits in the code.
     #[serde(default = "six", deserialize_with = "crate::decode::integer")]
@@ -29,6 +29,7 @@ fn five_minutes() -> u32 {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct OtpOutput {
     /// The code: `length` decimal digits, leading zeros kept.
     otp: String,
@@ -49,9 +50,9 @@ struct OtpOutput {
 /// `expires_in` (30 s to 24 h, default 300) turned into an `expires_at` hint; the code is not
 /// stored here, so checking it is up to the caller (compare in constant time).
 #[op(post "/v1/otp/generate" as otpGenerate, tag = SecurityAndValidation,
-     redact(".data.otp", ".data.expires_at"),
+     redact(".data.otp", ".data.expiresAt"),
      example(login, {"purpose": "login"}),
-     example(eight_digits, {"length": 8, "purpose": "password-reset", "expires_in": 900}),
+     example(eight_digits, {"length": 8, "purpose": "password-reset", "expiresIn": 900}),
      example(too_short, {"length": 3}, status = 400))]
 async fn otp_generate(input: OtpInput) -> Result<OtpOutput, ApiError> {
     let otp = random::token(input.length as usize, b"0123456789")?;

@@ -7,15 +7,18 @@ use super::vat_rules::{COUNTRIES, Check};
 use crate::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct VatInput {
     /// The VAT number with its country prefix (`DE136695976`, `FR 40 303 265 045`); spaces,
     /// dots and dashes are ignored. Greece is `EL` (`GR` is accepted).
     #[schemars(length(min = 1, max = 64))]
+    #[serde(rename = "vat_number", alias = "vatNumber")]
     vat_number: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema, Default)]
+#[serde(rename_all = "camelCase")]
 struct VatOutput {
     /// The number has the country's format and, where the country defines one, a correct
     /// check digit.

@@ -49,6 +49,7 @@ fn hour() -> u32 {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct PasteCreated {
     /// The paste's id: 8 letters and digits.
     id: String,
@@ -94,7 +95,7 @@ async fn store_paste(ctx: &Ctx, content: String, language: String, ttl: Duration
      body_limit = 7340032,
      errors(STORE_UNAVAILABLE),
      rejects = "content larger than 1 MiB in UTF-8",
-     redact(".data.id", ".data.url", ".data.created_at", ".data.expires_at"),
+     redact(".data.id", ".data.url", ".data.createdAt", ".data.expiresAt"),
      example(typical, {"content": "fn main() {\n    println!(\"hello\");\n}", "language": "rust", "ttl": 86400}),
      example(defaults, {"content": "just some text"}),
      example(ttl_too_long, {"content": "x", "ttl": 2592001}, status = 400))]
@@ -118,6 +119,7 @@ struct PasteIdInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct PasteOutput {
     /// The paste's id.
     id: String,
@@ -198,8 +200,9 @@ mod tests {
             let v: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap();
             assert_eq!(v["data"]["content"], content);
             assert_eq!(v["data"]["language"], "md");
-            assert_eq!(v["data"]["created_at"], created["data"]["created_at"]);
-            assert_eq!(v["data"]["expires_at"], created["data"]["expires_at"], "reading does not extend the TTL");
+            assert!(created["data"]["createdAt"].is_string() && created["data"]["expiresAt"].is_string());
+            assert_eq!(v["data"]["createdAt"], created["data"]["createdAt"]);
+            assert_eq!(v["data"]["expiresAt"], created["data"]["expiresAt"], "reading does not extend the TTL");
         }
         // A paste of exactly 1 MiB fits, even fully escaped; one byte more does not.
         let big = "\u{1}".repeat(MAX_CONTENT);

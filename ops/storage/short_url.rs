@@ -34,7 +34,8 @@ struct LinkRecord {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct ShortUrlCreateInput {
     /// The target: an absolute http or https URL, at most 2,048 characters, without user name
     /// or password.
@@ -43,12 +44,14 @@ struct ShortUrlCreateInput {
     /// Your own slug: 3 to 64 letters, digits, `-` or `_`, not a reserved word (r, create,
     /// stats, get, list, new, delete, api, admin, docs, health). Generated (6 characters)
     /// when absent.
-    #[serde(default)]
+    /// Also accepted as `custom_slug`, the original service's spelling.
+    #[serde(default, alias = "custom_slug")]
     #[schemars(length(max = 200))]
     custom_slug: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct ShortUrlCreated {
     /// The slug.
     slug: String,
@@ -105,9 +108,9 @@ fn shape_problem(slug: &str) -> Option<String> {
 #[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
      errors(INVALID_SLUG, SLUG_TAKEN, STORE_UNAVAILABLE),
      rejects = "a URL that is not an absolute http(s) URL",
-     redact(".data.slug", ".data.short_url", ".data.created_at"),
+     redact(".data.slug", ".data.shortUrl", ".data.createdAt"),
      example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
-     example(reserved_slug, {"url": "https://example.com", "custom_slug": "stats"}, status = 400),
+     example(reserved_slug, {"url": "https://example.com", "customSlug": "stats"}, status = 400),
      example(not_http, {"url": "javascript:alert(1)"}, status = 400))]
 async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<ShortUrlCreated, ApiError> {
     let url = check_url(&input.url)?;
@@ -178,6 +181,7 @@ async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiEr
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct ShortUrlStats {
     /// The slug.
     slug: String,
@@ -247,7 +251,7 @@ mod tests {
         let slug = v["data"]["slug"].as_str().unwrap().to_string();
         assert_eq!(slug.len(), AUTO_SLUG_LEN);
         assert!(slug.bytes().all(|b| SLUG_ALPHABET.contains(&b)));
-        assert_eq!(v["data"]["short_url"], format!("http://127.0.0.1:8080/v1/short-url/r/{slug}"));
+        assert_eq!(v["data"]["shortUrl"], format!("http://127.0.0.1:8080/v1/short-url/r/{slug}"));
 
         for _ in 0..3 {
             let resp = cli.get(format!("/v1/short-url/r/{slug}")).send().await;
@@ -260,7 +264,7 @@ mod tests {
             let (_, s) = json_of(cli.get(format!("/v1/short-url/{slug}/stats")).send().await).await;
             clicks = s["data"]["clicks"].as_i64().unwrap();
             if clicks == 3 {
-                assert!(s["data"]["last_click_at"].is_string());
+                assert!(s["data"]["lastClickAt"].is_string());
                 break;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -45,6 +45,7 @@ struct InboxRecord {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct InboxInfo {
     /// The inbox id (16 letters and digits).
     id: String,
@@ -57,6 +58,7 @@ struct InboxInfo {
     /// Absolute URL that lists the captured payloads.
     payloads_url: String,
     /// Payloads currently kept (at most the configured cap, 50 by default).
+    #[serde(rename = "payload_count")]
     payload_count: usize,
 }
 
@@ -88,7 +90,7 @@ async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
 /// otherwise), dropping the oldest. Any body is accepted and ignored.
 #[op(post "/v1/webhook/inbox/create" as createWebhookInbox, tag = Storage,
      errors(STORE_UNAVAILABLE),
-     redact(".data.id", ".data.created_at", ".data.expires_at", ".data.receive_url", ".data.payloads_url"),
+     redact(".data.id", ".data.createdAt", ".data.expiresAt", ".data.receiveUrl", ".data.payloadsUrl"),
      example(typical, {}),
      example(body_is_ignored, {"name": "ignored"}))]
 async fn create_webhook_inbox(ctx: &Ctx) -> Result<InboxInfo, ApiError> {
@@ -106,12 +108,15 @@ async fn create_webhook_inbox(ctx: &Ctx) -> Result<InboxInfo, ApiError> {
     Ok(info(ctx, id, record, 0))
 }
 
-/// One captured request.
+/// One captured request, as stored and as listed. The `alias`es read payloads stored before
+/// the names were camelCase, so an inbox keeps its payloads across that upgrade.
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct Payload {
     /// Payload id.
     id: String,
     /// When it arrived (RFC 3339, UTC).
+    #[serde(rename = "received_at")]
     received_at: String,
     /// The body parsed as JSON, or null when it is not JSON.
     body: Value,
@@ -123,14 +128,18 @@ struct Payload {
     /// Query parameters (the first value of each name).
     query: Map<String, Value>,
     /// The raw query string.
+    #[serde(alias = "query_string")]
     query_string: String,
     /// The declared Content-Type, if any.
+    #[serde(alias = "content_type")]
     content_type: Option<String>,
     /// Body size in bytes.
     size: usize,
     /// The body as received when it is not JSON: text, or Base64 when it is not UTF-8.
+    #[serde(alias = "raw_body")]
     raw_body: Option<String>,
-    /// `utf-8` or `base64`: how `raw_body` is written.
+    /// `utf-8` or `base64`: how `rawBody` is written.
+    #[serde(alias = "raw_body_encoding")]
     raw_body_encoding: Option<String>,
 }
 
@@ -263,10 +272,12 @@ struct PayloadsInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct PayloadList {
     /// The inbox id.
     inbox_id: String,
     /// Number of payloads listed.
+    #[serde(rename = "payload_count")]
     payload_count: usize,
     /// Payloads the inbox holds.
     total: usize,
@@ -343,6 +354,28 @@ mod tests {
         (TestClient::new(app), store)
     }
 
+    /// Payloads stored before the wire names became camelCase are still listed, under the new
+    /// names: an upgrade loses nothing an inbox holds.
+    #[tokio::test]
+    async fn payloads_stored_under_the_old_names_are_kept() {
+        let (cli, store) = client_with(Config::default());
+        let (_, created) = json_of(cli.post("/v1/webhook/inbox/create").send().await).await;
+        let id = created["data"]["id"].as_str().unwrap().to_string();
+        let old = json!({
+            "id": "p1", "received_at": "2026-11-01T00:00:00Z", "body": null, "method": "POST",
+            "headers": {}, "query": {}, "query_string": "a=1", "content_type": "text/plain",
+            "size": 2, "raw_body": "hi", "raw_body_encoding": "utf-8"
+        });
+        let expires = std::time::SystemTime::now() + Duration::from_secs(60);
+        store.push_capped(&payloads_key(&id), old.to_string().as_bytes(), 50, expires).await.unwrap();
+        let (status, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
+        assert_eq!(status, 200, "{list}");
+        let p = &list["data"]["payloads"][0];
+        assert_eq!((p["queryString"].as_str(), p["contentType"].as_str()), (Some("a=1"), Some("text/plain")));
+        assert_eq!((p["rawBody"].as_str(), p["rawBodyEncoding"].as_str()), (Some("hi"), Some("utf-8")));
+        assert_eq!(p["received_at"], "2026-11-01T00:00:00Z");
+    }
+
     #[tokio::test]
     async fn captures_everything_the_owner_needs() {
         let key_digest: [u8; 32] = <sha2::Sha256 as sha2::Digest>::digest(b"owner-key").into();
@@ -351,7 +384,7 @@ mod tests {
         let id = created["data"]["id"].as_str().unwrap().to_string();
         assert_eq!(id.len(), ID_LEN);
         assert_eq!(created["data"]["payload_count"], 0);
-        assert_eq!(created["data"]["receive_url"], format!("http://127.0.0.1:8080/v1/webhook/inbox/{id}/receive"));
+        assert_eq!(created["data"]["receiveUrl"], format!("http://127.0.0.1:8080/v1/webhook/inbox/{id}/receive"));
         let receive = format!("/v1/webhook/inbox/{id}/receive");
 
         // A provider's own Authorization header is not a wrench key: stored, not refused.
@@ -383,10 +416,10 @@ mod tests {
         assert_eq!(p[0]["headers"]["authorization"], "Bearer provider-secret");
         assert_eq!(p[0]["headers"]["x-signature"], "abc");
         assert_eq!(p[0]["query"], json!({"source": "stripe", "x": "1"}));
-        assert_eq!(p[0]["query_string"], "source=stripe&x=1&x=2");
-        assert_eq!(p[0]["raw_body"], Value::Null);
-        assert_eq!((p[1]["body"].clone(), p[1]["raw_body"].clone()), (Value::Null, json!("plain text, not JSON")));
-        assert_eq!((p[2]["raw_body"].as_str(), p[2]["raw_body_encoding"].as_str()), (Some("/wAQ"), Some("base64")));
+        assert_eq!(p[0]["queryString"], "source=stripe&x=1&x=2");
+        assert_eq!(p[0]["rawBody"], Value::Null);
+        assert_eq!((p[1]["body"].clone(), p[1]["rawBody"].clone()), (Value::Null, json!("plain text, not JSON")));
+        assert_eq!((p[2]["rawBody"].as_str(), p[2]["rawBodyEncoding"].as_str()), (Some("/wAQ"), Some("base64")));
         assert_eq!(p[2]["size"], 3);
         assert!(p[0]["received_at"].as_str() <= p[2]["received_at"].as_str());
 
@@ -395,7 +428,8 @@ mod tests {
         assert_eq!(same["data"]["payloads"], list["data"]["payloads"], "the POST alias lists the same");
         let (_, meta) = json_of(cli.get(format!("/v1/webhook/inbox/{id}")).send().await).await;
         assert_eq!(meta["data"]["payload_count"], 3);
-        assert_eq!(meta["data"]["expires_at"], created["data"]["expires_at"]);
+        assert!(meta["data"]["expiresAt"].is_string());
+        assert_eq!(meta["data"]["expiresAt"], created["data"]["expiresAt"]);
     }
 
     #[tokio::test]

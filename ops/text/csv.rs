@@ -15,7 +15,8 @@ use crate::{
 const DELIMITER_PATTERN: &str = "^[\\t !#-~]$";
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct CsvToJsonInput {
     /// CSV text. A leading byte-order mark is ignored.
     csv: String,
@@ -24,7 +25,7 @@ struct CsvToJsonInput {
     #[schemars(pattern("^[\\t !#-~]$"))]
     delimiter: String,
     /// Whether the first row names the columns.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "crate::decode::yes", rename = "has_header", alias = "hasHeader")]
     has_header: bool,
 }
 
@@ -150,7 +151,8 @@ enum LineEnding {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct CsvToCsvInput {
     /// The rows: objects whose keys are column names. At most 100,000.
     #[schemars(length(max = 100000))]
@@ -160,7 +162,7 @@ struct CsvToCsvInput {
     #[schemars(pattern("^[\\t !#-~]$"))]
     delimiter: String,
     /// Whether to write a header row with the column names.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "crate::decode::yes", rename = "include_header", alias = "includeHeader")]
     include_header: bool,
     /// Line terminator.
     #[serde(default = "lf")]
@@ -198,7 +200,7 @@ fn cell(v: Option<&Value>) -> String {
 #[op(post "/v1/csv/to-csv" as csvToCsv, tag = TextAndData,
      rejects = "a delimiter that is not a single allowed character",
      example(typical, {"data": [{"id": 1, "name": "Smith, Jane", "tags": ["a", "b"]}, {"id": 2, "name": "He said \"hi\"", "active": true}]}),
-     example(tab_crlf_no_header, {"data": [{"a": "x", "b": null}], "delimiter": "\t", "include_header": false, "line_ending": "crlf"}),
+     example(tab_crlf_no_header, {"data": [{"a": "x", "b": null}], "delimiter": "\t", "include_header": false, "lineEnding": "crlf"}),
      example(empty, {"data": []}))]
 async fn csv_to_csv(ctx: &Ctx, input: CsvToCsvInput) -> Result<CsvToCsvOutput, ApiError> {
     let delimiter = delimiter_byte("delimiter", &input.delimiter)?;

@@ -294,14 +294,15 @@ const NEVER: &[&str] = &[
 ];
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct HtmlSanitizeInput {
     /// The HTML to clean.
     html: String,
     /// Tags to keep (lower-case names). When absent, a safe default set of formatting, link,
     /// list, table and image tags is kept. Tags that run code or load documents (script, style,
     /// iframe, object, embed, form controls and similar) cannot be allowed.
-    #[serde(default)]
+    #[serde(default, rename = "allowed_tags", alias = "allowedTags")]
     #[schemars(length(max = 200))]
     allowed_tags: Option<Vec<TagName>>,
 }

@@ -194,13 +194,14 @@ enum Boundary {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct TruncateInput {
     /// The text to shorten.
     text: String,
     /// Longest result, suffix included, in Unicode code points.
     #[schemars(range(min = 1, max = 1000000))]
-    #[serde(deserialize_with = "crate::decode::integer")]
+    #[serde(deserialize_with = "crate::decode::integer", rename = "max_length", alias = "maxLength")]
     max_length: u32,
     /// Where to cut: after the last whole word, or after the last whole sentence.
     #[serde(default = "word")]
