@@ -235,25 +235,18 @@ fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {
     match key.to_string().as_str() {
         "tag" => out.tag = Some(value(input)?),
         "input" => {
-            let word: Ident = value(input)?;
-            let kind = match word.to_string().as_str() {
-                "body" => InputKind::Body,
-                "query" => InputKind::Query,
-                "none" => InputKind::None,
-                "raw" => InputKind::Raw,
-                _ => return Err(syn::Error::new(word.span(), "input is one of body, query, none, raw")),
-            };
-            out.input = Some(At { value: kind, span: word.span() });
+            let choices = [
+                ("body", InputKind::Body),
+                ("query", InputKind::Query),
+                ("none", InputKind::None),
+                ("raw", InputKind::Raw),
+            ];
+            out.input = Some(one_of(input, &choices, "input")?);
         }
         "output" => {
-            let word: Ident = value(input)?;
-            let kind = match word.to_string().as_str() {
-                "json" => OutputKind::Json,
-                "image" => OutputKind::Image,
-                "redirect" => OutputKind::Redirect,
-                _ => return Err(syn::Error::new(word.span(), "output is one of json, image, redirect")),
-            };
-            out.output = Some(At { value: kind, span: word.span() });
+            let choices =
+                [("json", OutputKind::Json), ("image", OutputKind::Image), ("redirect", OutputKind::Redirect)];
+            out.output = Some(one_of(input, &choices, "output")?);
         }
         "errors" => {
             let content;
@@ -304,6 +297,18 @@ fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {
         return Err(input.error("unexpected tokens; items are separated by commas"));
     }
     Ok(())
+}
+
+/// `= word`, where the word is one of `choices`.
+fn one_of<T: Copy>(input: ParseStream, choices: &[(&str, T)], key: &str) -> syn::Result<At<T>> {
+    let word: Ident = value(input)?;
+    match choices.iter().find(|(name, _)| word == name) {
+        Some((_, v)) => Ok(At { value: *v, span: word.span() }),
+        None => {
+            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+            Err(syn::Error::new(word.span(), format!("{key} is one of {}", names.join(", "))))
+        }
+    }
 }
 
 fn value<T: syn::parse::Parse>(input: ParseStream) -> syn::Result<T> {

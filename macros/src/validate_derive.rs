@@ -107,18 +107,17 @@ fn field_checks(field: &syn::Field) -> Result<Checks> {
     Ok(checks)
 }
 
-/// The string value of `#[serde(key = "...")]` among `attrs`, if any. Other serde items are
-/// consumed without being interpreted.
-fn serde_string(attrs: &[syn::Attribute], key: &str) -> Result<Option<String>> {
-    let mut out = None;
+/// Every `#[serde(key = "...")]` among `attrs`, in order. Other serde items are consumed
+/// without being interpreted.
+fn serde_values(attrs: &[syn::Attribute], key: &str) -> Result<Vec<LitStr>> {
+    let mut out = Vec::new();
     for attr in attrs {
         if !attr.path().is_ident("serde") {
             continue;
         }
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident(key) {
-                let lit: LitStr = meta.value()?.parse()?;
-                out = Some(lit.value());
+                out.push(meta.value()?.parse()?);
             } else if meta.input.peek(syn::Token![=]) {
                 let _: Expr = meta.value()?.parse()?;
             } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
@@ -130,25 +129,9 @@ fn serde_string(attrs: &[syn::Attribute], key: &str) -> Result<Option<String>> {
     Ok(out)
 }
 
-/// Every `#[serde(alias = "...")]` among `attrs`.
-fn serde_aliases(attrs: &[syn::Attribute]) -> Result<Vec<LitStr>> {
-    let mut out = Vec::new();
-    for attr in attrs {
-        if !attr.path().is_ident("serde") {
-            continue;
-        }
-        attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("alias") {
-                out.push(meta.value()?.parse()?);
-            } else if meta.input.peek(syn::Token![=]) {
-                let _: Expr = meta.value()?.parse()?;
-            } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
-                let _: proc_macro2::Group = meta.input.parse()?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(out)
+/// The value of `#[serde(key = "...")]`, if any (the last one, as serde reads it).
+fn serde_string(attrs: &[syn::Attribute], key: &str) -> Result<Option<String>> {
+    Ok(serde_values(attrs, key)?.last().map(LitStr::value))
 }
 
 /// Whether the type's schema runs `declare_aliases`, which puts aliases into the document.
@@ -214,7 +197,7 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
                 let (ident, p_expr) = match &field.ident {
                     Some(i) => {
                         let jname = json_name(field, rename_all.as_deref())?;
-                        for alias in serde_aliases(&field.attrs)? {
+                        for alias in serde_values(&field.attrs, "alias")? {
                             if !declares_aliases(&input.attrs) {
                                 return Err(Error::new(
                                     alias.span(),
