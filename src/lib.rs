@@ -21,6 +21,7 @@ mod flag;
 pub mod http;
 pub mod keys;
 pub mod logging;
+pub mod net;
 pub mod op;
 pub mod openapi;
 pub mod path_template;

@@ -256,6 +256,8 @@ pub struct Ctx {
     pub config: Arc<Config>,
     /// The configured store (embedded or Redis), for the stateful features.
     pub store: Arc<dyn crate::store::Store>,
+    /// The outbound layer, for everything that contacts a host.
+    pub net: Arc<crate::net::Net>,
     pub request_id: Arc<str>,
     pub caller: Caller,
     pub client_ip: Option<IpAddr>,
@@ -268,6 +270,9 @@ impl Ctx {
         Ctx {
             config: Arc::new(Config::default()),
             store: Arc::new(crate::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens")),
+            net: Arc::new(
+                crate::net::Net::new(&Default::default(), "http://127.0.0.1:8080").expect("the default layer builds"),
+            ),
             request_id: "test".into(),
             caller: Caller::Anonymous,
             client_ip: None,

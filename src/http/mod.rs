@@ -36,6 +36,7 @@ use crate::{
 pub(crate) struct State {
     pub(crate) config: Arc<Config>,
     pub(crate) store: Arc<dyn Store>,
+    pub(crate) net: Arc<crate::net::Net>,
     pub(crate) keys: KeyRing,
     pub(crate) openapi: Vec<u8>,
     pub(crate) operation_count: usize,
@@ -108,7 +109,9 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         }
     }
     let doc = crate::openapi::document(&ops);
+    let net = Arc::new(crate::net::Net::new(&config.outbound, &config.public_base())?);
     let state = Arc::new(State {
+        net,
         keys: KeyRing::new(config.api_keys.clone()),
         config,
         store,

@@ -111,6 +111,7 @@ async fn call(
     let ctx = Ctx {
         config: state.config.clone(),
         store: state.store.clone(),
+        net: state.net.clone(),
         request_id: meta.id.clone(),
         caller,
         client_ip,

@@ -13,6 +13,10 @@ use std::{
 
 use serde::Deserialize;
 
+pub mod outbound;
+
+pub use outbound::OutboundConfig;
+
 /// Requests allowed per window; 0 means no limit for that window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quota {
@@ -79,6 +83,8 @@ pub struct Config {
     /// `WRENCH_INBOX_RATE_PER_MINUTE`: deliveries one webhook inbox accepts per minute (0: no
     /// limit). Receive URLs do not count against the anonymous per-IP quota.
     pub inbox_rate_per_minute: u32,
+    /// The outbound layer: resolvers, reachable targets, fetch bounds (see `outbound.rs`).
+    pub outbound: OutboundConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,6 +118,7 @@ impl Default for Config {
             idle_timeout: Duration::from_secs(60),
             max_connections: default_max_connections(),
             inbox_rate_per_minute: 600,
+            outbound: OutboundConfig::default(),
         }
     }
 }
@@ -142,6 +149,51 @@ struct FileConfig {
     idle_timeout: Option<u64>,
     max_connections: Option<usize>,
     inbox_rate_per_minute: Option<u32>,
+    dns_servers: Option<toml::Value>,
+    dns_propagation_resolvers: Option<toml::Value>,
+    outbound_ports: Option<toml::Value>,
+    outbound_allow: Option<toml::Value>,
+    outbound_redirects: Option<toml::Value>,
+    outbound_timeout: Option<toml::Value>,
+    outbound_max_bytes: Option<toml::Value>,
+    outbound_user_agent: Option<toml::Value>,
+    tls_extra_roots: Option<toml::Value>,
+}
+
+impl FileConfig {
+    /// The outbound settings of the file, as (variable name, text in the variable's syntax).
+    fn outbound(&self) -> Result<Vec<(&'static str, String)>, String> {
+        let values = [
+            ("WRENCH_DNS_SERVERS", &self.dns_servers),
+            ("WRENCH_DNS_PROPAGATION_RESOLVERS", &self.dns_propagation_resolvers),
+            ("WRENCH_OUTBOUND_PORTS", &self.outbound_ports),
+            ("WRENCH_OUTBOUND_ALLOW", &self.outbound_allow),
+            ("WRENCH_OUTBOUND_REDIRECTS", &self.outbound_redirects),
+            ("WRENCH_OUTBOUND_TIMEOUT", &self.outbound_timeout),
+            ("WRENCH_OUTBOUND_MAX_BYTES", &self.outbound_max_bytes),
+            ("WRENCH_OUTBOUND_USER_AGENT", &self.outbound_user_agent),
+            ("WRENCH_TLS_EXTRA_ROOTS", &self.tls_extra_roots),
+        ];
+        let mut out = Vec::new();
+        for (name, value) in values {
+            let key = name.trim_start_matches("WRENCH_").to_ascii_lowercase();
+            let text = match value {
+                None => continue,
+                Some(toml::Value::String(s)) => s.clone(),
+                Some(toml::Value::Integer(i)) => i.to_string(),
+                Some(toml::Value::Array(items)) => items
+                    .iter()
+                    .map(|i| {
+                        i.as_str().map(str::to_string).ok_or_else(|| format!("{key}: expected strings in the list"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?
+                    .join(","),
+                Some(other) => return Err(format!("{key}: expected a string, a number or a list, got {other}")),
+            };
+            out.push((name, text));
+        }
+        Ok(out)
+    }
 }
 
 impl Config {
@@ -173,6 +225,11 @@ impl Config {
 
     fn from_parts(file: FileConfig, vars: &[(String, String)]) -> Result<Config, String> {
         let mut c = Config::default();
+        for (name, text) in file.outbound()? {
+            c.outbound
+                .set(name, &text)
+                .map_err(|e| e.replacen(name, &name.trim_start_matches("WRENCH_").to_ascii_lowercase(), 1))?;
+        }
         if let Some(v) = file.listen {
             c.listen = parse_listen("listen", &v)?;
         }
@@ -240,6 +297,10 @@ impl Config {
             c.trusted_proxies = list.iter().map(|s| parse_net("trusted_proxies", s)).collect::<Result<_, _>>()?;
         }
         for (k, v) in vars {
+            if outbound::KEYS.contains(&k.as_str()) {
+                c.outbound.set(k, v)?;
+                continue;
+            }
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
                 "WRENCH_API_KEYS" => {
@@ -442,6 +503,20 @@ mod tests {
         let c = Config::from_vars(&vars(&[("WRENCH_BODY_LIMIT", "2MiB"), ("WRENCH_RESPONSE_LIMIT", "13MiB")])).unwrap();
         assert_eq!(c.response_limit, 13 << 20);
         assert!(Config::from_vars(&vars(&[("WRENCH_RESPONSE_LIMIT", "1MiB")])).is_err());
+    }
+
+    #[test]
+    fn outbound_settings_from_file_and_environment() {
+        let file: FileConfig = toml::from_str(
+            "outbound_ports = [\"80\", \"8000-8100\"]\noutbound_redirects = 3\ndns_servers = \"system\"",
+        )
+        .unwrap();
+        let c = Config::from_parts(file, &vars(&[("WRENCH_OUTBOUND_REDIRECTS", "2")])).unwrap();
+        assert!(c.outbound.ports.contains(8050) && !c.outbound.ports.contains(443));
+        assert_eq!((c.outbound.redirects, &c.outbound.dns_servers), (2, &outbound::DnsServers::System));
+        let file: FileConfig = toml::from_str("outbound_timeout = 0").unwrap();
+        let e = Config::from_parts(file, &[]).unwrap_err();
+        assert!(e.starts_with("outbound_timeout"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,306 @@
+//! The one HTTP client through which every caller-named fetch goes (reqwest on rustls).
+//!
+//! Each hop, the first URL and every redirect alike, is judged by `target.rs` and then sent by a
+//! client made for that hop, whose only way to reach the host is the list of addresses that
+//! were judged: reqwest's own resolver is replaced by one that refuses everything, proxies
+//! from the environment are off, and redirects are followed here, not by reqwest. The whole
+//! chain shares one deadline (`WRENCH_OUTBOUND_TIMEOUT`), connecting is bounded inside it, and
+//! a body is counted while it is read and never read past `WRENCH_OUTBOUND_MAX_BYTES`. No
+//! cookies are kept, no Referer is sent, and the credentials of a URL are never carried to
+//! another origin.
+
+use std::{
+    collections::HashSet,
+    net::SocketAddr,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use reqwest::{
+    dns::{Addrs, Name, Resolve, Resolving},
+    header::HeaderMap,
+};
+use tokio::time::timeout_at;
+use url::Url;
+
+use super::{Net, error::OutboundError, target::Target};
+
+/// Longest wait for a connection (TCP and TLS) inside the chain's deadline.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How a chain is fetched.
+#[derive(Debug, Clone, Copy)]
+pub struct FetchOptions {
+    /// Follow redirects (up to `WRENCH_OUTBOUND_REDIRECTS`), or stop at the first answer.
+    pub follow: bool,
+    /// Read the last answer's body (bounded); otherwise only its headers are read.
+    pub read_body: bool,
+}
+
+/// One request of a chain and its answer.
+#[derive(Debug, Clone)]
+pub struct Hop {
+    pub url: Url,
+    /// The address the answer came from.
+    pub address: Option<SocketAddr>,
+    pub status: u16,
+    /// `HTTP/1.1`, `HTTP/2`...
+    pub version: String,
+    pub headers: HeaderMap,
+    /// Where a redirect points, as the answer wrote it.
+    pub location: Option<String>,
+    /// Resolving the host (zero for an IP literal).
+    pub dns_time: Duration,
+    /// From sending the request (after resolving) to the answer's headers.
+    pub latency: Duration,
+}
+
+/// Why a chain ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChainEnd {
+    /// An answer that is not a redirect (or redirects were not followed).
+    Done,
+    /// A redirect back to a URL already visited.
+    Loop(Url),
+    /// More redirects than allowed.
+    TooManyRedirects(u8),
+    /// A hop could not be made (refused, unreachable, slow, malformed redirect).
+    Stopped(OutboundError),
+}
+
+/// The requests made for one fetch, in order.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    pub hops: Vec<Hop>,
+    pub end: ChainEnd,
+    /// The last answer's body, when asked for and fully read.
+    pub body: Option<Vec<u8>>,
+    pub elapsed: Duration,
+}
+
+impl Chain {
+    /// The chain when it ended with an answer; the reason otherwise, as an error.
+    pub fn into_result(self, redirects: u8) -> Result<Chain, OutboundError> {
+        match &self.end {
+            ChainEnd::Done => Ok(self),
+            ChainEnd::Loop(url) => Err(OutboundError::Unreachable(format!("the redirects loop back to {url}"))),
+            ChainEnd::TooManyRedirects(_) => {
+                Err(OutboundError::Unreachable(format!("more than {redirects} redirects (WRENCH_OUTBOUND_REDIRECTS)")))
+            }
+            ChainEnd::Stopped(e) => Err(e.clone()),
+        }
+    }
+
+    pub fn last(&self) -> Option<&Hop> {
+        self.hops.last()
+    }
+}
+
+/// reqwest's resolver for every client of this module: it answers nothing, so the only
+/// addresses a request can reach are the ones given to the client after they were judged.
+struct NoLookups;
+
+impl Resolve for NoLookups {
+    fn resolve(&self, name: Name) -> Resolving {
+        let name = name.as_str().to_string();
+        Box::pin(async move {
+            let e: Box<dyn std::error::Error + Send + Sync> =
+                format!("{name} was not resolved by the outbound layer").into();
+            Err::<Addrs, _>(e)
+        })
+    }
+}
+
+impl Net {
+    /// Fetches `url`: judges and sends each hop, follows redirects when asked, reads the last
+    /// body when asked. A chain always comes back; `end` says whether it reached an answer.
+    pub async fn fetch(&self, url: Url, options: FetchOptions) -> Chain {
+        let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + self.config.timeout;
+        let mut chain = Chain { hops: Vec::new(), end: ChainEnd::Done, body: None, elapsed: Duration::ZERO };
+        let mut visited: HashSet<Url> = HashSet::new();
+        let mut next = url;
+        loop {
+            visited.insert(next.clone());
+            let timeout = || {
+                OutboundError::Timeout(format!(
+                    "{} did not answer within {} s (WRENCH_OUTBOUND_TIMEOUT)",
+                    host_of(&next),
+                    self.config.timeout.as_secs()
+                ))
+            };
+            let target = match timeout_at(deadline, self.target(&next)).await {
+                Ok(Ok(t)) => t,
+                Ok(Err(e)) => {
+                    chain.end = ChainEnd::Stopped(e);
+                    break;
+                }
+                Err(_) => {
+                    chain.end = ChainEnd::Stopped(timeout());
+                    break;
+                }
+            };
+            let sent = Instant::now();
+            let mut response = match timeout_at(deadline, self.send(&target, deadline)).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => {
+                    chain.end = ChainEnd::Stopped(e);
+                    break;
+                }
+                Err(_) => {
+                    chain.end = ChainEnd::Stopped(timeout());
+                    break;
+                }
+            };
+            let status = response.status().as_u16();
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            chain.hops.push(Hop {
+                url: target.url.clone(),
+                address: response.remote_addr(),
+                status,
+                version: format!("{:?}", response.version()),
+                headers: response.headers().clone(),
+                location: location.clone(),
+                dns_time: target.dns_time,
+                latency: sent.elapsed(),
+            });
+            let redirect = matches!(status, 301 | 302 | 303 | 307 | 308) && location.is_some();
+            if !(options.follow && redirect) {
+                if options.read_body {
+                    match timeout_at(deadline, self.read_body(&mut response, &target)).await {
+                        Ok(Ok(body)) => chain.body = Some(body),
+                        Ok(Err(e)) => chain.end = ChainEnd::Stopped(e),
+                        Err(_) => chain.end = ChainEnd::Stopped(timeout()),
+                    }
+                }
+                break;
+            }
+            let redirects_so_far = chain.hops.len() as u8;
+            match follow(&target.url, location.as_deref().unwrap_or_default()) {
+                Err(e) => {
+                    chain.end = ChainEnd::Stopped(e);
+                    break;
+                }
+                Ok(url) if visited.contains(&url) => {
+                    chain.end = ChainEnd::Loop(url);
+                    break;
+                }
+                Ok(_) if redirects_so_far > self.config.redirects => {
+                    chain.end = ChainEnd::TooManyRedirects(self.config.redirects);
+                    break;
+                }
+                Ok(url) => next = url,
+            }
+        }
+        chain.elapsed = started.elapsed();
+        chain
+    }
+
+    /// Sends one GET to a judged target, through a client that can reach nothing else.
+    async fn send(&self, target: &Target, deadline: tokio::time::Instant) -> Result<reqwest::Response, OutboundError> {
+        let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
+            .user_agent(self.user_agent.as_str())
+            .tls_backend_preconfigured((*self.tls).clone())
+            .dns_resolver(Arc::new(NoLookups))
+            .connect_timeout(remaining.min(CONNECT_TIMEOUT))
+            .pool_max_idle_per_host(0);
+        if let Some(name) = &target.name {
+            builder = builder.resolve_to_addrs(name, &target.addresses);
+        }
+        let client =
+            builder.build().map_err(|e| OutboundError::Unreachable(format!("could not prepare the request: {e}")))?;
+        client
+            .get(target.url.clone())
+            .header(reqwest::header::ACCEPT, "*/*")
+            .header(reqwest::header::ACCEPT_ENCODING, "identity")
+            .send()
+            .await
+            .map_err(|e| describe(&e, target))
+    }
+
+    /// The body, counted while it arrives and refused past the byte limit.
+    async fn read_body(&self, response: &mut reqwest::Response, target: &Target) -> Result<Vec<u8>, OutboundError> {
+        let limit = self.config.max_bytes;
+        let too_large = || {
+            OutboundError::Unreachable(format!(
+                "{} answered with more than {limit} bytes (WRENCH_OUTBOUND_MAX_BYTES)",
+                target.host
+            ))
+        };
+        if response.content_length().is_some_and(|n| n > limit as u64) {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e, target))? {
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+}
+
+/// The next URL of a redirect, resolved against the current one. Credentials never travel to
+/// another origin.
+fn follow(current: &Url, location: &str) -> Result<Url, OutboundError> {
+    let mut next = current.join(location.trim()).map_err(|e| {
+        OutboundError::Unreachable(format!("{} redirected to {location:?}, which is not a URL: {e}", host_of(current)))
+    })?;
+    if next.origin() != current.origin() {
+        let _ = next.set_username("");
+        let _ = next.set_password(None);
+    }
+    next.set_fragment(None);
+    Ok(next)
+}
+
+fn host_of(url: &Url) -> String {
+    url.host_str().unwrap_or("the target").to_string()
+}
+
+/// A reqwest failure in words that name the host and what went wrong.
+fn describe(e: &reqwest::Error, target: &Target) -> OutboundError {
+    let mut cause = String::new();
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = source {
+        cause = s.to_string();
+        source = s.source();
+    }
+    let host = &target.host;
+    if e.is_timeout() {
+        return OutboundError::Timeout(format!("{host} did not answer in time"));
+    }
+    let what = if e.is_connect() { "could not connect to" } else { "failed answering from" };
+    let cause = if cause.is_empty() { e.to_string() } else { cause };
+    OutboundError::Unreachable(format!("{what} {host}: {cause}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::follow;
+
+    #[test]
+    fn redirects_resolve_like_browsers_and_drop_credentials_across_origins() {
+        let base = url::Url::parse("http://user:pw@a.example/x/y?q=1#f").unwrap();
+        for (location, want) in [
+            ("/z", "http://user:pw@a.example/z"),
+            ("z", "http://user:pw@a.example/x/z"),
+            ("//b.example/p", "http://b.example/p"),
+            ("/\\b.example/p", "http://b.example/p"),
+            ("https://a.example/s", "https://a.example/s"),
+            ("http://a.example/t#frag", "http://a.example/t"),
+            ("http://0x7f000001/", "http://127.0.0.1/"),
+        ] {
+            assert_eq!(follow(&base, location).unwrap().as_str(), want, "{location}");
+        }
+        assert!(follow(&base, "http://[::1").is_err());
+    }
+}
