@@ -6,6 +6,7 @@
 
 pub(crate) mod dev;
 pub(crate) mod images;
+pub(crate) mod lookups;
 pub(crate) mod security;
 pub(crate) mod storage;
 pub(crate) mod text;

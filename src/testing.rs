@@ -17,9 +17,15 @@ use crate::{
     op::{Example, InputKind, Operation, OutputKind, Route},
 };
 
-/// Builds an app serving just `op`, with default settings.
+/// Default settings, with the outbound layer pointed at the local fakes (DNS, web sites and the
+/// tests' certificate authority), which the documentation's examples name.
+pub(crate) fn test_config() -> Config {
+    Config::from_vars(&wrench_fakes::shared().settings()).expect("the fakes' settings parse")
+}
+
+/// Builds an app serving just `op`, with the test settings.
 pub(crate) fn app_for(op: &Operation) -> crate::http::App {
-    crate::http::app(Arc::new(Config::default()), vec![op.clone()]).expect("the operation registers")
+    crate::http::app(Arc::new(test_config()), vec![op.clone()]).expect("the operation registers")
 }
 
 /// Every top-level field of an example as text, the way a query string or path carries it.

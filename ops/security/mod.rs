@@ -4,6 +4,7 @@
 
 pub(crate) mod card;
 pub(crate) mod encrypt;
+pub(crate) mod header_grade;
 pub(crate) mod iban;
 pub(crate) mod iban_registry;
 pub(crate) mod otp;

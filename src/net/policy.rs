@@ -30,20 +30,19 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    /// "127.0.0.1, a loopback address (127.0.0.0/8, RFC 1122)", or for an embedded address
-    /// "::ffff:7f00:1, an IPv4-mapped address of 127.0.0.1, a loopback address (...)".
-    pub fn describe(&self, ip: IpAddr) -> String {
-        let base = format!(
-            "{}, {} ({}, {})",
-            self.embedded.map_or(ip, |(v4, _)| IpAddr::V4(v4)),
-            self.what,
-            self.range,
-            self.reference
-        );
+    /// What the address is: "a loopback address (127.0.0.0/8, RFC 1122)", or for an IPv6 form
+    /// "an IPv4-mapped address of 127.0.0.1, a loopback address (127.0.0.0/8, RFC 1122)".
+    pub fn reason(&self) -> String {
+        let base = format!("{} ({}, {})", self.what, self.range, self.reference);
         match self.embedded {
-            Some((_, form)) => format!("{ip}, {form} of {base}"),
+            Some((v4, form)) => format!("{form} of {v4}, {base}"),
             None => base,
         }
+    }
+
+    /// "127.0.0.1, a loopback address (127.0.0.0/8, RFC 1122)".
+    pub fn describe(&self, ip: IpAddr) -> String {
+        format!("{ip}, {}", self.reason())
     }
 }
 

@@ -80,7 +80,7 @@ impl Net {
             if let Err(r) = self.policy.check(*ip) {
                 let subject = match &name {
                     Some(n) => format!("{n} resolves to {}", r.describe(*ip)),
-                    None => format!("{host} is {}", r.describe(*ip)),
+                    None => format!("{ip} is {}", r.reason()),
                 };
                 return Err(OutboundError::Forbidden(subject));
             }

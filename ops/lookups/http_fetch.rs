@@ -1,0 +1,46 @@
+//! What the operations that fetch a caller's URL share: reading the URL input, and the
+//! response headers as answers report them.
+
+use std::collections::BTreeMap;
+
+use crate::{
+    net::{Chain, FetchOptions, Hop, Net},
+    prelude::*,
+};
+
+/// Reads `field` as an http(s) URL, refusing anything else with the field named.
+pub(crate) fn url_input(field: &str, text: &str) -> Result<url::Url, ApiError> {
+    Net::parse_url(text).map_err(|e| e.into_api(field))
+}
+
+/// Fetches `url` with redirects followed (or not), reading headers only, and fails the way the
+/// outbound layer says when no answer came.
+pub(crate) async fn fetch_headers(ctx: &Ctx, url: url::Url, follow: bool) -> Result<Chain, ApiError> {
+    let chain = ctx.net.fetch(url, FetchOptions { follow, read_body: false }).await;
+    Ok(chain.into_result(ctx.net.config.redirects)?)
+}
+
+/// The header fields of an answer as an object of lower-case names. Repeated fields are
+/// joined with `, ` (RFC 9110 section 5.3), except `set-cookie`, whose values may contain
+/// commas and are joined with a line break.
+pub(crate) fn header_map(hop: &Hop) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    for (name, value) in &hop.headers {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        let sep = if name == reqwest::header::SET_COOKIE { "\n" } else { ", " };
+        out.entry(name.as_str().to_string())
+            .and_modify(|v| {
+                v.push_str(sep);
+                v.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    out
+}
+
+/// A header's values as text, joined with `, `, if the answer has it.
+pub(crate) fn header(hop: &Hop, name: &str) -> Option<String> {
+    let values: Vec<String> =
+        hop.headers.get_all(name).iter().map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).collect();
+    (!values.is_empty()).then(|| values.join(", "))
+}

@@ -1,0 +1,12 @@
+//! Lookups (spec 4.5 and 4.6): DNS, IP, network and data-set lookups. Everything here that
+//! contacts a host goes through the outbound layer (`src/net/`).
+//!
+//! Every file here is declared below; the build fails naming a file that is not.
+
+pub(crate) mod dns;
+pub(crate) mod dns_common;
+pub(crate) mod dns_monitor;
+pub(crate) mod headers;
+pub(crate) mod http_fetch;
+pub(crate) mod propagation;
+pub(crate) mod redirect_trace;

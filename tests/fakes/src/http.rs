@@ -1,0 +1,142 @@
+//! Fake web sites over HTTP and HTTPS, with the answers the outbound operations are tested on.
+//!
+//! Routes (every site serves all of them):
+//! - `/`: a page with every security header a grade looks for (HSTS on HTTPS only);
+//! - `/bare`: a page with none of them;
+//! - `/redirect?to=URL&status=302`: a redirect to anywhere, the tests' hostile redirector;
+//! - `/chain?n=3`: `n` redirects before a page;
+//! - `/loop-a`, `/loop-b`: redirects to each other;
+//! - `/slow?ms=1500`: a page after a pause;
+//! - `/big?bytes=N`: a body of `N` bytes;
+//! - `/echo`: the request's method, path and headers as JSON;
+//! - `/status?code=404`: an empty answer with that status.
+
+use std::{convert::Infallible, net::SocketAddr, sync::Arc, time::Duration};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::{Request, Response, body::Incoming, header::HeaderValue, service::service_fn};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+fn query(req: &Request<Incoming>) -> Vec<(String, String)> {
+    form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect()
+}
+
+fn param(req: &Request<Incoming>, name: &str) -> Option<String> {
+    query(req).into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn page(status: u16, headers: &[(&str, &str)], body: impl Into<Bytes>) -> Response<Full<Bytes>> {
+    let mut resp = Response::new(Full::new(body.into()));
+    *resp.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::OK);
+    let h = resp.headers_mut();
+    h.insert("server", HeaderValue::from_static("wrench-fakes"));
+    for (k, v) in headers {
+        if let (Ok(k), Ok(v)) = (hyper::header::HeaderName::from_bytes(k.as_bytes()), HeaderValue::from_str(v)) {
+            h.append(k, v);
+        }
+    }
+    resp
+}
+
+const HTML: &str =
+    "<!doctype html><html lang=\"en\"><head><title>Fixture</title></head><body><p>A fixture page.</p></body></html>";
+
+async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
+    let html = [("content-type", "text/html; charset=utf-8")];
+    match req.uri().path() {
+        "/" => {
+            let mut headers = vec![
+                ("content-type", "text/html; charset=utf-8"),
+                ("content-security-policy", "default-src 'self'; frame-ancestors 'none'"),
+                ("x-content-type-options", "nosniff"),
+                ("x-frame-options", "DENY"),
+                ("referrer-policy", "strict-origin-when-cross-origin"),
+                ("permissions-policy", "geolocation=(), camera=(), microphone=()"),
+            ];
+            if https {
+                headers.push(("strict-transport-security", "max-age=63072000; includeSubDomains; preload"));
+            }
+            page(200, &headers, HTML)
+        }
+        "/bare" => page(200, &html, HTML),
+        "/redirect" => {
+            let to = param(&req, "to").unwrap_or_else(|| "/".into());
+            let status = param(&req, "status").and_then(|s| s.parse().ok()).unwrap_or(302);
+            page(status, &[("location", &to)], "")
+        }
+        "/chain" => {
+            let n: u32 = param(&req, "n").and_then(|s| s.parse().ok()).unwrap_or(0);
+            if n == 0 { page(200, &html, HTML) } else { page(302, &[("location", &format!("/chain?n={}", n - 1))], "") }
+        }
+        "/loop-a" => page(302, &[("location", "/loop-b")], ""),
+        "/loop-b" => page(301, &[("location", "/loop-a")], ""),
+        "/slow" => {
+            let ms: u64 = param(&req, "ms").and_then(|s| s.parse().ok()).unwrap_or(1000);
+            tokio::time::sleep(Duration::from_millis(ms.min(60_000))).await;
+            page(200, &html, HTML)
+        }
+        "/big" => {
+            let n: usize = param(&req, "bytes").and_then(|s| s.parse().ok()).unwrap_or(1024);
+            page(200, &[("content-type", "application/octet-stream")], vec![b'x'; n.min(64 << 20)])
+        }
+        "/echo" => {
+            let headers: Vec<String> = req
+                .headers()
+                .iter()
+                .map(|(k, v)| format!("\"{}\":\"{}\"", k, String::from_utf8_lossy(v.as_bytes()).replace('"', "'")))
+                .collect();
+            let body = format!(
+                "{{\"method\":\"{}\",\"path\":\"{}\",\"headers\":{{{}}}}}",
+                req.method(),
+                req.uri().path(),
+                headers.join(",")
+            );
+            page(200, &[("content-type", "application/json")], body)
+        }
+        "/status" => {
+            let code = param(&req, "code").and_then(|s| s.parse().ok()).unwrap_or(200);
+            page(code, &[], "")
+        }
+        _ => page(404, &html, "not found"),
+    }
+}
+
+/// Serves the routes over plain HTTP on `address`.
+pub async fn serve_http(address: SocketAddr) -> std::io::Result<SocketAddr> {
+    let listener = TcpListener::bind(address).await?;
+    let address = listener.local_addr()?;
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve_connection(TokioIo::new(stream), false));
+        }
+    });
+    Ok(address)
+}
+
+/// Serves the routes over HTTPS on `address`, with `tls` (certificate chain and key).
+pub async fn serve_https(address: SocketAddr, tls: Arc<rustls::ServerConfig>) -> std::io::Result<SocketAddr> {
+    let listener = TcpListener::bind(address).await?;
+    let address = listener.local_addr()?;
+    let acceptor = tokio_rustls::TlsAcceptor::from(tls);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                if let Ok(Ok(tls)) = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await {
+                    serve_connection(TokioIo::new(tls), true).await;
+                }
+            });
+        }
+    });
+    Ok(address)
+}
+
+async fn serve_connection<I>(io: TokioIo<I>, https: bool)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = service_fn(move |req| async move { Ok::<_, Infallible>(route(req, https).await) });
+    let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+}

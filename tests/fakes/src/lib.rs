@@ -1,0 +1,93 @@
+//! Local stand-ins for the hosts wrench contacts, for its tests and for contract fuzzing in CI:
+//! DNS servers answering from fixtures, fake web sites over HTTP and HTTPS (with a certificate
+//! authority of the tests' own), and a server that counts connections.
+//!
+//! [`shared`] runs one set on fixed loopback addresses, the ones the documentation's examples
+//! name, on a runtime of its own so that it outlives any one test; the `wrench-fakes` binary
+//! runs the same set for a wrench server under test. Nothing here listens beyond loopback.
+
+pub mod counting;
+pub mod dns;
+pub mod http;
+pub mod tls;
+
+use std::{net::SocketAddr, path::PathBuf, sync::OnceLock};
+
+/// The fixed addresses of the shared set.
+pub const DNS: &str = "127.0.0.2:8053";
+pub const LAGGING_DNS: &str = "127.0.0.3:8053";
+pub const HTTP: &str = "127.0.0.2:8080";
+pub const HTTPS: &str = "127.0.0.2:8443";
+
+/// A running set of fakes.
+pub struct Fakes {
+    pub dns: dns::DnsServer,
+    pub lagging_dns: dns::DnsServer,
+    pub http: SocketAddr,
+    pub https: SocketAddr,
+    /// The PEM file of the tests' certificate authority, for `WRENCH_TLS_EXTRA_ROOTS`.
+    pub ca_pem: PathBuf,
+}
+
+impl Fakes {
+    /// The settings that point a wrench instance at these fakes.
+    pub fn settings(&self) -> Vec<(String, String)> {
+        [
+            ("WRENCH_DNS_SERVERS", self.dns.address.to_string()),
+            (
+                "WRENCH_DNS_PROPAGATION_RESOLVERS",
+                format!("primary={},lagging={}", self.dns.address, self.lagging_dns.address),
+            ),
+            ("WRENCH_OUTBOUND_ALLOW", "127.0.0.2/32".to_string()),
+            ("WRENCH_TLS_EXTRA_ROOTS", self.ca_pem.display().to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
+/// Starts the set on the current runtime, on the fixed addresses; the authority's PEM is
+/// written to `ca_pem`.
+pub async fn start(ca_pem: PathBuf) -> std::io::Result<Fakes> {
+    let ca = tls::TestCa::new();
+    ca.write_pem(&ca_pem)?;
+    let (chain, key) = ca.leaf(&["site.example", "*.site.example"]);
+    let dns = dns::serve(DNS.parse().expect("fixed"), dns::ZONE).await?;
+    let lagging_dns = dns::serve(LAGGING_DNS.parse().expect("fixed"), dns::LAGGING_ZONE).await?;
+    let http = http::serve_http(HTTP.parse().expect("fixed")).await?;
+    let https = http::serve_https(HTTPS.parse().expect("fixed"), tls::server_config(chain, key)).await?;
+    Ok(Fakes { dns, lagging_dns, http, https, ca_pem })
+}
+
+/// The shared set, started on first use on a runtime of its own.
+pub fn shared() -> &'static Fakes {
+    static FAKES: OnceLock<Fakes> = OnceLock::new();
+    FAKES.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("wrench-fakes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .expect("a runtime for the fakes");
+            runtime.block_on(async move {
+                let started = start(dir.join("ca.pem")).await;
+                let failed = started.is_err();
+                let _ = tx.send(started);
+                if !failed {
+                    std::future::pending::<()>().await;
+                }
+            });
+        });
+        match rx.recv().expect("the fakes thread answers") {
+            Ok(f) => f,
+            Err(e) => panic!(
+                "the fakes could not listen on their fixed addresses ({DNS}, {LAGGING_DNS}, {HTTP}, {HTTPS}): {e}; \
+                 is another test run or a wrench-fakes process using them?"
+            ),
+        }
+    })
+}
