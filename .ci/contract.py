@@ -2,10 +2,13 @@
 
 Operations whose declaration says they refuse some schema-valid input (`rejects = ...` in
 `#[op]`, `x-rejects` in the document: invalid Base64, malformed JSON inside a string field,
-an invalid regular expression) may answer such input with their documented 400. Every other
-check, and every other operation, keeps Schemathesis's defaults, except that 413, 414 and 431
-count as correct answers to a body, request target or header section over the server's limits
-(1 MiB, 65,534 bytes, 32 KiB): Schemathesis does not know them and can generate larger ones.
+a domain that is not a DNS name) may answer such input with their documented 400. Operations
+that contact other hosts and document 502 and 504 may answer with them: a generated host that
+does not exist is a 502, and that is the contract (the server points at local fakes, so no
+generated request leaves the machine). Every other check, and every other operation, keeps
+Schemathesis's defaults, except that 413, 414 and 431 count as correct answers to a body,
+request target or header section over the server's limits (1 MiB, 65,534 bytes, 32 KiB):
+Schemathesis does not know them and can generate larger ones.
 """
 
 import json
@@ -13,12 +16,17 @@ import os
 import sys
 
 doc = json.load(open(sys.argv[1]))
-rejecting = sorted(
-    op["operationId"]
+operations = [
+    op
     for item in doc["paths"].values()
     for op in item.values()
-    if isinstance(op, dict) and "x-rejects" in op
-)
+    if isinstance(op, dict) and "operationId" in op
+]
+groups = {}
+for op in operations:
+    key = ("x-rejects" in op, "502" in op["responses"] or "504" in op["responses"])
+    if key != (False, False):
+        groups.setdefault(key, []).append(op["operationId"])
 
 print('base-url = "http://127.0.0.1:${ST_PORT}"')
 print('headers = { "X-API-Key" = "${ST_API_KEY}" }')
@@ -29,8 +37,12 @@ print('expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "41
 print()
 print("[checks.positive_data_acceptance]")
 print('expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "413", "414", "429", "431"]')
-if rejecting:
+POSITIVE = ["2xx", "3xx", "401", "403", "404", "409", "413", "414", "429", "431"]
+for (rejects, upstream), ids in sorted(groups.items()):
+    positive = POSITIVE + (["400"] if rejects else []) + (["502", "504"] if upstream else [])
     print()
     print("[[operations]]")
-    print("include-operation-id = [" + ", ".join(json.dumps(i) for i in rejecting) + "]")
-    print('checks.positive_data_acceptance.expected-statuses = ["2xx", "3xx", "400", "401", "403", "404", "409", "413", "414", "429", "431"]')
+    print("include-operation-id = [" + ", ".join(json.dumps(i) for i in sorted(ids)) + "]")
+    print("checks.positive_data_acceptance.expected-statuses = [" + ", ".join(json.dumps(x) for x in positive) + "]")
+    if upstream:
+        print('checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "502", "504"]')

@@ -40,6 +40,7 @@ struct DnsLookupOutput {
 /// error; a resolver that fails is 502, one that does not answer within 3 s 504. For PTR an
 /// IP address may be given; addresses that are not global are refused.
 #[op(post "/v1/dns/lookup" as dnsLookup, tag = Lookups,
+     rejects = "a domain that is not a DNS name (a URL, spaces, an empty or overlong label)",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.queryTimeMs", ".data.checkedAt"),
      example(a_records, {"domain": "example.com"}),
@@ -97,6 +98,7 @@ struct DnsBatchOutput {
 /// default; up to 10 types). Each answer is reported as by `dns/lookup`; a type whose
 /// question fails says why in its own `error` and does not fail the others.
 #[op(post "/v1/dns/batch" as dnsBatch, tag = Lookups,
+     rejects = "a domain that is not a DNS name, or a type given twice",
      redact(".data.results[].queryTimeMs", ".data.checkedAt"),
      example(defaults, {"domain": "example.com"}),
      example(chosen_types, {"domain": "example.com", "types": ["SOA", "CAA", "NS"]}),
@@ -146,6 +148,7 @@ struct ReverseOutput {
 /// other special-purpose ranges) are refused with 403: their names can describe an internal
 /// network.
 #[op(post "/v1/ip/reverse" as ipReverse, tag = Lookups,
+     rejects = "text that is not an IPv4 or IPv6 address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.queryTimeMs", ".data.checkedAt"),
      example(google_dns, {"ip": "8.8.8.8"}),

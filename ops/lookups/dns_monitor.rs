@@ -118,6 +118,7 @@ fn compare(
 /// values were both added and removed (a changed address, an SOA with a new serial). A type
 /// whose question fails keeps its snapshot and is reported with the error.
 #[op(post "/v1/dns-monitor/check" as dnsMonitorCheck, tag = Lookups,
+     rejects = "a domain that is not a DNS name, or a type given twice",
      errors(STORE_UNAVAILABLE),
      redact(".data.checkedAt"),
      example(first_check, {"domain": "example.com"}),

@@ -47,6 +47,7 @@ struct HeadersOutput {
 /// not read. Targets in private, loopback, link-local and other special-purpose ranges are
 /// refused with 403; an unreachable target is 502, a slow one 504 (10 s by default).
 #[op(post "/v1/headers" as httpHeaders, tag = Lookups,
+     rejects = "text that is not an absolute http or https URL",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.timeMs", ".data.checkedAt", ".data.headers.date"),
      example(page, {"url": "http://www.site.example:8080/"}),

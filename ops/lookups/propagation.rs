@@ -106,6 +106,7 @@ async fn survey(
 /// agree. A resolver that fails or times out is reported as such and makes the answer
 /// inconsistent.
 #[op(post "/v1/dns/propagation" as dnsPropagation, tag = Lookups,
+     rejects = "a domain that is not a DNS name",
      redact(".data.resolvers[].queryTimeMs", ".data.checkedAt"),
      example(a_record, {"domain": "example.com"}),
      example(mx_record, {"domain": "example.com", "type": "MX"}),
@@ -188,6 +189,7 @@ struct CompareOutput {
 /// how each other resolver differs from it: the values it lacks, the values it adds, or why it
 /// failed.
 #[op(post "/v1/dns/compare" as dnsCompare, tag = Lookups,
+     rejects = "a domain that is not a DNS name, or a type given twice",
      redact(".data.checkedAt"),
      example(defaults, {"domain": "example.com"}),
      example(two_types, {"domain": "example.com", "types": ["A", "SOA"]}),

@@ -76,6 +76,7 @@ struct TraceOutput {
 /// at the redirect limit, or at a hop that is refused, unreachable or slow; `ended` and
 /// `reason` say which. Only the first URL being refused or unreachable is an error.
 #[op(post "/v1/redirect/trace" as redirectTrace, tag = Lookups,
+     rejects = "text that is not an absolute http or https URL",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.hops[].latencyMs", ".data.hops[].dnsMs", ".data.totalTimeMs", ".data.checkedAt"),
      example(two_redirects, {"url": "http://www.site.example:8080/chain?n=2"}),

@@ -208,6 +208,7 @@ fn grade(score: u32, https: bool) -> &'static str {
 /// Grades: A+ for 95 or more over HTTPS, A 85, B 70, C 55, D 40, E 25, F below. Every check
 /// says why it earned its points.
 #[op(post "/v1/security/grade" as securityGrade, tag = SecurityAndValidation,
+     rejects = "text that is not an absolute http or https URL",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.checkedAt"),
      example(https_all_headers, {"url": "https://secure.site.example:8443/"}),
