@@ -250,6 +250,46 @@ async fn corpus(port: u16) {
     if trace["data"]["ended"] != "refused" {
         failures.push(format!("[trace] a redirect to loopback: {trace}"));
     }
+    // The operations that open connections of their own (TLS inspection, timed fetches, WHOIS)
+    // judge their targets the same way.
+    let mut other_vars: Vec<(String, String)> =
+        vars.iter().filter(|(k, _)| k != "WRENCH_WHOIS_SERVERS").cloned().collect();
+    other_vars.push(("WRENCH_WHOIS_SERVERS".into(), format!("test=127.0.0.1:{p},invalid=metadata.evil.example:{p}")));
+    let other = Config { anon_quota: Quota::UNLIMITED, ..Config::from_vars(&other_vars).unwrap() };
+    let other = TestClient::new(wrench::http::app(Arc::new(other), wrench::operations()).unwrap());
+    let mut other_cases: Vec<(&str, Value, u16, &str)> = Vec::new();
+    for (host, words) in [
+        ("127.0.0.1", "loopback"),
+        ("2130706433", "loopback"),
+        ("[::ffff:127.0.0.1]", "IPv4-mapped address of 127.0.0.1"),
+        ("metadata.evil.example", "resolves to 169.254.169.254"),
+        ("10.0.0.1", "private"),
+        ("localhost", "local host's own name"),
+    ] {
+        other_cases.push(("/v1/ssl-cert/expiry", json!({"domain": host, "port": p}), 403, words));
+        other_cases.push(("/v1/ssl", json!({"domain": host, "port": p, "httpPort": p}), 403, words));
+        other_cases.push(("/v1/site/performance", json!({"url": format!("http://{host}:{p}/")}), 403, words));
+    }
+    other_cases.push((
+        "/v1/site/performance",
+        json!({"url": format!("http://www.site.example:8080/redirect?to=http://127.0.0.1:{p}/")}),
+        403,
+        "loopback",
+    ));
+    // A WHOIS server is the operator's choice, not the caller's: refused, it is a failed upstream.
+    other_cases.push(("/v1/whois", json!({"domain": "anything.test"}), 502, "loopback"));
+    other_cases.push(("/v1/whois", json!({"domain": "anything.invalid"}), 502, "169.254.169.254"));
+    for (path, input, want, words) in &other_cases {
+        let resp = other.post(*path).body_json(input).send().await;
+        let status = resp.0.status().as_u16();
+        let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        if status != *want || !message.contains(words) {
+            failures.push(format!("[other operations] {path} {input}: {status} {body}"));
+        }
+    }
+    categories.insert("other operations", other_cases.len());
+    let total = total + other_cases.len();
     // A port outside the default list is refused by the default policy.
     let strict = Config { anon_quota: Quota::UNLIMITED, ..Config::from_vars(&fakes.settings()).unwrap() };
     let strict = TestClient::new(wrench::http::app(Arc::new(strict), wrench::operations()).unwrap());

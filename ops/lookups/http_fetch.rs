@@ -44,3 +44,17 @@ pub(crate) fn header(hop: &Hop, name: &str) -> Option<String> {
         hop.headers.get_all(name).iter().map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).collect();
     (!values.is_empty()).then(|| values.join(", "))
 }
+
+/// Seconds of `max-age` in a Strict-Transport-Security value, if it has a valid one
+/// (RFC 6797 section 6.1.1).
+pub(crate) fn hsts_max_age(value: &str) -> Option<u64> {
+    value.split(';').find_map(|d| {
+        let (k, v) = d.split_once('=')?;
+        k.trim().eq_ignore_ascii_case("max-age").then(|| v.trim().trim_matches('"').parse().ok()).flatten()
+    })
+}
+
+/// Whether a Strict-Transport-Security value holds the valueless directive `name`.
+pub(crate) fn hsts_flag(value: &str, name: &str) -> bool {
+    value.split(';').any(|d| d.trim().eq_ignore_ascii_case(name))
+}

@@ -4,7 +4,7 @@
 //! The scoring table is ours, written out in the operation's description and applied here in
 //! one function per header, so that each point gained or lost comes with its reason.
 
-use super::super::lookups::http_fetch::{fetch_headers, header, url_input};
+use super::super::lookups::http_fetch::{fetch_headers, header, hsts_max_age as max_age, url_input};
 use crate::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -46,14 +46,6 @@ struct GradeOutput {
 
 fn check(header: &'static str, value: Option<String>, max: u32, points: u32, reason: impl Into<String>) -> HeaderCheck {
     HeaderCheck { header, present: value.is_some(), value, points, max_points: max, reason: reason.into() }
-}
-
-/// Seconds of `max-age` in an HSTS value, if it has one.
-fn max_age(value: &str) -> Option<u64> {
-    value.split(';').find_map(|d| {
-        let (k, v) = d.split_once('=')?;
-        k.trim().eq_ignore_ascii_case("max-age").then(|| v.trim().trim_matches('"').parse().ok()).flatten()
-    })
 }
 
 fn hsts(value: Option<String>, https: bool) -> HeaderCheck {

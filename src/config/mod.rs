@@ -158,6 +158,8 @@ struct FileConfig {
     outbound_max_bytes: Option<toml::Value>,
     outbound_user_agent: Option<toml::Value>,
     tls_extra_roots: Option<toml::Value>,
+    rdap_bootstrap_url: Option<toml::Value>,
+    whois_servers: Option<toml::Value>,
 }
 
 impl FileConfig {
@@ -173,6 +175,8 @@ impl FileConfig {
             ("WRENCH_OUTBOUND_MAX_BYTES", &self.outbound_max_bytes),
             ("WRENCH_OUTBOUND_USER_AGENT", &self.outbound_user_agent),
             ("WRENCH_TLS_EXTRA_ROOTS", &self.tls_extra_roots),
+            ("WRENCH_RDAP_BOOTSTRAP_URL", &self.rdap_bootstrap_url),
+            ("WRENCH_WHOIS_SERVERS", &self.whois_servers),
         ];
         let mut out = Vec::new();
         for (name, value) in values {

@@ -71,12 +71,27 @@ pub struct OutboundConfig {
     /// `WRENCH_TLS_EXTRA_ROOTS`: a PEM file of certificate authorities trusted beside the
     /// Mozilla roots (private CAs).
     pub tls_extra_roots: Option<PathBuf>,
+    /// `WRENCH_RDAP_BOOTSTRAP_URL`: where the IANA RDAP bootstrap files (`dns.json`) are
+    /// refreshed from; the embedded snapshot answers until a refresh succeeds.
+    pub rdap_bootstrap_url: url::Url,
+    /// `WRENCH_WHOIS_SERVERS`: `suffix=host[:port]` entries that take precedence over the
+    /// embedded list of port-43 WHOIS servers.
+    pub whois_servers: Vec<WhoisServer>,
+}
+
+/// A port-43 WHOIS server for the names under a suffix (`com`, `co.uk`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WhoisServer {
+    pub suffix: String,
+    pub host: String,
+    pub port: u16,
 }
 
 pub const DEFAULT_DNS_SERVERS: &str = "1.1.1.1,8.8.8.8";
 pub const DEFAULT_PROPAGATION_RESOLVERS: &str =
     "cloudflare=1.1.1.1,google=8.8.8.8,quad9=9.9.9.9,opendns=208.67.222.222,adguard=94.140.14.14";
 pub const DEFAULT_PORTS: &str = "80,443,8080,8443";
+pub const DEFAULT_RDAP_BOOTSTRAP_URL: &str = "https://data.iana.org/rdap/";
 
 impl Default for OutboundConfig {
     fn default() -> Self {
@@ -91,6 +106,8 @@ impl Default for OutboundConfig {
             max_bytes: 5 << 20,
             user_agent: None,
             tls_extra_roots: None,
+            rdap_bootstrap_url: url::Url::parse(DEFAULT_RDAP_BOOTSTRAP_URL).expect("the default parses"),
+            whois_servers: Vec::new(),
         }
     }
 }
@@ -106,6 +123,8 @@ pub const KEYS: &[&str] = &[
     "WRENCH_OUTBOUND_MAX_BYTES",
     "WRENCH_OUTBOUND_USER_AGENT",
     "WRENCH_TLS_EXTRA_ROOTS",
+    "WRENCH_RDAP_BOOTSTRAP_URL",
+    "WRENCH_WHOIS_SERVERS",
 ];
 
 impl OutboundConfig {
@@ -152,6 +171,17 @@ impl OutboundConfig {
             "WRENCH_TLS_EXTRA_ROOTS" => {
                 self.tls_extra_roots = Some(value.trim()).filter(|v| !v.is_empty()).map(Into::into)
             }
+            "WRENCH_RDAP_BOOTSTRAP_URL" => {
+                let mut url = url::Url::parse(value.trim())
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+                    .ok_or_else(|| format!("{name}: expected an http or https URL, got {value:?}"))?;
+                if !url.path().ends_with('/') {
+                    url.set_path(&format!("{}/", url.path()));
+                }
+                self.rdap_bootstrap_url = url;
+            }
+            "WRENCH_WHOIS_SERVERS" => self.whois_servers = parse_whois_servers(name, value)?,
             _ => return Err(format!("{name}: not an outbound setting")),
         }
         Ok(())
@@ -199,6 +229,32 @@ fn parse_named_resolvers(name: &str, value: &str) -> Result<Vec<NamedResolver>, 
     }
     if !(1..=10).contains(&out.len()) {
         return Err(format!("{name}: name 1 to 10 resolvers"));
+    }
+    Ok(out)
+}
+
+fn parse_whois_servers(name: &str, value: &str) -> Result<Vec<WhoisServer>, String> {
+    let mut out = Vec::new();
+    for entry in list(value) {
+        let (suffix, server) =
+            entry.split_once('=').ok_or_else(|| format!("{name}: expected suffix=host[:port], got {entry:?}"))?;
+        let suffix = suffix.trim().trim_matches('.').to_ascii_lowercase();
+        let label_ok = |l: &str| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !suffix.split('.').all(label_ok) {
+            return Err(format!("{name}: {suffix:?} is not a domain suffix such as com or co.uk"));
+        }
+        let server = server.trim();
+        let (host, port) = match server.rsplit_once(':') {
+            Some((h, p)) if !h.contains(':') || h.ends_with(']') => (
+                h.trim_start_matches('[').trim_end_matches(']'),
+                p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| format!("{name}: {p:?} is not a port"))?,
+            ),
+            _ => (server.trim_start_matches('[').trim_end_matches(']'), 43),
+        };
+        if host.is_empty() || !host.bytes().all(|b| b.is_ascii_alphanumeric() || b".-:".contains(&b)) {
+            return Err(format!("{name}: {server:?} is not a host name or address"));
+        }
+        out.push(WhoisServer { suffix, host: host.to_ascii_lowercase(), port });
     }
     Ok(out)
 }
@@ -263,6 +319,17 @@ mod tests {
         assert_eq!(c.dns_servers, DnsServers::System);
         c.set("WRENCH_OUTBOUND_ALLOW", "127.0.0.2/32, 10.1.2.3").unwrap();
         assert_eq!(c.allow.len(), 2);
+        c.set("WRENCH_RDAP_BOOTSTRAP_URL", "http://127.0.0.2:8080/rdap/bootstrap").unwrap();
+        assert_eq!(c.rdap_bootstrap_url.as_str(), "http://127.0.0.2:8080/rdap/bootstrap/");
+        c.set("WRENCH_WHOIS_SERVERS", "test=127.0.0.2:8043, .CO.UK=whois.nic.uk, io=[2001:db8::43]:4343").unwrap();
+        assert_eq!(
+            c.whois_servers,
+            vec![
+                WhoisServer { suffix: "test".into(), host: "127.0.0.2".into(), port: 8043 },
+                WhoisServer { suffix: "co.uk".into(), host: "whois.nic.uk".into(), port: 43 },
+                WhoisServer { suffix: "io".into(), host: "2001:db8::43".into(), port: 4343 },
+            ]
+        );
         for (k, v) in [
             ("WRENCH_OUTBOUND_PORTS", "0"),
             ("WRENCH_OUTBOUND_PORTS", "90-80"),
@@ -275,6 +342,10 @@ mod tests {
             ("WRENCH_OUTBOUND_TIMEOUT", "0"),
             ("WRENCH_OUTBOUND_MAX_BYTES", "1GiB"),
             ("WRENCH_OUTBOUND_USER_AGENT", "bad\nagent"),
+            ("WRENCH_RDAP_BOOTSTRAP_URL", "ftp://example.com/"),
+            ("WRENCH_WHOIS_SERVERS", "com"),
+            ("WRENCH_WHOIS_SERVERS", "com=whois.example:0"),
+            ("WRENCH_WHOIS_SERVERS", "c m=whois.example"),
         ] {
             let e = c.set(k, v).unwrap_err();
             assert!(e.starts_with(k), "{k}={v:?}: {e}");

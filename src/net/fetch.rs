@@ -26,7 +26,7 @@ use url::Url;
 use super::{Net, error::OutboundError, target::Target};
 
 /// Longest wait for a connection (TCP and TLS) inside the chain's deadline.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(super) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How a chain is fetched.
 #[derive(Debug, Clone, Copy)]
@@ -250,7 +250,7 @@ impl Net {
 
 /// The next URL of a redirect, resolved against the current one. Credentials never travel to
 /// another origin.
-fn follow(current: &Url, location: &str) -> Result<Url, OutboundError> {
+pub(crate) fn follow(current: &Url, location: &str) -> Result<Url, OutboundError> {
     let mut next = current.join(location.trim()).map_err(|e| {
         OutboundError::Unreachable(format!("{} redirected to {location:?}, which is not a URL: {e}", host_of(current)))
     })?;

@@ -7,11 +7,16 @@
 //! sockets of their own. What they may reach is configured in `config/outbound.rs`; the only
 //! way to reach a refused range is the operator's `WRENCH_OUTBOUND_ALLOW`.
 
+pub mod certificate;
+pub mod connect;
 pub mod error;
 pub mod fetch;
 pub mod policy;
 pub mod resolver;
 pub mod target;
+pub mod timed;
+pub mod tls_inspect;
+pub mod whois;
 
 use std::sync::Arc;
 
@@ -19,6 +24,7 @@ use rustls_pki_types::{CertificateDer, pem::PemObject};
 
 pub use error::OutboundError;
 pub use fetch::{Chain, ChainEnd, FetchOptions, Hop};
+pub use tls_inspect::Inspection;
 
 use crate::config::OutboundConfig;
 

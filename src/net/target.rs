@@ -64,17 +64,26 @@ impl Net {
                 self.config.ports.describe()
             )));
         }
-        let (name, ips, dns_time) = match url.host() {
-            Some(Host::Ipv4(v4)) => (None, vec![IpAddr::V4(v4)], Duration::ZERO),
-            Some(Host::Ipv6(v6)) => (None, vec![IpAddr::V6(v6)], Duration::ZERO),
-            Some(Host::Domain(d)) => {
+        let host_ref = url.host().ok_or_else(|| OutboundError::Invalid("has no host".into()))?;
+        let (name, ips, dns_time) = self.judge_host(host_ref).await?;
+        let addresses = ips.into_iter().map(|ip| SocketAddr::new(ip, port)).collect();
+        Ok(Target { url: url.clone(), host, name, port, addresses, dns_time })
+    }
+
+    /// The addresses of a host (as the url crate parsed it), every one judged: an IP literal as
+    /// it is, a name by the addresses it resolves to. Returns the name (for a name), the
+    /// addresses and the time resolving took.
+    pub async fn judge_host(&self, host: Host<&str>) -> Result<(Option<String>, Vec<IpAddr>, Duration), OutboundError> {
+        let (name, ips, dns_time) = match host {
+            Host::Ipv4(v4) => (None, vec![IpAddr::V4(v4)], Duration::ZERO),
+            Host::Ipv6(v6) => (None, vec![IpAddr::V6(v6)], Duration::ZERO),
+            Host::Domain(d) => {
                 if let Some(r) = policy::classify_name(d) {
                     return Err(OutboundError::Forbidden(format!("{d} is {} ({}, {})", r.what, r.range, r.reference)));
                 }
                 let (ips, took) = self.resolve_host(d).await?;
                 (Some(d.to_string()), ips, took)
             }
-            None => return Err(OutboundError::Invalid("has no host".into())),
         };
         for ip in &ips {
             if let Err(r) = self.policy.check(*ip) {
@@ -85,8 +94,7 @@ impl Net {
                 return Err(OutboundError::Forbidden(subject));
             }
         }
-        let addresses = ips.into_iter().map(|ip| SocketAddr::new(ip, port)).collect();
-        Ok(Target { url: url.clone(), host, name, port, addresses, dns_time })
+        Ok((name, ips, dns_time))
     }
 
     /// Every address of `name`, or why there is none, as an outbound error.

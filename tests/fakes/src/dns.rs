@@ -52,6 +52,11 @@ pub const ZONE: &Fixture = &[
     ("secure.site.example.", 300, "A", "127.0.0.2"),
     ("bare.site.example.", 300, "A", "127.0.0.2"),
     ("v6.site.example.", 300, "AAAA", "::ffff:127.0.0.2"),
+    ("expired.site.example.", 300, "A", "127.0.0.2"),
+    ("expiring.site.example.", 300, "A", "127.0.0.2"),
+    ("self-signed.site.example.", 300, "A", "127.0.0.2"),
+    ("wrong-name.site.example.", 300, "A", "127.0.0.2"),
+    ("incomplete.site.example.", 300, "A", "127.0.0.2"),
     ("site.example.", 300, "SOA", "ns.site.example. admin.site.example. 1 7200 3600 1209600 300"),
     // Names that lead where no caller may go.
     ("loopback.evil.example.", 60, "A", "127.0.0.1"),

@@ -9,7 +9,12 @@
 //! - `/slow?ms=1500`: a page after a pause;
 //! - `/big?bytes=N`: a body of `N` bytes;
 //! - `/echo`: the request's method, path and headers as JSON;
-//! - `/status?code=404`: an empty answer with that status.
+//! - `/status?code=404`: an empty answer with that status;
+//! - `/compressed`: a page sent gzip-compressed to clients that accept gzip;
+//! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`).
+//!
+//! Over plain HTTP, every request for `secure.site.example` is redirected to the same path on
+//! its HTTPS twin (port 8443), as a site enforcing HTTPS does.
 
 use std::{convert::Infallible, net::SocketAddr, sync::Arc, time::Duration};
 
@@ -45,6 +50,14 @@ const HTML: &str =
 
 async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
     let html = [("content-type", "text/html; charset=utf-8")];
+    let host = req.headers().get("host").and_then(|h| h.to_str().ok()).unwrap_or("");
+    if !https && host.split(':').next() == Some("secure.site.example") {
+        let path = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
+        return page(301, &[("location", &format!("https://secure.site.example:8443{path}"))], "");
+    }
+    if let Some((status, body)) = req.uri().path().strip_prefix("/rdap").and_then(crate::whois::rdap_route) {
+        return page(status, &[("content-type", "application/rdap+json")], body);
+    }
     match req.uri().path() {
         "/" => {
             let mut headers = vec![
@@ -94,6 +107,22 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
                 headers.join(",")
             );
             page(200, &[("content-type", "application/json")], body)
+        }
+        "/compressed" => {
+            let accepts = req
+                .headers()
+                .get("accept-encoding")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")));
+            let text = HTML.repeat(40);
+            if accepts {
+                let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                let _ = std::io::Write::write_all(&mut gz, text.as_bytes());
+                let body = gz.finish().unwrap_or_default();
+                page(200, &[html[0], ("content-encoding", "gzip"), ("vary", "accept-encoding")], body)
+            } else {
+                page(200, &html, text)
+            }
         }
         "/status" => {
             let code = param(&req, "code").and_then(|s| s.parse().ok()).unwrap_or(200);

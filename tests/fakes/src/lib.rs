@@ -1,6 +1,7 @@
 //! Local stand-ins for the hosts wrench contacts, for its tests and for contract fuzzing in CI:
 //! DNS servers answering from fixtures, fake web sites over HTTP and HTTPS (with a certificate
-//! authority of the tests' own), and a server that counts connections.
+//! authority of the tests' own), a registry's RDAP and WHOIS services, and a server that counts
+//! connections.
 //!
 //! [`shared`] runs one set on fixed loopback addresses, the ones the documentation's examples
 //! name, on a runtime of its own so that it outlives any one test; the `wrench-fakes` binary
@@ -10,6 +11,7 @@ pub mod counting;
 pub mod dns;
 pub mod http;
 pub mod tls;
+pub mod whois;
 
 use std::{net::SocketAddr, path::PathBuf, sync::OnceLock};
 
@@ -18,6 +20,7 @@ pub const DNS: &str = "127.0.0.2:8053";
 pub const LAGGING_DNS: &str = "127.0.0.3:8053";
 pub const HTTP: &str = "127.0.0.2:8080";
 pub const HTTPS: &str = "127.0.0.2:8443";
+pub const WHOIS: &str = "127.0.0.2:8043";
 
 /// A running set of fakes.
 pub struct Fakes {
@@ -25,6 +28,7 @@ pub struct Fakes {
     pub lagging_dns: dns::DnsServer,
     pub http: SocketAddr,
     pub https: SocketAddr,
+    pub whois: SocketAddr,
     /// The PEM file of the tests' certificate authority, for `WRENCH_TLS_EXTRA_ROOTS`.
     pub ca_pem: PathBuf,
 }
@@ -40,6 +44,8 @@ impl Fakes {
             ),
             ("WRENCH_OUTBOUND_ALLOW", "127.0.0.2/32".to_string()),
             ("WRENCH_TLS_EXTRA_ROOTS", self.ca_pem.display().to_string()),
+            ("WRENCH_RDAP_BOOTSTRAP_URL", format!("http://{}/rdap/bootstrap/", self.http)),
+            ("WRENCH_WHOIS_SERVERS", format!("example={0},test={0}", self.whois)),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -52,12 +58,12 @@ impl Fakes {
 pub async fn start(ca_pem: PathBuf) -> std::io::Result<Fakes> {
     let ca = tls::TestCa::new();
     ca.write_pem(&ca_pem)?;
-    let (chain, key) = ca.leaf(&["site.example", "*.site.example"]);
     let dns = dns::serve(DNS.parse().expect("fixed"), dns::ZONE).await?;
     let lagging_dns = dns::serve(LAGGING_DNS.parse().expect("fixed"), dns::LAGGING_ZONE).await?;
     let http = http::serve_http(HTTP.parse().expect("fixed")).await?;
-    let https = http::serve_https(HTTPS.parse().expect("fixed"), tls::server_config(chain, key)).await?;
-    Ok(Fakes { dns, lagging_dns, http, https, ca_pem })
+    let https = http::serve_https(HTTPS.parse().expect("fixed"), tls::server_config(ca.site_certificates())).await?;
+    let whois = whois::serve(WHOIS.parse().expect("fixed")).await?;
+    Ok(Fakes { dns, lagging_dns, http, https, whois, ca_pem })
 }
 
 /// The shared set, started on first use on a runtime of its own.
@@ -85,7 +91,7 @@ pub fn shared() -> &'static Fakes {
         match rx.recv().expect("the fakes thread answers") {
             Ok(f) => f,
             Err(e) => panic!(
-                "the fakes could not listen on their fixed addresses ({DNS}, {LAGGING_DNS}, {HTTP}, {HTTPS}): {e}; \
+                "the fakes could not listen on their fixed addresses ({DNS}, {LAGGING_DNS}, {HTTP}, {HTTPS}, {WHOIS}): {e}; \
                  is another test run or a wrench-fakes process using them?"
             ),
         }
