@@ -184,3 +184,49 @@ async fn site_performance(input: PerformanceInput, ctx: &Ctx) -> Result<Performa
         checked_at: now(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::net::Net;
+
+    fn ctx() -> Ctx {
+        let mut ctx = Ctx::for_tests();
+        ctx.config = Arc::new(crate::testing::test_config());
+        ctx.net = Arc::new(Net::new(&ctx.config.outbound, "http://test").unwrap());
+        ctx
+    }
+
+    /// The phases add up: first byte is resolving, connecting, TLS and waiting; total adds the
+    /// download; a page over HTTPS has a TLS phase and one over HTTP none.
+    #[tokio::test]
+    async fn the_phases_add_up() {
+        let ctx = ctx();
+        for (url, tls) in
+            [("https://www.site.example:8443/slow?ms=150", true), ("http://www.site.example:8080/", false)]
+        {
+            let out = site_performance(PerformanceInput { url: url.into() }, &ctx).await.unwrap();
+            let t = &out.timings;
+            let sum = t.dns_ms + t.connect_ms + t.tls_ms.unwrap_or(0.0) + t.wait_ms;
+            assert!((t.first_byte_ms - sum).abs() < 0.01, "{url}: {t:?}");
+            assert!((t.total_ms - (t.first_byte_ms + t.download_ms)).abs() < 0.01, "{url}: {t:?}");
+            assert_eq!(t.tls_ms.is_some(), tls, "{url}");
+            assert!(out.overall_ms >= t.total_ms, "{url}");
+            if tls {
+                assert!(t.wait_ms >= 150.0, "the server's pause is waiting time: {t:?}");
+            }
+        }
+    }
+
+    /// The body is counted against the byte cap like every fetch, and not read past it.
+    #[tokio::test]
+    async fn a_body_over_the_cap_is_refused() {
+        let ctx = ctx();
+        let url = format!("http://www.site.example:8080/big?bytes={}", (5 << 20) + 1);
+        let e = site_performance(PerformanceInput { url }, &ctx).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::UpstreamError);
+        assert!(e.message.contains("WRENCH_OUTBOUND_MAX_BYTES"), "{}", e.message);
+    }
+}

@@ -1,16 +1,22 @@
-//! RDAP (RFC 9082, RFC 9083) for domains: which server to ask, from the IANA bootstrap
-//! registry (RFC 9224), and what its JSON answer says.
+//! RDAP (RFC 9082, RFC 9083) for domains, IP addresses and AS numbers: which server to ask,
+//! from the IANA bootstrap registries (RFC 9224), and what its JSON answer says.
 //!
-//! The bootstrap registry is embedded as a snapshot (`data/whois/rdap-dns-services.json`, the
-//! `services` of IANA's `dns.json`) and refreshed from `WRENCH_RDAP_BOOTSTRAP_URL` when a lookup
-//! finds it older than a day: a refresh that fails keeps the data in hand and is not tried
-//! again for an hour, so an unreachable IANA costs one bounded wait per hour, not one per
-//! request.
+//! Each registry (`dns.json`, `ipv4.json`, `ipv6.json`, `asn.json` under
+//! `WRENCH_RDAP_BOOTSTRAP_URL`) is refreshed when a lookup finds it older than a day; a refresh
+//! that fails keeps the data in hand and is not tried again for an hour, so an unreachable IANA
+//! costs one bounded wait per hour and registry, not one per request. The domain registry is
+//! also embedded as a snapshot (`data/whois/rdap-dns-services.json`, the `services` of IANA's
+//! `dns.json`), so domains are answered before any refresh succeeds; the address and AS number
+//! registries are not embedded, and until one has been fetched those lookups fail saying so.
 
 use std::{
+    collections::HashMap,
+    net::IpAddr,
     sync::{Arc, LazyLock},
     time::{Duration, Instant},
 };
+
+use ipnet::IpNet;
 
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -26,7 +32,28 @@ const FRESH_FOR: Duration = Duration::from_secs(24 * 3600);
 /// How long after a failed refresh the next one is tried.
 const RETRY_AFTER: Duration = Duration::from_secs(3600);
 
-/// The bootstrap registry: suffix (TLD) to the base URLs of its RDAP servers.
+/// The four IANA bootstrap registries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Registry {
+    Dns,
+    Ipv4,
+    Ipv6,
+    Asn,
+}
+
+impl Registry {
+    fn file(self) -> &'static str {
+        match self {
+            Registry::Dns => "dns.json",
+            Registry::Ipv4 => "ipv4.json",
+            Registry::Ipv6 => "ipv6.json",
+            Registry::Asn => "asn.json",
+        }
+    }
+}
+
+/// A bootstrap registry: entries (TLDs, CIDR blocks or AS number ranges) to the base URLs of
+/// their RDAP servers.
 #[derive(Debug, Clone)]
 pub(crate) struct Bootstrap {
     services: Vec<(Vec<String>, Vec<String>)>,
@@ -62,16 +89,42 @@ impl Bootstrap {
         for start in 0..labels.len() {
             let suffix = labels[start..].join(".");
             if let Some((_, urls)) = self.services.iter().find(|(s, _)| s.contains(&suffix)) {
-                let https = urls.iter().find(|u| u.starts_with("https://"));
-                return https.or(urls.first()).cloned();
+                return pick(urls);
             }
         }
         None
     }
+
+    /// The RDAP base URL for `ip`: the longest matching prefix wins (RFC 9224 section 5).
+    pub(crate) fn server_for_ip(&self, ip: IpAddr) -> Option<String> {
+        let mut best: Option<(u8, &Vec<String>)> = None;
+        for (entries, urls) in &self.services {
+            for net in entries.iter().filter_map(|e| e.parse::<IpNet>().ok()) {
+                if net.contains(&ip) && best.is_none_or(|(len, _)| net.prefix_len() > len) {
+                    best = Some((net.prefix_len(), urls));
+                }
+            }
+        }
+        best.and_then(|(_, urls)| pick(urls))
+    }
+
+    /// The RDAP base URL for AS number `asn`: the range that holds it (RFC 9224 section 5.3).
+    pub(crate) fn server_for_asn(&self, asn: u32) -> Option<String> {
+        let holds = |entry: &str| {
+            let (lo, hi) = entry.split_once('-').unwrap_or((entry, entry));
+            matches!((lo.trim().parse::<u32>(), hi.trim().parse::<u32>()), (Ok(lo), Ok(hi)) if (lo..=hi).contains(&asn))
+        };
+        self.services.iter().find(|(entries, _)| entries.iter().any(|e| holds(e))).and_then(|(_, urls)| pick(urls))
+    }
+}
+
+/// The first https URL of a service, or its first URL.
+fn pick(urls: &[String]) -> Option<String> {
+    urls.iter().find(|u| u.starts_with("https://")).or(urls.first()).cloned()
 }
 
 struct State {
-    current: Arc<Bootstrap>,
+    current: Option<Arc<Bootstrap>>,
     /// When the current data was fetched (`None`: the embedded snapshot).
     fetched: Option<Instant>,
     last_attempt: Option<Instant>,
@@ -79,23 +132,30 @@ struct State {
     from: Option<String>,
 }
 
-static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| {
-    let embedded = Bootstrap::parse(EMBEDDED, EMBEDDED_SOURCE.into()).expect("the embedded bootstrap parses");
-    Mutex::new(State { current: Arc::new(embedded), fetched: None, last_attempt: None, from: None })
-});
+static STATES: LazyLock<Mutex<HashMap<Registry, State>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// The bootstrap registry to use now, refreshed first when it is due.
-pub(crate) async fn bootstrap(net: &Net) -> Arc<Bootstrap> {
-    let url = match net.config.rdap_bootstrap_url.join("dns.json") {
-        Ok(u) => u,
-        Err(_) => return STATE.lock().await.current.clone(),
-    };
-    let mut state = STATE.lock().await;
+/// The data a registry starts from: the embedded snapshot for domains, nothing for the others.
+fn initial(registry: Registry) -> State {
+    let current = (registry == Registry::Dns)
+        .then(|| Arc::new(Bootstrap::parse(EMBEDDED, EMBEDDED_SOURCE.into()).expect("the embedded bootstrap parses")));
+    State { current, fetched: None, last_attempt: None, from: None }
+}
+
+/// The bootstrap registry to use now, refreshed first when it is due; `None` when it has never
+/// been fetched and has no embedded snapshot.
+pub(crate) async fn bootstrap(net: &Net, registry: Registry) -> Option<Arc<Bootstrap>> {
+    let mut states = STATES.lock().await;
+    let state = states.entry(registry).or_insert_with(|| initial(registry));
+    let Ok(url) = net.config.rdap_bootstrap_url.join(registry.file()) else { return state.current.clone() };
     let same_source = state.from.as_deref() == Some(url.as_str());
     let fresh = same_source && state.fetched.is_some_and(|t| t.elapsed() < FRESH_FOR);
     let tried_lately = same_source && state.last_attempt.is_some_and(|t| t.elapsed() < RETRY_AFTER);
     if fresh || tried_lately {
         return state.current.clone();
+    }
+    if !same_source && state.fetched.is_some() {
+        // The setting changed: data fetched from elsewhere no longer applies.
+        *state = initial(registry);
     }
     state.last_attempt = Some(Instant::now());
     state.from = Some(url.to_string());
@@ -113,11 +173,11 @@ pub(crate) async fn bootstrap(net: &Net) -> Arc<Bootstrap> {
         });
     match fetched {
         Ok(b) => {
-            state.current = Arc::new(b);
+            state.current = Some(Arc::new(b));
             state.fetched = Some(Instant::now());
         }
         Err(e) => {
-            tracing::warn!(%url, error = %e, "the RDAP bootstrap could not be refreshed; keeping the data in hand")
+            tracing::warn!(%url, error = %e, "an RDAP bootstrap registry could not be refreshed; keeping the data in hand")
         }
     }
     state.current.clone()
@@ -192,6 +252,77 @@ pub(crate) fn parse_domain(v: &Value) -> RdapDomain {
     out
 }
 
+/// What an RDAP IP network (RFC 9083 section 5.4) or autnum (section 5.5) answer says.
+#[derive(Debug, Default)]
+pub(crate) struct RdapNetwork {
+    pub(crate) handle: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) kind: Option<String>,
+    pub(crate) country: Option<String>,
+    /// First and last address, or first and last AS number.
+    pub(crate) start: Option<String>,
+    pub(crate) end: Option<String>,
+    pub(crate) parent_handle: Option<String>,
+    /// The registrant's name (the entity with the `registrant` role).
+    pub(crate) registrant: Option<String>,
+    pub(crate) created: Option<String>,
+    pub(crate) updated: Option<String>,
+    pub(crate) status: Vec<String>,
+}
+
+fn text(v: &Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Reads an RDAP IP network or autnum object.
+pub(crate) fn parse_network(v: &Value) -> RdapNetwork {
+    let (start, end) = if v.get("startAutnum").is_some() {
+        (text(v, "startAutnum"), text(v, "endAutnum"))
+    } else {
+        (text(v, "startAddress"), text(v, "endAddress"))
+    };
+    let mut out = RdapNetwork {
+        handle: text(v, "handle"),
+        name: text(v, "name"),
+        kind: text(v, "type"),
+        country: text(v, "country"),
+        start,
+        end,
+        parent_handle: text(v, "parentHandle"),
+        ..RdapNetwork::default()
+    };
+    for event in v.get("events").and_then(Value::as_array).into_iter().flatten() {
+        let date = event.get("eventDate").and_then(Value::as_str).map(str::to_string);
+        match event.get("eventAction").and_then(Value::as_str) {
+            Some("registration") => out.created = date,
+            Some("last changed") => out.updated = date,
+            _ => {}
+        }
+    }
+    out.status = v
+        .get("status")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    out.registrant = v
+        .get("entities")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|e| {
+            e.get("roles").and_then(Value::as_array).is_some_and(|r| r.iter().any(|r| r.as_str() == Some("registrant")))
+        })
+        .and_then(|e| vcard_text(e, "fn"));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +339,59 @@ mod tests {
         .unwrap();
         assert_eq!(local.server_for("a.co.uk").as_deref(), Some("https://co.example/"));
         assert_eq!(local.server_for("a.org.uk").as_deref(), Some("https://uk.example/"));
+    }
+
+    #[test]
+    fn address_and_as_number_registries_match_by_prefix_and_range() {
+        // The shape of IANA's ipv4.json, ipv6.json and asn.json (RFC 9224 sections 5.1-5.3).
+        let v4 = Bootstrap::parse(
+            r#"{"services":[[["192.0.0.0/8"],["https://a.example/"]],[["192.0.2.0/24","198.51.100.0/24"],["https://b.example/"]]]}"#,
+            "t".into(),
+        )
+        .unwrap();
+        assert_eq!(v4.server_for_ip("192.0.2.1".parse().unwrap()).as_deref(), Some("https://b.example/"));
+        assert_eq!(v4.server_for_ip("192.0.3.1".parse().unwrap()).as_deref(), Some("https://a.example/"));
+        assert_eq!(v4.server_for_ip("10.0.0.1".parse().unwrap()), None);
+        let v6 = Bootstrap::parse(r#"{"services":[[["2001:db8::/32"],["https://c.example/"]]]}"#, "t".into()).unwrap();
+        assert_eq!(v6.server_for_ip("2001:db8::1".parse().unwrap()).as_deref(), Some("https://c.example/"));
+        let asn =
+            Bootstrap::parse(r#"{"services":[[["64496-64511","65536"],["https://d.example/"]]]}"#, "t".into()).unwrap();
+        assert_eq!(asn.server_for_asn(64500).as_deref(), Some("https://d.example/"));
+        assert_eq!(asn.server_for_asn(65536).as_deref(), Some("https://d.example/"));
+        assert_eq!(asn.server_for_asn(64512), None);
+    }
+
+    /// The IP network example of RFC 9083 section 5.4, abridged.
+    #[test]
+    fn a_network_answer_reads_as_rfc_9083_describes_it() {
+        let v: Value = serde_json::from_str(
+            r#"{"objectClassName":"ip network","handle":"XXXX-RIR","startAddress":"2001:db8::",
+                "endAddress":"2001:db8:0:ffff:ffff:ffff:ffff:ffff","ipVersion":"v6","name":"NET-RTR-1",
+                "type":"DIRECT ALLOCATION","country":"AU","parentHandle":"YYYY-RIR","status":["active"],
+                "events":[{"eventAction":"registration","eventDate":"1990-12-31T23:59:59Z"},
+                          {"eventAction":"last changed","eventDate":"1991-12-31T23:59:59Z"}],
+                "entities":[{"objectClassName":"entity","roles":["registrant"],
+                             "vcardArray":["vcard",[["version",{},"text","4.0"],["fn",{},"text","Joe User"]]]}]}"#,
+        )
+        .unwrap();
+        let n = parse_network(&v);
+        assert_eq!(n.handle.as_deref(), Some("XXXX-RIR"));
+        assert_eq!(n.start.as_deref(), Some("2001:db8::"));
+        assert_eq!(n.end.as_deref(), Some("2001:db8:0:ffff:ffff:ffff:ffff:ffff"));
+        assert_eq!(
+            (n.name.as_deref(), n.kind.as_deref(), n.country.as_deref()),
+            (Some("NET-RTR-1"), Some("DIRECT ALLOCATION"), Some("AU"))
+        );
+        assert_eq!(n.parent_handle.as_deref(), Some("YYYY-RIR"));
+        assert_eq!(n.registrant.as_deref(), Some("Joe User"));
+        assert_eq!(n.created.as_deref(), Some("1990-12-31T23:59:59Z"));
+        assert_eq!(n.status, ["active"]);
+        let autnum: Value = serde_json::from_str(
+            r#"{"objectClassName":"autnum","startAutnum":64496,"endAutnum":64511,"name":"AS-RTR-1"}"#,
+        )
+        .unwrap();
+        let a = parse_network(&autnum);
+        assert_eq!((a.start.as_deref(), a.end.as_deref()), (Some("64496"), Some("64511")));
     }
 
     /// The domain object of RFC 9083 appendix C's example, abridged to the members read here.

@@ -71,8 +71,9 @@ pub struct OutboundConfig {
     /// `WRENCH_TLS_EXTRA_ROOTS`: a PEM file of certificate authorities trusted beside the
     /// Mozilla roots (private CAs).
     pub tls_extra_roots: Option<PathBuf>,
-    /// `WRENCH_RDAP_BOOTSTRAP_URL`: where the IANA RDAP bootstrap files (`dns.json`) are
-    /// refreshed from; the embedded snapshot answers until a refresh succeeds.
+    /// `WRENCH_RDAP_BOOTSTRAP_URL`: where the IANA RDAP bootstrap files (`dns.json`,
+    /// `ipv4.json`, `ipv6.json`, `asn.json`) are fetched from; the embedded snapshot of
+    /// `dns.json` answers until a refresh succeeds.
     pub rdap_bootstrap_url: url::Url,
     /// `WRENCH_WHOIS_SERVERS`: `suffix=host[:port]` entries that take precedence over the
     /// embedded list of port-43 WHOIS servers.

@@ -7,7 +7,10 @@
 //! - `broken.example`: RDAP fails (500), WHOIS knows it;
 //! - other `.example` names: RDAP says 404 (not registered);
 //! - `registered.test`: no RDAP service for `.test`; WHOIS knows it;
-//! - other `.test` names: WHOIS says there is no match.
+//! - other `.test` names: WHOIS says there is no match;
+//! - addresses in 8.8.8.0/24 and AS numbers 64496 to 64511 (the documentation range of RFC
+//!   5398): RDAP knows one network and one AS number of each, with fixture data
+//!   (`FIXTURE-...` handles), and says 404 for the others.
 
 use std::net::SocketAddr;
 
@@ -18,12 +21,23 @@ use tokio::{
 
 /// The answer to an RDAP path (after `/rdap`), as (status, JSON body).
 pub fn rdap_route(path: &str) -> Option<(u16, String)> {
-    if path == "/bootstrap/dns.json" {
-        let body = format!(
-            r#"{{"description":"RDAP bootstrap file for the tests' registry","publication":"2026-11-01T00:00:00Z","version":"1.0","services":[[["example"],["http://{}/rdap/"]]]}}"#,
+    let service = |entries: &str| {
+        format!(
+            r#"{{"description":"RDAP bootstrap file for the tests' registry","publication":"2026-11-01T00:00:00Z","version":"1.0","services":[[[{entries}],["http://{}/rdap/"]]]}}"#,
             crate::HTTP
-        );
-        return Some((200, body));
+        )
+    };
+    match path {
+        "/bootstrap/dns.json" => return Some((200, service(r#""example""#))),
+        "/bootstrap/ipv4.json" => return Some((200, service(r#""8.8.8.0/24""#))),
+        "/bootstrap/ipv6.json" => return Some((200, service(r#""2001:4860::/32""#))),
+        "/bootstrap/asn.json" => return Some((200, service(r#""64496-64511""#))),
+        "/ip/8.8.8.8" => return Some((200, NETWORK.to_string())),
+        "/autnum/64500" => return Some((200, AUTNUM.to_string())),
+        _ if path.starts_with("/ip/") || path.starts_with("/autnum/") => {
+            return Some((404, r#"{"errorCode":404,"title":"Not Found"}"#.to_string()));
+        }
+        _ => {}
     }
     let domain = path.strip_prefix("/domain/")?.to_ascii_lowercase();
     Some(match domain.as_str() {
@@ -58,6 +72,44 @@ const SITE_EXAMPLE: &str = r#"{
     {"objectClassName": "nameserver", "ldhName": "NS2.SITE.EXAMPLE"}
   ],
   "secureDNS": {"delegationSigned": false}
+}"#;
+
+const NETWORK: &str = r#"{
+  "objectClassName": "ip network",
+  "rdapConformance": ["rdap_level_0"],
+  "handle": "FIXTURE-NET-8-8-8-0",
+  "startAddress": "8.8.8.0",
+  "endAddress": "8.8.8.255",
+  "ipVersion": "v4",
+  "name": "FIXTURE-NET",
+  "type": "DIRECT ALLOCATION",
+  "country": "ZZ",
+  "parentHandle": "FIXTURE-NET-8-0-0-0",
+  "status": ["active"],
+  "events": [
+    {"eventAction": "registration", "eventDate": "2014-03-14T00:00:00Z"},
+    {"eventAction": "last changed", "eventDate": "2024-01-01T00:00:00Z"}
+  ],
+  "entities": [
+    {"objectClassName": "entity", "roles": ["registrant"],
+     "vcardArray": ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "Fixture Network Holder"]]]}
+  ]
+}"#;
+
+const AUTNUM: &str = r#"{
+  "objectClassName": "autnum",
+  "handle": "FIXTURE-AS64500",
+  "startAutnum": 64500,
+  "endAutnum": 64500,
+  "name": "FIXTURE-AS",
+  "type": "DIRECT ALLOCATION",
+  "country": "ZZ",
+  "status": ["active"],
+  "events": [{"eventAction": "registration", "eventDate": "2009-09-09T00:00:00Z"}],
+  "entities": [
+    {"objectClassName": "entity", "roles": ["registrant"],
+     "vcardArray": ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "Fixture Network Holder"]]]}
+  ]
 }"#;
 
 fn whois_answer(query: &str) -> String {
