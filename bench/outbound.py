@@ -75,9 +75,16 @@ def main():
             break
         k, v = line.split("=", 1)
         settings[k] = v
+    try:
+        run(work, fakes, settings)
+    finally:
+        fakes.kill()
+
+
+def run(work, fakes, settings):
     keys = subprocess.run([os.path.join(BIN, "wrench"), "keys", "new"], capture_output=True, text=True, check=True).stdout
-    key = re.search(r"^key: (\S+)", keys, re.M).group(1)
-    digest = re.search(r"^digest: (\S+)", keys, re.M).group(1)
+    key = re.search(r"^key:\s+(\S+)", keys, re.M).group(1)
+    digest = re.search(r"^digest:\s+(\S+)", keys, re.M).group(1)
     port = free_port()
     env = dict(os.environ, **settings, WRENCH_LISTEN=f"127.0.0.1:{port}", WRENCH_API_KEYS=digest, WRENCH_LOG="warn",
                WRENCH_DATA_DIR=os.path.join(work, "data"))
@@ -94,23 +101,24 @@ def main():
         def call(path, body):
             req = urllib.request.Request(base + "/v1/" + path, data=json.dumps(body).encode(),
                                          headers={"Content-Type": "application/json", "X-API-Key": key})
-            with urllib.request.urlopen(req) as r:
+            with urllib.request.urlopen(req, timeout=60) as r:
                 answer = json.load(r)
             assert answer["success"], answer
 
-        rows = [("baseline: wrench /health", timed(lambda: urllib.request.urlopen(base + "/health").read())),
-                ("baseline: GET of the fake page, direct", timed(lambda: urllib.request.urlopen("http://127.0.0.2:8080/").read()))]
+        print(f"{N} sequential requests each; wall time per request in ms")
+        print("| request | median | p95 |\n|---|---|---|", flush=True)
+
+        def row(label, fn):
+            median, p95 = timed(fn)
+            print(f"| {label} | {median:.2f} | {p95:.2f} |", flush=True)
+
+        row("baseline: wrench /health", lambda: urllib.request.urlopen(base + "/health", timeout=30).read())
+        row("baseline: GET of the fake page, direct", lambda: urllib.request.urlopen("http://127.0.0.2:8080/", timeout=30).read())
         for path, body in CASES:
             call(path, body)  # warm: caches as a running service has them
-            label = f"{path} {json.dumps(body)}"
-            rows.append((label, timed(lambda: call(path, body))))
-        print(f"{N} sequential requests each; wall time per request in ms")
-        print("| request | median | p95 |\n|---|---|---|")
-        for label, (median, p95) in rows:
-            print(f"| {label} | {median:.2f} | {p95:.2f} |")
+            row(f"{path} {json.dumps(body)}", lambda: call(path, body))
     finally:
         server.kill()
-        fakes.kill()
 
 
 main()

@@ -138,6 +138,8 @@ pub async fn serve_http(address: SocketAddr) -> std::io::Result<SocketAddr> {
     let address = listener.local_addr()?;
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
+            // Without it, a body written after its headers waits out the client's delayed ACK.
+            let _ = stream.set_nodelay(true);
             tokio::spawn(serve_connection(TokioIo::new(stream), false));
         }
     });
@@ -151,6 +153,7 @@ pub async fn serve_https(address: SocketAddr, tls: Arc<rustls::ServerConfig>) ->
     let acceptor = tokio_rustls::TlsAcceptor::from(tls);
     tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
+            let _ = stream.set_nodelay(true);
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
                 if let Ok(Ok(tls)) = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await {
