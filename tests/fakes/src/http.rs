@@ -13,7 +13,8 @@
 //! - `/compressed`: a page sent gzip-compressed to clients that accept gzip;
 //! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`).
 //!
-//! Over plain HTTP, every request for `secure.site.example` is redirected to the same path on
+//! Over HTTPS the server offers HTTP/2 and HTTP/1.1 (ALPN). Over plain HTTP, every request for
+//! `secure.site.example` is redirected to the same path on
 //! its HTTPS twin (port 8443), as a site enforcing HTTPS does.
 
 use std::{convert::Infallible, net::SocketAddr, sync::Arc, time::Duration};
@@ -140,7 +141,7 @@ pub async fn serve_http(address: SocketAddr) -> std::io::Result<SocketAddr> {
         while let Ok((stream, _)) = listener.accept().await {
             // Without it, a body written after its headers waits out the client's delayed ACK.
             let _ = stream.set_nodelay(true);
-            tokio::spawn(serve_connection(TokioIo::new(stream), false));
+            tokio::spawn(serve_connection(TokioIo::new(stream), false, false));
         }
     });
     Ok(address)
@@ -157,7 +158,8 @@ pub async fn serve_https(address: SocketAddr, tls: Arc<rustls::ServerConfig>) ->
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
                 if let Ok(Ok(tls)) = tokio::time::timeout(Duration::from_secs(10), acceptor.accept(stream)).await {
-                    serve_connection(TokioIo::new(tls), true).await;
+                    let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+                    serve_connection(TokioIo::new(tls), true, h2).await;
                 }
             });
         }
@@ -165,10 +167,16 @@ pub async fn serve_https(address: SocketAddr, tls: Arc<rustls::ServerConfig>) ->
     Ok(address)
 }
 
-async fn serve_connection<I>(io: TokioIo<I>, https: bool)
+/// Serves one connection, in HTTP/2 when the TLS handshake agreed on it, HTTP/1.1 otherwise.
+async fn serve_connection<I>(io: TokioIo<I>, https: bool, h2: bool)
 where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let service = service_fn(move |req| async move { Ok::<_, Infallible>(route(req, https).await) });
-    let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+    if h2 {
+        let builder = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+        let _ = builder.serve_connection(io, service).await;
+    } else {
+        let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
+    }
 }

@@ -154,12 +154,14 @@ impl ResolvesServerCert for SiteCertificates {
     }
 }
 
-/// A server configuration choosing among `certificates` by name.
+/// A server configuration choosing among `certificates` by name, offering HTTP/2 and HTTP/1.1.
 pub fn server_config(certificates: SiteCertificates) -> Arc<rustls::ServerConfig> {
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
-        .with_safe_default_protocol_versions()
-        .expect("default versions")
-        .with_no_client_auth()
-        .with_cert_resolver(Arc::new(certificates));
+    let mut config =
+        rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("default versions")
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::new(certificates));
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Arc::new(config)
 }
