@@ -21,6 +21,7 @@ use ipnet::IpNet;
 use serde_json::Value;
 use tokio::sync::Mutex;
 
+use super::whois_text::DomainRecord;
 use crate::net::{FetchOptions, Net};
 
 /// The embedded snapshot: npm package `freewhois` 1.2.6, `tlds.json` (MIT), itself a copy of
@@ -183,77 +184,64 @@ pub(crate) async fn bootstrap(net: &Net, registry: Registry) -> Option<Arc<Boots
     state.current.clone()
 }
 
-/// What an RDAP domain answer says, in the operation's terms.
-#[derive(Debug, Default)]
-pub(crate) struct RdapDomain {
-    pub(crate) name: Option<String>,
-    pub(crate) registrar: Option<String>,
-    pub(crate) registrar_iana_id: Option<String>,
-    pub(crate) created: Option<String>,
-    pub(crate) updated: Option<String>,
-    pub(crate) expires: Option<String>,
-    pub(crate) status: Vec<String>,
-    pub(crate) nameservers: Vec<String>,
-    pub(crate) dnssec: Option<bool>,
-}
-
 /// The text of a vCard property (`fn`) in a jCard array (RFC 7095).
 fn vcard_text(entity: &Value, property: &str) -> Option<String> {
     let props = entity.get("vcardArray")?.get(1)?.as_array()?;
     props.iter().find(|p| p.get(0).and_then(Value::as_str) == Some(property))?.get(3)?.as_str().map(str::to_string)
 }
 
+/// The date of the object's event `action` (`registration`, `expiration`, `last changed`).
+fn event(v: &Value, action: &str) -> Option<String> {
+    let events = v.get("events")?.as_array()?;
+    let e = events.iter().find(|e| e.get("eventAction").and_then(Value::as_str) == Some(action))?;
+    e.get("eventDate").and_then(Value::as_str).map(str::to_string)
+}
+
+/// The strings of the array member `key` (`status`).
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+}
+
+/// The first entity of the object with `role` (`registrar`, `registrant`).
+fn entity<'a>(v: &'a Value, role: &str) -> Option<&'a Value> {
+    v.get("entities")?
+        .as_array()?
+        .iter()
+        .find(|e| e.get("roles").and_then(Value::as_array).is_some_and(|r| r.iter().any(|r| r.as_str() == Some(role))))
+}
+
 /// Reads an RDAP domain object (RFC 9083 section 5.3).
-pub(crate) fn parse_domain(v: &Value) -> RdapDomain {
-    let mut out = RdapDomain {
+pub(crate) fn parse_domain(v: &Value) -> DomainRecord {
+    let registrar = entity(v, "registrar");
+    DomainRecord {
+        registered: true,
         name: v.get("ldhName").and_then(Value::as_str).map(|s| s.to_ascii_lowercase()),
-        ..RdapDomain::default()
-    };
-    for event in v.get("events").and_then(Value::as_array).into_iter().flatten() {
-        let date = event.get("eventDate").and_then(Value::as_str).map(str::to_string);
-        match event.get("eventAction").and_then(Value::as_str) {
-            Some("registration") => out.created = date,
-            Some("expiration") => out.expires = date,
-            Some("last changed") => out.updated = date,
-            _ => {}
-        }
-    }
-    out.status = v
-        .get("status")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect();
-    out.nameservers = v
-        .get("nameservers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n.get("ldhName").and_then(Value::as_str))
-        .map(|n| n.trim_end_matches('.').to_ascii_lowercase())
-        .collect();
-    out.dnssec = v.get("secureDNS").and_then(|s| s.get("delegationSigned")).and_then(Value::as_bool);
-    let registrar = v.get("entities").and_then(Value::as_array).into_iter().flatten().find(|e| {
-        e.get("roles").and_then(Value::as_array).is_some_and(|r| r.iter().any(|r| r.as_str() == Some("registrar")))
-    });
-    if let Some(r) = registrar {
-        out.registrar = vcard_text(r, "fn");
-        out.registrar_iana_id = r
-            .get("publicIds")
-            .and_then(Value::as_array)
+        registrar: registrar.and_then(|r| vcard_text(r, "fn")),
+        registrar_iana_id: registrar
+            .and_then(|r| r.get("publicIds")?.as_array())
             .into_iter()
             .flatten()
             .find(|p| p.get("type").and_then(Value::as_str) == Some("IANA Registrar ID"))
             .and_then(|p| p.get("identifier").and_then(Value::as_str))
-            .map(str::to_string);
+            .map(str::to_string),
+        created: event(v, "registration"),
+        updated: event(v, "last changed"),
+        expires: event(v, "expiration"),
+        status: strings(v, "status"),
+        nameservers: v
+            .get("nameservers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|n| n.get("ldhName").and_then(Value::as_str))
+            .map(|n| n.trim_end_matches('.').to_ascii_lowercase())
+            .collect(),
+        dnssec: v.get("secureDNS").and_then(|s| s.get("delegationSigned")).and_then(Value::as_bool),
     }
-    out
 }
 
 /// What an RDAP IP network (RFC 9083 section 5.4) or autnum (section 5.5) answer says.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct RdapNetwork {
     pub(crate) handle: Option<String>,
     pub(crate) name: Option<String>,
@@ -285,7 +273,7 @@ pub(crate) fn parse_network(v: &Value) -> RdapNetwork {
     } else {
         (text(v, "startAddress"), text(v, "endAddress"))
     };
-    let mut out = RdapNetwork {
+    RdapNetwork {
         handle: text(v, "handle"),
         name: text(v, "name"),
         kind: text(v, "type"),
@@ -293,34 +281,11 @@ pub(crate) fn parse_network(v: &Value) -> RdapNetwork {
         start,
         end,
         parent_handle: text(v, "parentHandle"),
-        ..RdapNetwork::default()
-    };
-    for event in v.get("events").and_then(Value::as_array).into_iter().flatten() {
-        let date = event.get("eventDate").and_then(Value::as_str).map(str::to_string);
-        match event.get("eventAction").and_then(Value::as_str) {
-            Some("registration") => out.created = date,
-            Some("last changed") => out.updated = date,
-            _ => {}
-        }
+        registrant: entity(v, "registrant").and_then(|e| vcard_text(e, "fn")),
+        created: event(v, "registration"),
+        updated: event(v, "last changed"),
+        status: strings(v, "status"),
     }
-    out.status = v
-        .get("status")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect();
-    out.registrant = v
-        .get("entities")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find(|e| {
-            e.get("roles").and_then(Value::as_array).is_some_and(|r| r.iter().any(|r| r.as_str() == Some("registrant")))
-        })
-        .and_then(|e| vcard_text(e, "fn"));
-    out
 }
 
 #[cfg(test)]

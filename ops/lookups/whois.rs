@@ -159,6 +159,24 @@ struct WhoisOutput {
     checked_at: String,
 }
 
+impl WhoisOutput {
+    /// Takes what a registry said of a domain.
+    fn fill(&mut self, r: whois_text::DomainRecord) {
+        if let Some(name) = r.name {
+            self.domain = name;
+        }
+        self.registered = r.registered;
+        self.registrar = r.registrar;
+        self.registrar_iana_id = r.registrar_iana_id;
+        self.created_at = date(r.created);
+        self.updated_at = date(r.updated);
+        self.expires_at = date(r.expires);
+        self.status = r.status;
+        self.nameservers = r.nameservers;
+        self.dnssec = r.dnssec;
+    }
+}
+
 /// A date as RFC 3339 when it reads as one (or as a bare date), as written otherwise.
 fn date(text: Option<String>) -> Option<String> {
     text.map(|t| match crate::time::parse_iso(&t) {
@@ -240,18 +258,7 @@ async fn ask_rdap(ctx: &Ctx, query: &Query) -> Result<Option<WhoisOutput>, Strin
             }
             out.registered = true;
             if let Query::Domain(_) = query {
-                let d = rdap::parse_domain(&v);
-                if let Some(name) = d.name {
-                    out.domain = name;
-                }
-                out.registrar = d.registrar;
-                out.registrar_iana_id = d.registrar_iana_id;
-                out.created_at = date(d.created);
-                out.updated_at = date(d.updated);
-                out.expires_at = date(d.expires);
-                out.status = d.status;
-                out.nameservers = d.nameservers;
-                out.dnssec = d.dnssec;
+                out.fill(rdap::parse_domain(&v));
             } else {
                 let n = rdap::parse_network(&v);
                 out.created_at = date(n.created);
@@ -332,20 +339,19 @@ async fn whois_lookup(input: WhoisInput, ctx: &Ctx) -> Result<WhoisOutput, ApiEr
             _ => ApiError::new(ErrorCode::UpstreamError, both),
         }
     })?;
-    let f = whois_text::parse(&answer.text);
-    Ok(WhoisOutput {
+    let mut out = WhoisOutput {
         domain,
         kind: "domain",
-        registered: f.registered,
+        registered: false,
         network: None,
-        registrar: f.registrar,
-        registrar_iana_id: f.registrar_iana_id,
-        created_at: date(f.created),
-        updated_at: date(f.updated),
-        expires_at: date(f.expires),
-        status: f.status,
-        nameservers: f.nameservers,
-        dnssec: f.dnssec,
+        registrar: None,
+        registrar_iana_id: None,
+        created_at: None,
+        updated_at: None,
+        expires_at: None,
+        status: Vec::new(),
+        nameservers: Vec::new(),
+        dnssec: None,
         source: WhoisSource {
             protocol: "whois",
             server: answer.server,
@@ -354,9 +360,12 @@ async fn whois_lookup(input: WhoisInput, ctx: &Ctx) -> Result<WhoisOutput, ApiEr
             query_ms: millis(answer.took),
         },
         rdap_unavailable: Some(rdap_unavailable),
-        whois_text: Some(answer.text),
+        whois_text: None,
         checked_at: now(),
-    })
+    };
+    out.fill(whois_text::parse(&answer.text));
+    out.whois_text = Some(answer.text);
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -66,11 +66,13 @@ pub(crate) fn plan(domain: &str, overrides: &[WhoisServer]) -> Result<QueryPlan,
     Err(format!("no RDAP service and no WHOIS server is known for .{}", labels.last().copied().unwrap_or(domain)))
 }
 
-/// What a WHOIS answer says.
+/// What a registry says of a domain, from a WHOIS answer or an RDAP one (`rdap.rs`).
 #[derive(Debug, Default, PartialEq)]
-pub(crate) struct WhoisFields {
+pub(crate) struct DomainRecord {
     /// `false` when the answer says the name is not registered.
     pub(crate) registered: bool,
+    /// The name as the registry spells it, when it says.
+    pub(crate) name: Option<String>,
     pub(crate) registrar: Option<String>,
     pub(crate) registrar_iana_id: Option<String>,
     pub(crate) created: Option<String>,
@@ -114,7 +116,7 @@ const NOT_FOUND: &[&str] = &[
 
 /// Reads the fields of a WHOIS answer. For a field given several times under different keys,
 /// the earliest key in its list wins (the registry's `Registry Expiry Date` over a registrar's).
-pub(crate) fn parse(text: &str) -> WhoisFields {
+pub(crate) fn parse(text: &str) -> DomainRecord {
     let lines: Vec<(String, String)> = text
         .lines()
         .filter(|l| !l.trim_start().starts_with(['%', '#', '>']))
@@ -155,8 +157,9 @@ pub(crate) fn parse(text: &str) -> WhoisFields {
             }
         }
     }
-    WhoisFields {
+    DomainRecord {
         registered: has_fields || !NOT_FOUND.iter().any(|p| lower.contains(p)),
+        name: None,
         registrar: first(REGISTRAR),
         registrar_iana_id: first(IANA_ID),
         created: first(CREATED),
@@ -230,6 +233,6 @@ mod tests {
         let absent =
             parse("No match for \"NOPE.COM\".\r\n>>> Last update of whois database: 2026-11-25T00:00:00Z <<<\r\n");
         assert!(!absent.registered);
-        assert_eq!(absent, WhoisFields { registered: false, ..WhoisFields::default() });
+        assert_eq!(absent, DomainRecord { registered: false, ..DomainRecord::default() });
     }
 }
