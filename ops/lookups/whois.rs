@@ -160,6 +160,28 @@ struct WhoisOutput {
 }
 
 impl WhoisOutput {
+    /// The answer for `query` before anything the registry said is taken in.
+    fn unregistered(query: &Query, source: WhoisSource) -> WhoisOutput {
+        WhoisOutput {
+            domain: query.text(),
+            kind: query.kind(),
+            registered: false,
+            network: None,
+            registrar: None,
+            registrar_iana_id: None,
+            created_at: None,
+            updated_at: None,
+            expires_at: None,
+            status: Vec::new(),
+            nameservers: Vec::new(),
+            dnssec: None,
+            source,
+            rdap_unavailable: None,
+            whois_text: None,
+            checked_at: now(),
+        }
+    }
+
     /// Takes what a registry said of a domain.
     fn fill(&mut self, r: whois_text::DomainRecord) {
         if let Some(name) = r.name {
@@ -222,24 +244,7 @@ async fn ask_rdap(ctx: &Ctx, query: &Query) -> Result<Option<WhoisOutput>, Strin
         bootstrap: Some(bootstrap.source.clone()),
         query_ms: millis(started.elapsed()),
     };
-    let mut out = WhoisOutput {
-        domain: query.text(),
-        kind: query.kind(),
-        registered: false,
-        network: None,
-        registrar: None,
-        registrar_iana_id: None,
-        created_at: None,
-        updated_at: None,
-        expires_at: None,
-        status: Vec::new(),
-        nameservers: Vec::new(),
-        dnssec: None,
-        source,
-        rdap_unavailable: None,
-        whois_text: None,
-        checked_at: now(),
-    };
+    let mut out = WhoisOutput::unregistered(query, source);
     match last.status {
         // RFC 7480 section 5.3: 404 is the answer for an object the server does not hold.
         404 => Ok(Some(out)),
@@ -339,30 +344,15 @@ async fn whois_lookup(input: WhoisInput, ctx: &Ctx) -> Result<WhoisOutput, ApiEr
             _ => ApiError::new(ErrorCode::UpstreamError, both),
         }
     })?;
-    let mut out = WhoisOutput {
-        domain,
-        kind: "domain",
-        registered: false,
-        network: None,
-        registrar: None,
-        registrar_iana_id: None,
-        created_at: None,
-        updated_at: None,
-        expires_at: None,
-        status: Vec::new(),
-        nameservers: Vec::new(),
-        dnssec: None,
-        source: WhoisSource {
-            protocol: "whois",
-            server: answer.server,
-            address: Some(answer.address.to_string()),
-            bootstrap: None,
-            query_ms: millis(answer.took),
-        },
-        rdap_unavailable: Some(rdap_unavailable),
-        whois_text: None,
-        checked_at: now(),
+    let source = WhoisSource {
+        protocol: "whois",
+        server: answer.server,
+        address: Some(answer.address.to_string()),
+        bootstrap: None,
+        query_ms: millis(answer.took),
     };
+    let mut out = WhoisOutput::unregistered(&query, source);
+    out.rdap_unavailable = Some(rdap_unavailable);
     out.fill(whois_text::parse(&answer.text));
     out.whois_text = Some(answer.text);
     Ok(out)
