@@ -276,6 +276,14 @@ async fn corpus(port: u16) {
         403,
         "loopback",
     ));
+    // Page readers: a redirect to a refused address is refused; the URLs a page names (icons,
+    // manifest, canonical, images, oEmbed) are reported, never fetched.
+    for path in ["/v1/url-metadata", "/v1/social-preview/extract"] {
+        let hostile = format!("http://www.site.example:8080/hostile-links?to=127.0.0.1:{p}");
+        other_cases.push((path, json!({"url": hostile}), 200, ""));
+        let redirect = format!("http://www.site.example:8080/redirect?to=http://[::ffff:127.0.0.1]:{p}/");
+        other_cases.push((path, json!({"url": redirect}), 403, "IPv4-mapped address of 127.0.0.1"));
+    }
     // A WHOIS server is the operator's choice, not the caller's: refused, it is a failed upstream.
     other_cases.push(("/v1/whois", json!({"domain": "anything.test"}), 502, "loopback"));
     other_cases.push(("/v1/whois", json!({"domain": "anything.invalid"}), 502, "169.254.169.254"));

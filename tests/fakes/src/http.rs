@@ -11,7 +11,12 @@
 //! - `/echo`: the request's method, path and headers as JSON;
 //! - `/status?code=404`: an empty answer with that status;
 //! - `/compressed`: a page sent gzip-compressed to clients that accept gzip;
-//! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`).
+//! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`);
+//! - `/meta`: a page with every head metadata variant (Open Graph, Twitter Card, icons,
+//!   manifest, canonical, oEmbed, theme colour, `<base href>`, relative URLs);
+//! - `/latin1`: a page in ISO-8859-1, declared only in the Content-Type header;
+//! - `/hostile-links?to=HOST:PORT`: a page whose icons, manifest, canonical link, Open Graph
+//!   image and oEmbed link all point at `HOST:PORT`.
 //!
 //! Over HTTPS the server offers HTTP/2 and HTTP/1.1 (ALPN). Over plain HTTP, every request for
 //! `secure.site.example` is redirected to the same path on
@@ -45,6 +50,35 @@ fn page(status: u16, headers: &[(&str, &str)], body: impl Into<Bytes>) -> Respon
     }
     resp
 }
+
+/// Every head metadata variant the page readers handle, with relative URLs and a base.
+pub const META_PAGE: &str = r##"<!doctype html>
+<html lang="en-GB"><head>
+<meta charset="utf-8">
+<title>  Fixture   article  </title>
+<base href="/articles/">
+<meta name="description" content="A fixture article about fixtures.">
+<meta name="theme-color" content="#1a73e8">
+<meta property="og:title" content="The fixture article">
+<meta property="og:description" content="Everything a share card needs.">
+<meta property="og:type" content="article">
+<meta property="og:url" content="/articles/fixture">
+<meta property="og:site_name" content="Site Example">
+<meta property="og:image" content="images/card.png">
+<meta property="og:image:alt" content="A card image">
+<meta property="og:image:width" content="1200">
+<meta property="og:image" content="https://cdn.site.example/second.jpg">
+<meta property="og:locale" content="en_GB">
+<meta name="twitter:card" content="summary_large_image">
+<meta name="twitter:site" content="@siteexample">
+<meta name="twitter:image" content="//cdn.site.example/twitter.png">
+<link rel="canonical" href="https://www.site.example/articles/fixture">
+<link rel="icon" type="image/png" sizes="32x32" href="/icons/32.png">
+<link rel="icon" type="image/svg+xml" href="icon.svg">
+<link rel="apple-touch-icon" sizes="180x180" href="/apple-touch-icon.png">
+<link rel="manifest" href="/site.webmanifest">
+<link rel="alternate" type="application/json+oembed" href="/oembed?url=%2Farticles%2Ffixture">
+</head><body><h1>Fixture</h1></body></html>"##;
 
 const HTML: &str =
     "<!doctype html><html lang=\"en\"><head><title>Fixture</title></head><body><p>A fixture page.</p></body></html>";
@@ -124,6 +158,22 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
             } else {
                 page(200, &html, text)
             }
+        }
+        "/meta" => page(200, &html, META_PAGE),
+        "/latin1" => {
+            let body = b"<!doctype html><html lang=fr><head><title>Caf\xe9 cr\xe8me</title>\
+                <meta name=description content=\"D\xe9j\xe0 vu \xe0 la fran\xe7aise\"></head><body></body></html>";
+            page(200, &[("content-type", "text/html; charset=ISO-8859-1")], body.to_vec())
+        }
+        "/hostile-links" => {
+            let to = param(&req, "to").unwrap_or_else(|| "127.0.0.1:80".into());
+            let body = format!(
+                "<html><head><title>Links</title><link rel=icon href=\"http://{to}/favicon.ico\">\
+                 <link rel=apple-touch-icon href=\"http://{to}/touch.png\"><link rel=manifest href=\"http://{to}/m.json\">\
+                 <link rel=canonical href=\"http://{to}/\"><meta property=og:image content=\"http://{to}/og.png\">\
+                 <link rel=alternate type=application/json+oembed href=\"http://{to}/oembed\"></head></html>"
+            );
+            page(200, &html, body)
         }
         "/status" => {
             let code = param(&req, "code").and_then(|s| s.parse().ok()).unwrap_or(200);
