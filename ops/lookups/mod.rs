@@ -3,12 +3,14 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+pub(crate) mod company;
 pub(crate) mod dns;
 pub(crate) mod dns_common;
 pub(crate) mod dns_monitor;
 pub(crate) mod headers;
 pub(crate) mod http_fetch;
 pub(crate) mod page;
+pub(crate) mod page_links;
 pub(crate) mod performance;
 pub(crate) mod propagation;
 pub(crate) mod rdap;

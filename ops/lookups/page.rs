@@ -152,6 +152,8 @@ pub(crate) struct HeadMeta {
     pub(crate) language: Option<String>,
     pub(crate) canonical: Option<String>,
     pub(crate) theme_color: Option<String>,
+    /// `<meta name="application-name">`.
+    pub(crate) application_name: Option<String>,
     pub(crate) manifest: Option<String>,
     /// `(href, type)` of the oEmbed discovery link.
     pub(crate) oembed: Option<(String, String)>,
@@ -238,6 +240,8 @@ pub(crate) fn read_head(html: &str, page_url: &Url) -> HeadMeta {
             out.description = Some(content).filter(|c| !c.is_empty());
         } else if key == "theme-color" && out.theme_color.is_none() {
             out.theme_color = Some(content).filter(|c| !c.is_empty());
+        } else if key == "application-name" && out.application_name.is_none() {
+            out.application_name = Some(content).filter(|c| !c.is_empty());
         }
     }
     for link in doc.select(&selector("link[href][rel]")) {

@@ -172,10 +172,11 @@ async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiEr
     let slug = input.slug;
     tokio::spawn(async move {
         let now = time::rfc3339(time::now());
+        // The time first: a reader that sees a click counted also sees when the last one was.
+        let _ = store.put(&last_click_key(&slug), now.as_bytes(), None).await;
         if let Err(e) = store.incr(&clicks_key(&slug), None).await {
             tracing::warn!(error = %e, "a click could not be counted");
         }
-        let _ = store.put(&last_click_key(&slug), now.as_bytes(), None).await;
     });
     Ok(Redirect { location: link.url })
 }

@@ -15,6 +15,8 @@
 //! - `/meta`: a page with every head metadata variant (Open Graph, Twitter Card, icons,
 //!   manifest, canonical, oEmbed, theme colour, `<base href>`, relative URLs);
 //! - `/latin1`: a page in ISO-8859-1, declared only in the Content-Type header;
+//! - `/` of `company.site.example`: a company's home page, with social, e-mail and phone links
+//!   (and share links and a script that must not count);
 //! - `/hostile-links?to=HOST:PORT`: a page whose icons, manifest, canonical link, Open Graph
 //!   image and oEmbed link all point at `HOST:PORT`.
 //!
@@ -80,6 +82,29 @@ pub const META_PAGE: &str = r##"<!doctype html>
 <link rel="alternate" type="application/json+oembed" href="/oembed?url=%2Farticles%2Ffixture">
 </head><body><h1>Fixture</h1></body></html>"##;
 
+/// A company's home page, for `company`.
+const COMPANY_PAGE: &str = r##"<!doctype html>
+<html lang="en"><head>
+<title>Example Widgets | Home</title>
+<meta name="application-name" content="Widgets">
+<meta name="description" content="Widgets for every purpose.">
+<meta property="og:site_name" content="Example Widgets Ltd">
+<meta property="og:description" content="We make widgets.">
+<meta property="og:image" content="/img/og.png">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
+</head><body><div><div><header><nav>
+<a href="https://twitter.com/examplewidgets">X</a>
+<a href="https://twitter.com/intent/tweet?text=widgets">Share</a>
+<a href="https://www.linkedin.com/company/example-widgets/?trk=home">LinkedIn</a>
+<a href="https://www.facebook.com/sharer/sharer.php?u=x">Share</a>
+<a href="https://github.com/example-widgets">GitHub</a>
+<a href="https://www.youtube.com/@examplewidgets">YouTube</a>
+</nav></header>
+<script>document.write('<a href="mailto:not-this@site.example">');</script>
+<footer><a href="mailto:hello@site.example?subject=Hi">Mail</a> <a href="mailto:team+web@site.example">Team</a> <a href="MAILTO:sales%40site.example">Sales</a>
+<a href="tel:+44 20 7946 0000">Call</a> <a href="tel:+44 20 7946 0000">Call again</a> <a href="/about">About</a></footer>
+</div></div></body></html>"##;
+
 const HTML: &str =
     "<!doctype html><html lang=\"en\"><head><title>Fixture</title></head><body><p>A fixture page.</p></body></html>";
 
@@ -89,6 +114,11 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
     if !https && host.split(':').next() == Some("secure.site.example") {
         let path = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
         return page(301, &[("location", &format!("https://secure.site.example:8443{path}"))], "");
+    }
+    let authority = req.uri().authority().map(|a| a.host().to_string());
+    let named = authority.as_deref().unwrap_or(host.split(':').next().unwrap_or(""));
+    if named == "company.site.example" && req.uri().path() == "/" {
+        return page(200, &html, COMPANY_PAGE);
     }
     if let Some((status, body)) = req.uri().path().strip_prefix("/rdap").and_then(crate::whois::rdap_route) {
         return page(status, &[("content-type", "application/rdap+json")], body);

@@ -1,0 +1,245 @@
+//! What a domain's home page says about the company behind it (spec 4.5, `company`): name,
+//! description, images and icons from the head (`page.rs`), and the social profiles, e-mail
+//! addresses and phone numbers its links name (`page_links.rs`). Nothing is guessed: every
+//! value is read from the page, and the answer says from which tag.
+
+use super::{
+    dns_common::now,
+    page::{IconLink, MetaTag, Page, absolute_values, check_head, fetch_page, read_head},
+    page_links::hrefs,
+    tls_common::host_input,
+};
+use crate::prelude::*;
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct CompanyInput {
+    /// The company's domain (`example.com`), optionally with a port (`example.com:8443`); its
+    /// home page is read, over HTTPS first and over plain HTTP when HTTPS cannot be reached.
+    #[schemars(length(min = 1, max = 260))]
+    domain: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Sourced {
+    value: String,
+    /// The tag it was read from: `og:site_name`, `application-name`, `title`, `og:description`,
+    /// `description`.
+    source: &'static str,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct SocialProfile {
+    /// `x`, `facebook`, `instagram`, `linkedin`, `github`, `youtube`, `tiktok`, `pinterest`,
+    /// `threads` or `bluesky`.
+    network: &'static str,
+    url: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct CompanyOutput {
+    domain: String,
+    /// The home page read, after redirects.
+    url: String,
+    /// The name the site gives itself.
+    name: Option<Sourced>,
+    description: Option<Sourced>,
+    /// The `<title>` of the page.
+    title: Option<String>,
+    language: Option<String>,
+    /// The first declared icon (`rel="icon"` before Apple touch icons), absolute.
+    favicon: Option<String>,
+    icons: Vec<IconLink>,
+    /// The Open Graph image(s), absolute.
+    images: Vec<String>,
+    /// Profiles on social networks the page links to, one per network and address.
+    social_profiles: Vec<SocialProfile>,
+    /// Addresses of the page's `mailto:` links.
+    emails: Vec<String>,
+    /// Numbers of the page's `tel:` links, as written (spaces and dots kept).
+    phones: Vec<String>,
+    /// Every `og:` meta tag of the page (at most 200).
+    open_graph: Vec<MetaTag>,
+    checked_at: String,
+}
+
+/// The network a profile URL belongs to; share and intent links are not profiles.
+fn network(url: &url::Url) -> Option<&'static str> {
+    let host = url.host_str()?.trim_start_matches("www.").trim_start_matches("m.");
+    let path = url.path().trim_matches('/');
+    let first = path.split('/').next().unwrap_or("");
+    if path.is_empty()
+        || matches!(first, "intent" | "share" | "sharer" | "sharer.php" | "shareArticle" | "home" | "login" | "search")
+    {
+        return None;
+    }
+    Some(match host {
+        "twitter.com" | "x.com" => "x",
+        "facebook.com" | "fb.com" => "facebook",
+        "instagram.com" => "instagram",
+        "linkedin.com" if matches!(first, "company" | "in" | "school" | "showcase") => "linkedin",
+        "github.com" => "github",
+        "youtube.com" if first.starts_with('@') || matches!(first, "channel" | "c" | "user") => "youtube",
+        "tiktok.com" if first.starts_with('@') => "tiktok",
+        "pinterest.com" => "pinterest",
+        "threads.net" | "threads.com" if first.starts_with('@') => "threads",
+        "bsky.app" if first == "profile" => "bluesky",
+        _ => return None,
+    })
+}
+
+/// `domain` read as a host and an optional port.
+fn host_and_port(text: &str) -> Result<(String, Option<u16>), ApiError> {
+    let t = text.trim();
+    if t.contains('/') {
+        // A URL: the host reader says why it is not a domain.
+        return Ok((host_input("domain", t)?, None));
+    }
+    match t.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') || host.ends_with(']') => {
+            let port =
+                port.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| {
+                    ApiError::invalid("domain", format!("has the port {port:?}; a port is 1 to 65535"))
+                })?;
+            Ok((host_input("domain", host)?, Some(port)))
+        }
+        _ => Ok((host_input("domain", t)?, None)),
+    }
+}
+
+/// The home page of `host`: HTTPS, or plain HTTP when HTTPS cannot be reached at all.
+async fn home_page(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Page, ApiError> {
+    let at = port.map(|p| format!(":{p}")).unwrap_or_default();
+    match fetch_page(ctx, &format!("https://{host}{at}/")).await {
+        Err(e) if e.code == ErrorCode::UpstreamError || e.code == ErrorCode::UpstreamTimeout => {
+            fetch_page(ctx, &format!("http://{host}{at}/")).await.map_err(|second| {
+                ApiError::new(second.code, format!("over HTTPS: {}; over HTTP: {}", e.message, second.message))
+            })
+        }
+        other => other,
+    }
+}
+
+/// Describe a company from its domain's home page.
+///
+/// Reads the home page of `domain` (HTTPS first, plain HTTP when HTTPS cannot be reached;
+/// redirects followed) and reports the site's name (`og:site_name`, `application-name` or the
+/// title) and description (`og:description` or the meta description), each with the tag it
+/// came from, its icons and Open Graph images, and the social profiles, e-mail addresses
+/// (`mailto:`) and phone numbers (`tel:`) its links name. Nothing is fetched beyond the page,
+/// and nothing is inferred that the page does not say. Hosts in private, loopback and other
+/// special-purpose ranges are refused with 403; a site that answers neither way is 502.
+#[op(post "/v1/company" as companyLookup, tag = Lookups,
+     rejects = "a domain that is not a host name or IP address (URLs included)",
+     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     redact(".data.checkedAt"),
+     example(home_page, {"domain": "company.site.example:8443"}),
+     example(private_refused, {"domain": "10.0.0.8"}, status = 403))]
+async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiError> {
+    let (host, port) = host_and_port(&input.domain)?;
+    let page = home_page(ctx, &host, port).await?;
+    check_head(&page)?;
+    let (page, meta, links) = crate::cpu::run(move || {
+        let meta = read_head(&page.html, &page.final_url);
+        let links = hrefs(&page.html);
+        Ok((page, meta, links))
+    })
+    .await?;
+    let base = meta.base.clone().unwrap_or_else(|| page.final_url.clone());
+    let mut social_profiles: Vec<SocialProfile> = Vec::new();
+    let mut emails: Vec<String> = Vec::new();
+    let mut phones: Vec<String> = Vec::new();
+    for href in &links {
+        let lower = href.to_ascii_lowercase();
+        if let Some(rest) = lower.strip_prefix("mailto:").map(|_| &href[7..]) {
+            let address = rest.split('?').next().unwrap_or("");
+            // Percent-decoded; a `+` is part of an address, not a space.
+            let address: String = form_urlencoded::parse(format!("a={}", address.replace('+', "%2B")).as_bytes())
+                .next()
+                .map(|(_, v)| v.trim().to_string())
+                .unwrap_or_default();
+            if address.contains('@') && address.len() <= 254 && !emails.contains(&address) && emails.len() < 50 {
+                emails.push(address);
+            }
+        } else if let Some(rest) = lower.strip_prefix("tel:").map(|_| href[4..].trim()) {
+            let number = rest.to_string();
+            if number.chars().filter(char::is_ascii_digit).count() >= 3
+                && !phones.contains(&number)
+                && phones.len() < 50
+            {
+                phones.push(number);
+            }
+        } else if let Some((mut url, network)) = base.join(href).ok().and_then(|u| network(&u).map(|n| (u, n))) {
+            url.set_query(None);
+            url.set_fragment(None);
+            let url = url.to_string();
+            if !social_profiles.iter().any(|p| p.url == url) && social_profiles.len() < 50 {
+                social_profiles.push(SocialProfile { network, url });
+            }
+        }
+    }
+    let name = meta
+        .first("og:site_name")
+        .map(|v| Sourced { value: v.to_string(), source: "og:site_name" })
+        .or_else(|| meta.application_name.clone().map(|v| Sourced { value: v, source: "application-name" }))
+        .or_else(|| meta.title.clone().map(|v| Sourced { value: v, source: "title" }));
+    let description = meta
+        .first("og:description")
+        .map(|v| Sourced { value: v.to_string(), source: "og:description" })
+        .or_else(|| meta.description.clone().map(|v| Sourced { value: v, source: "description" }));
+    Ok(CompanyOutput {
+        domain: host,
+        url: page.final_url.to_string(),
+        name,
+        description,
+        title: meta.title.clone(),
+        language: meta.language.clone(),
+        favicon: meta.icons.iter().find(|i| i.rel == "icon").or(meta.icons.first()).map(|i| i.href.clone()),
+        images: absolute_values(&meta, &["og:image", "og:image:url", "og:image:secure_url"]),
+        icons: meta.icons,
+        social_profiles,
+        emails,
+        phones,
+        open_graph: meta.open_graph,
+        checked_at: now(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_may_carry_a_port() {
+        assert_eq!(host_and_port("Example.COM").unwrap(), ("example.com".into(), None));
+        assert_eq!(host_and_port("example.com:8443").unwrap(), ("example.com".into(), Some(8443)));
+        assert_eq!(host_and_port("[2001:db8::1]:443").unwrap(), ("[2001:db8::1]".into(), Some(443)));
+        assert_eq!(host_and_port("2001:db8::1").unwrap(), ("[2001:db8::1]".into(), None));
+        assert!(host_and_port("example.com:0").is_err());
+        assert!(host_and_port("https://example.com/").is_err());
+    }
+
+    #[test]
+    fn profiles_are_told_from_share_links() {
+        let cases = [
+            ("https://twitter.com/siteexample", Some("x")),
+            ("https://x.com/intent/tweet?text=hi", None),
+            ("https://www.facebook.com/SiteExample/", Some("facebook")),
+            ("https://www.facebook.com/sharer/sharer.php?u=x", None),
+            ("https://www.linkedin.com/company/site-example", Some("linkedin")),
+            ("https://www.linkedin.com/shareArticle?url=x", None),
+            ("https://github.com/site-example", Some("github")),
+            ("https://www.youtube.com/@siteexample", Some("youtube")),
+            ("https://www.youtube.com/watch?v=x", None),
+            ("https://bsky.app/profile/site.example", Some("bluesky")),
+            ("https://example.com/about", None),
+            ("https://github.com/", None),
+        ];
+        for (url, want) in cases {
+            assert_eq!(network(&url::Url::parse(url).unwrap()), want, "{url}");
+        }
+    }
+}
