@@ -298,6 +298,21 @@ async fn corpus(port: u16) {
             failures.push(format!("[other operations] {path} {input}: {status} {body}"));
         }
     }
+    // The favicon finder fetches what a page names: icons, manifest and /favicon.ico. A page
+    // whose icons and manifest point at the counter gets them reported refused, not fetched.
+    let hostile = format!("http://www.site.example:8080/hostile-links?to=127.0.0.1:{p}");
+    let resp = other.post("/v1/favicon").body_json(&json!({"url": hostile})).send().await;
+    let status = resp.0.status().as_u16();
+    let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+    let icons = body["data"]["icons"].as_array().cloned().unwrap_or_default();
+    let refused = |i: &Value| i["ok"] == false && i["error"].as_str().is_some_and(|e| e.contains("loopback"));
+    let pointed: Vec<&Value> =
+        icons.iter().filter(|i| i["url"].as_str().is_some_and(|u| u.contains("127.0.0.1"))).collect();
+    let manifest_refused = body["data"]["manifestError"].as_str().is_some_and(|e| e.contains("loopback"));
+    if status != 200 || pointed.len() != 2 || !pointed.iter().all(|i| refused(i)) || !manifest_refused {
+        failures.push(format!("[other operations] favicon of a hostile page: {status} {body}"));
+    }
+    other_cases.push(("/v1/favicon", json!({"url": hostile}), 200, ""));
     categories.insert("other operations", other_cases.len());
     let total = total + other_cases.len();
     // A port outside the default list is refused by the default policy.

@@ -7,6 +7,7 @@ pub(crate) mod company;
 pub(crate) mod dns;
 pub(crate) mod dns_common;
 pub(crate) mod dns_monitor;
+pub(crate) mod favicon;
 pub(crate) mod headers;
 pub(crate) mod http_fetch;
 pub(crate) mod page;

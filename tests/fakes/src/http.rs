@@ -17,6 +17,7 @@
 //! - `/latin1`: a page in ISO-8859-1, declared only in the Content-Type header;
 //! - `/` of `company.site.example`: a company's home page, with social, e-mail and phone links
 //!   (and share links and a script that must not count);
+//! - the icons `/meta` declares, its manifest (`/site.webmanifest`), and `/favicon.ico`;
 //! - `/hostile-links?to=HOST:PORT`: a page whose icons, manifest, canonical link, Open Graph
 //!   image and oEmbed link all point at `HOST:PORT`.
 //!
@@ -81,6 +82,50 @@ pub const META_PAGE: &str = r##"<!doctype html>
 <link rel="manifest" href="/site.webmanifest">
 <link rel="alternate" type="application/json+oembed" href="/oembed?url=%2Farticles%2Ffixture">
 </head><body><h1>Fixture</h1></body></html>"##;
+
+/// A PNG of `width` x `height` pixels: signature, header chunk with its CRC, one compressed
+/// scanline per row of transparent pixels, and the end chunk. Real enough for any decoder.
+pub fn png(width: u32, height: u32) -> Vec<u8> {
+    fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(data);
+        out.extend_from_slice(&crc.sum().to_be_bytes());
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 6, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &ihdr);
+    let raw = vec![0u8; (1 + 4 * width as usize) * height as usize];
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = std::io::Write::write_all(&mut z, &raw);
+    chunk(&mut out, b"IDAT", &z.finish().unwrap_or_default());
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+/// An ICO file holding one PNG image of `size` x `size` pixels.
+pub fn ico(size: u8) -> Vec<u8> {
+    let image = png(u32::from(size), u32::from(size));
+    let mut out = vec![0, 0, 1, 0, 1, 0, size, size, 0, 0, 1, 0, 32, 0];
+    out.extend_from_slice(&(image.len() as u32).to_le_bytes());
+    out.extend_from_slice(&22u32.to_le_bytes());
+    out.extend_from_slice(&image);
+    out
+}
+
+const SVG_ICON: &str =
+    r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7"/></svg>"#;
+
+const MANIFEST: &str = r#"{"name":"Site Example","icons":[
+  {"src":"/icons/192.png","sizes":"192x192","type":"image/png"},
+  {"src":"icons/512.png","sizes":"512x512","type":"image/png","purpose":"maskable"},
+  {"src":"/icons/fake.png","sizes":"64x64","type":"image/png"}]}"#;
 
 /// A company's home page, for `company`.
 const COMPANY_PAGE: &str = r##"<!doctype html>
@@ -190,6 +235,15 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
             }
         }
         "/meta" => page(200, &html, META_PAGE),
+        // The icons the metadata page declares (one of them mislabelled), its manifest with
+        // one missing icon and one that is not an image, and the default icon.
+        "/icons/32.png" => page(200, &[("content-type", "image/x-icon")], png(32, 32)),
+        "/articles/icon.svg" => page(200, &[("content-type", "image/svg+xml")], SVG_ICON),
+        "/apple-touch-icon.png" => page(200, &[("content-type", "image/png")], png(180, 180)),
+        "/site.webmanifest" => page(200, &[("content-type", "application/manifest+json")], MANIFEST),
+        "/icons/192.png" => page(200, &[("content-type", "image/png")], png(192, 192)),
+        "/icons/fake.png" => page(200, &[("content-type", "image/png")], "<html>not an image</html>"),
+        "/favicon.ico" => page(200, &[("content-type", "image/vnd.microsoft.icon")], ico(16)),
         "/latin1" => {
             let body = b"<!doctype html><html lang=fr><head><title>Caf\xe9 cr\xe8me</title>\
                 <meta name=description content=\"D\xe9j\xe0 vu \xe0 la fran\xe7aise\"></head><body></body></html>";
