@@ -5,8 +5,7 @@
 
 use super::{
     dns_common::now,
-    page::{IconLink, MetaTag, Page, absolute_values, check_head, fetch_page, read_head},
-    page_links::hrefs,
+    page::{IconLink, MetaTag, Page, absolute_values, fetch_page, read_page},
     tls_common::host_input,
 };
 use crate::prelude::*;
@@ -141,13 +140,7 @@ async fn home_page(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Page, Api
 async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiError> {
     let (host, port) = host_and_port(&input.domain)?;
     let page = home_page(ctx, &host, port).await?;
-    check_head(&page)?;
-    let (page, meta, links) = crate::cpu::run(move || {
-        let meta = read_head(&page.html, &page.final_url);
-        let links = hrefs(&page.html);
-        Ok((page, meta, links))
-    })
-    .await?;
+    let (page, meta, links) = read_page(page, true).await?;
     let base = meta.base.clone().unwrap_or_else(|| page.final_url.clone());
     let mut social_profiles: Vec<SocialProfile> = Vec::new();
     let mut emails: Vec<String> = Vec::new();
@@ -197,7 +190,7 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
         description,
         title: meta.title.clone(),
         language: meta.language.clone(),
-        favicon: meta.icons.iter().find(|i| i.rel == "icon").or(meta.icons.first()).map(|i| i.href.clone()),
+        favicon: meta.favicon(),
         images: absolute_values(&meta, &["og:image", "og:image:url", "og:image:secure_url"]),
         icons: meta.icons,
         social_profiles,

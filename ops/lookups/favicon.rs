@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{
     dns_common::now,
-    page::{check_head, fetch_page, read_head},
+    page::{fetch_page, read_page},
 };
 use crate::{net::FetchOptions, prelude::*};
 
@@ -192,13 +192,7 @@ async fn manifest_icons(ctx: &Ctx, manifest: &url::Url) -> Result<Vec<Icon>, Str
      example(default_only, {"url": "http://www.site.example:8080/bare"}),
      example(private_refused, {"url": "http://192.168.1.1/"}, status = 403))]
 async fn favicon(input: FaviconInput, ctx: &Ctx) -> Result<FaviconOutput, ApiError> {
-    let page = fetch_page(ctx, &input.url).await?;
-    check_head(&page)?;
-    let (page, meta) = crate::cpu::run(move || {
-        let meta = read_head(&page.html, &page.final_url);
-        Ok((page, meta))
-    })
-    .await?;
+    let (page, meta, _) = read_page(fetch_page(ctx, &input.url).await?, false).await?;
     let mut candidates: Vec<Icon> = meta
         .icons
         .iter()

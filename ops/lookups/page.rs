@@ -167,6 +167,11 @@ pub(crate) struct HeadMeta {
 }
 
 impl HeadMeta {
+    /// The icon a browser shows first: the first `rel="icon"`, else the first declared icon.
+    pub(crate) fn favicon(&self) -> Option<String> {
+        self.icons.iter().find(|i| i.rel == "icon").or(self.icons.first()).map(|i| i.href.clone())
+    }
+
     /// The first value of an Open Graph or Twitter property.
     pub(crate) fn first(&self, property: &str) -> Option<&str> {
         self.open_graph.iter().chain(&self.twitter).find(|t| t.property == property).map(|t| t.content.as_str())
@@ -190,8 +195,10 @@ fn selector(css: &str) -> Selector {
 /// Metadata lives there (tags in the body are not read, as share-card scrapers do not), and
 /// parsing no further keeps a large or deeply nested body from costing anything.
 pub(crate) fn head_part(html: &str) -> &str {
-    let lower = html.to_ascii_lowercase();
-    let end = [lower.find("<body"), lower.find("</head")].into_iter().flatten().min();
+    let bytes = html.as_bytes();
+    let starts = |i: usize, tag: &[u8]| bytes.get(i..i + tag.len()).is_some_and(|b| b.eq_ignore_ascii_case(tag));
+    // Both markers are ASCII and begin with `<`, so the cut falls on a character boundary.
+    let end = (0..bytes.len()).find(|&i| bytes[i] == b'<' && (starts(i, b"<body") || starts(i, b"</head")));
     &html[..end.unwrap_or(html.len())]
 }
 
@@ -208,6 +215,18 @@ pub(crate) fn check_head(page: &Page) -> Result<(), ApiError> {
             ),
         )
     })
+}
+
+/// A fetched page's head checked ([`check_head`]) and read on the blocking pool (parsing a
+/// large head is CPU work); with `links`, the `href`s of the whole page too (`page_links.rs`).
+pub(crate) async fn read_page(page: Page, links: bool) -> Result<(Page, HeadMeta, Vec<String>), ApiError> {
+    check_head(&page)?;
+    crate::cpu::run(move || {
+        let meta = read_head(&page.html, &page.final_url);
+        let hrefs = if links { super::page_links::hrefs(&page.html) } else { Vec::new() };
+        Ok((page, meta, hrefs))
+    })
+    .await
 }
 
 /// Reads the metadata of `html`'s head (see [`head_part`]), whose URL (after redirects) is

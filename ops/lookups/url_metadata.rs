@@ -4,7 +4,7 @@
 
 use super::{
     dns_common::now,
-    page::{HeadMeta, IconLink, MetaTag, Page, absolute_values, check_head, fetch_page, read_head},
+    page::{HeadMeta, IconLink, MetaTag, Page, absolute_values, fetch_page, read_page},
 };
 use crate::prelude::*;
 
@@ -97,15 +97,10 @@ struct MetadataOutput {
 const IMAGE_PROPERTIES: [&str; 5] =
     ["og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src"];
 
-/// Fetches and reads a page on the blocking pool (parsing a large page is CPU work).
+/// Fetches and reads a page's head.
 async fn read(ctx: &Ctx, url: &str) -> Result<(Page, HeadMeta), ApiError> {
-    let page = fetch_page(ctx, url).await?;
-    check_head(&page)?;
-    crate::cpu::run(move || {
-        let meta = read_head(&page.html, &page.final_url);
-        Ok((page, meta))
-    })
-    .await
+    let (page, meta, _) = read_page(fetch_page(ctx, url).await?, false).await?;
+    Ok((page, meta))
 }
 
 /// Read a web page's metadata.
@@ -128,7 +123,7 @@ async fn read(ctx: &Ctx, url: &str) -> Result<(Page, HeadMeta), ApiError> {
      example(metadata_refused, {"url": "http://169.254.169.254/latest/meta-data/"}, status = 403))]
 async fn url_metadata(input: PageInput, ctx: &Ctx) -> Result<MetadataOutput, ApiError> {
     let (page, meta) = read(ctx, &input.url).await?;
-    let favicon = meta.icons.iter().find(|i| i.rel == "icon").or(meta.icons.first()).map(|i| i.href.clone());
+    let favicon = meta.favicon();
     Ok(MetadataOutput {
         fetched: Fetched::of(&page),
         images: absolute_values(&meta, &IMAGE_PROPERTIES),
@@ -225,12 +220,9 @@ fn pick(meta: &HeadMeta, candidates: &[&str], fallbacks: &[(&str, Option<&String
 async fn social_preview(input: PageInput, ctx: &Ctx) -> Result<SocialOutput, ApiError> {
     let (page, meta) = read(ctx, &input.url).await?;
     let images = absolute_values(&meta, &IMAGE_PROPERTIES);
-    let first_image = ["og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src"]
-        .iter()
-        .find(|p| meta.first(p).is_some_and(|v| !v.is_empty()))
-        .and_then(|p| {
-            absolute_values(&meta, &[p]).into_iter().next().map(|v| CardField { value: v, source: p.to_string() })
-        });
+    let first_image = IMAGE_PROPERTIES.iter().find(|p| meta.first(p).is_some_and(|v| !v.is_empty())).and_then(|p| {
+        absolute_values(&meta, &[p]).into_iter().next().map(|v| CardField { value: v, source: p.to_string() })
+    });
     let final_url = page.final_url.to_string();
     let og_url = meta.first("og:url").and_then(|u| meta.base.as_ref()?.join(u).ok()).map(|u| u.to_string());
     let preview = Preview {

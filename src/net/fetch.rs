@@ -129,26 +129,18 @@ impl Net {
                     self.config.timeout.as_secs()
                 ))
             };
-            let target = match timeout_at(deadline, self.target(&next)).await {
-                Ok(Ok(t)) => t,
-                Ok(Err(e)) => {
+            let target = match within(deadline, self.target(&next), timeout).await {
+                Ok(t) => t,
+                Err(e) => {
                     chain.end = ChainEnd::Stopped(e);
-                    break;
-                }
-                Err(_) => {
-                    chain.end = ChainEnd::Stopped(timeout());
                     break;
                 }
             };
             let sent = Instant::now();
-            let mut response = match timeout_at(deadline, self.send(&target, deadline)).await {
-                Ok(Ok(r)) => r,
-                Ok(Err(e)) => {
+            let mut response = match within(deadline, self.send(&target, deadline), timeout).await {
+                Ok(r) => r,
+                Err(e) => {
                     chain.end = ChainEnd::Stopped(e);
-                    break;
-                }
-                Err(_) => {
-                    chain.end = ChainEnd::Stopped(timeout());
                     break;
                 }
             };
@@ -170,10 +162,9 @@ impl Net {
             let redirect = matches!(status, 301 | 302 | 303 | 307 | 308) && location.is_some();
             if !(options.follow && redirect) {
                 if options.read_body {
-                    match timeout_at(deadline, self.read_body(&mut response, &target)).await {
-                        Ok(Ok(body)) => chain.body = Some(body),
-                        Ok(Err(e)) => chain.end = ChainEnd::Stopped(e),
-                        Err(_) => chain.end = ChainEnd::Stopped(timeout()),
+                    match within(deadline, self.read_body(&mut response, &target), timeout).await {
+                        Ok(body) => chain.body = Some(body),
+                        Err(e) => chain.end = ChainEnd::Stopped(e),
                     }
                 }
                 break;
@@ -246,6 +237,15 @@ impl Net {
         }
         Ok(body)
     }
+}
+
+/// `step` if it ends before `deadline`, the error `slow` makes otherwise.
+async fn within<T>(
+    deadline: tokio::time::Instant,
+    step: impl std::future::Future<Output = Result<T, OutboundError>>,
+    slow: impl FnOnce() -> OutboundError,
+) -> Result<T, OutboundError> {
+    timeout_at(deadline, step).await.unwrap_or_else(|_| Err(slow()))
 }
 
 /// The next URL of a redirect, resolved against the current one. Credentials never travel to
