@@ -141,6 +141,11 @@ async fn check(ctx: &Ctx, mut icon: Icon) -> Icon {
     }
     icon.bytes = Some(body.len());
     match sniff(&body) {
+        // A raster image whose header gives no pixel size (PNG forbids 0) is not drawable.
+        Some((format, size)) if format != "svg" && !size.is_some_and(|(w, h)| w > 0 && h > 0) => {
+            icon.format = Some(format);
+            icon.error = Some("the image's header gives no pixel size".into());
+        }
         Some((format, size)) => {
             icon.ok = true;
             icon.format = Some(format);
@@ -244,5 +249,9 @@ mod tests {
         assert_eq!(sniff(b"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"/>"), Some(("svg", None)));
         assert_eq!(sniff(b"<!doctype html><html>not an icon"), None);
         assert_eq!(sniff(b""), None);
+        // Only a signature and zeros: a PNG by its first bytes, with no size to draw.
+        let mut empty = b"\x89PNG\r\n\x1a\n".to_vec();
+        empty.resize(64, 0);
+        assert_eq!(sniff(&empty), Some(("png", Some((0, 0)))));
     }
 }
