@@ -23,6 +23,19 @@ pub(crate) fn test_config() -> Config {
     Config::from_vars(&wrench_fakes::shared().settings()).expect("the fakes' settings parse")
 }
 
+/// A context for calling an operation directly: the test settings with `extra` applied on
+/// top (`("WRENCH_PROVIDER_OPENPAGERANK_KEY", "")` to unset one), an in-memory store, and an
+/// outbound layer built from those settings.
+pub(crate) fn fake_ctx(extra: &[(&str, &str)]) -> crate::op::Ctx {
+    let mut vars = wrench_fakes::shared().settings();
+    vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let config = Config::from_vars(&vars).expect("the test settings parse");
+    let mut ctx = crate::op::Ctx::for_tests();
+    ctx.net = Arc::new(crate::net::Net::new(&config.outbound, "http://test").expect("the layer builds"));
+    ctx.config = Arc::new(config);
+    ctx
+}
+
 /// Builds an app serving just `op`, with the test settings.
 pub(crate) fn app_for(op: &Operation) -> crate::http::App {
     crate::http::app(Arc::new(test_config()), vec![op.clone()]).expect("the operation registers")

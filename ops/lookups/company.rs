@@ -5,8 +5,8 @@
 
 use super::{
     dns_common::now,
-    page::{IconLink, MetaTag, Page, absolute_values, fetch_page, read_page},
-    tls_common::host_input,
+    page::{IconLink, MetaTag, absolute_values, read_page},
+    site_home::{home_page, host_and_port},
 };
 use crate::prelude::*;
 
@@ -88,38 +88,6 @@ fn network(url: &url::Url) -> Option<&'static str> {
         "bsky.app" if first == "profile" => "bluesky",
         _ => return None,
     })
-}
-
-/// `domain` read as a host and an optional port.
-fn host_and_port(text: &str) -> Result<(String, Option<u16>), ApiError> {
-    let t = text.trim();
-    if t.contains('/') {
-        // A URL: the host reader says why it is not a domain.
-        return Ok((host_input("domain", t)?, None));
-    }
-    match t.rsplit_once(':') {
-        Some((host, port)) if !host.contains(':') || host.ends_with(']') => {
-            let port =
-                port.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| {
-                    ApiError::invalid("domain", format!("has the port {port:?}; a port is 1 to 65535"))
-                })?;
-            Ok((host_input("domain", host)?, Some(port)))
-        }
-        _ => Ok((host_input("domain", t)?, None)),
-    }
-}
-
-/// The home page of `host`: HTTPS, or plain HTTP when HTTPS cannot be reached at all.
-async fn home_page(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Page, ApiError> {
-    let at = port.map(|p| format!(":{p}")).unwrap_or_default();
-    match fetch_page(ctx, &format!("https://{host}{at}/")).await {
-        Err(e) if e.code == ErrorCode::UpstreamError || e.code == ErrorCode::UpstreamTimeout => {
-            fetch_page(ctx, &format!("http://{host}{at}/")).await.map_err(|second| {
-                ApiError::new(second.code, format!("over HTTPS: {}; over HTTP: {}", e.message, second.message))
-            })
-        }
-        other => other,
-    }
 }
 
 /// Describe a company from its domain's home page.
@@ -204,16 +172,6 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn domains_may_carry_a_port() {
-        assert_eq!(host_and_port("Example.COM").unwrap(), ("example.com".into(), None));
-        assert_eq!(host_and_port("example.com:8443").unwrap(), ("example.com".into(), Some(8443)));
-        assert_eq!(host_and_port("[2001:db8::1]:443").unwrap(), ("[2001:db8::1]".into(), Some(443)));
-        assert_eq!(host_and_port("2001:db8::1").unwrap(), ("[2001:db8::1]".into(), None));
-        assert!(host_and_port("example.com:0").is_err());
-        assert!(host_and_port("https://example.com/").is_err());
-    }
 
     #[test]
     fn profiles_are_told_from_share_links() {

@@ -14,6 +14,7 @@ use std::{
 use serde::Deserialize;
 
 pub mod outbound;
+pub mod providers;
 
 pub use outbound::OutboundConfig;
 
@@ -160,6 +161,9 @@ struct FileConfig {
     tls_extra_roots: Option<toml::Value>,
     rdap_bootstrap_url: Option<toml::Value>,
     whois_servers: Option<toml::Value>,
+    provider_openpagerank_key: Option<toml::Value>,
+    provider_openpagerank_url: Option<toml::Value>,
+    provider_greenweb_url: Option<toml::Value>,
 }
 
 impl FileConfig {
@@ -177,6 +181,9 @@ impl FileConfig {
             ("WRENCH_TLS_EXTRA_ROOTS", &self.tls_extra_roots),
             ("WRENCH_RDAP_BOOTSTRAP_URL", &self.rdap_bootstrap_url),
             ("WRENCH_WHOIS_SERVERS", &self.whois_servers),
+            ("WRENCH_PROVIDER_OPENPAGERANK_KEY", &self.provider_openpagerank_key),
+            ("WRENCH_PROVIDER_OPENPAGERANK_URL", &self.provider_openpagerank_url),
+            ("WRENCH_PROVIDER_GREENWEB_URL", &self.provider_greenweb_url),
         ];
         let mut out = Vec::new();
         for (name, value) in values {

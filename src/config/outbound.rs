@@ -78,6 +78,8 @@ pub struct OutboundConfig {
     /// `WRENCH_WHOIS_SERVERS`: `suffix=host[:port]` entries that take precedence over the
     /// embedded list of port-43 WHOIS servers.
     pub whois_servers: Vec<WhoisServer>,
+    /// `WRENCH_PROVIDER_*`: third-party data providers (see `providers.rs`).
+    pub providers: super::providers::ProvidersConfig,
 }
 
 /// A port-43 WHOIS server for the names under a suffix (`com`, `co.uk`).
@@ -109,6 +111,7 @@ impl Default for OutboundConfig {
             tls_extra_roots: None,
             rdap_bootstrap_url: url::Url::parse(DEFAULT_RDAP_BOOTSTRAP_URL).expect("the default parses"),
             whois_servers: Vec::new(),
+            providers: Default::default(),
         }
     }
 }
@@ -126,6 +129,9 @@ pub const KEYS: &[&str] = &[
     "WRENCH_TLS_EXTRA_ROOTS",
     "WRENCH_RDAP_BOOTSTRAP_URL",
     "WRENCH_WHOIS_SERVERS",
+    "WRENCH_PROVIDER_OPENPAGERANK_KEY",
+    "WRENCH_PROVIDER_OPENPAGERANK_URL",
+    "WRENCH_PROVIDER_GREENWEB_URL",
 ];
 
 impl OutboundConfig {
@@ -183,6 +189,7 @@ impl OutboundConfig {
                 self.rdap_bootstrap_url = url;
             }
             "WRENCH_WHOIS_SERVERS" => self.whois_servers = parse_whois_servers(name, value)?,
+            _ if super::providers::KEYS.contains(&name) => self.providers.set(name, value)?,
             _ => return Err(format!("{name}: not an outbound setting")),
         }
         Ok(())

@@ -115,6 +115,13 @@ impl Net {
     /// Fetches `url`: judges and sends each hop, follows redirects when asked, reads the last
     /// body when asked. A chain always comes back; `end` says whether it reached an answer.
     pub async fn fetch(&self, url: Url, options: FetchOptions) -> Chain {
+        self.fetch_with(url, options, &HeaderMap::new()).await
+    }
+
+    /// [`Net::fetch`] with request header fields of the caller's (a provider's key), sent only
+    /// to the origin of `url`: a redirect elsewhere never carries them.
+    pub async fn fetch_with(&self, url: Url, options: FetchOptions, headers: &HeaderMap) -> Chain {
+        let origin = url.origin();
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + self.config.timeout;
         let mut chain = Chain { hops: Vec::new(), end: ChainEnd::Done, body: None, elapsed: Duration::ZERO };
@@ -137,7 +144,8 @@ impl Net {
                 }
             };
             let sent = Instant::now();
-            let mut response = match within(deadline, self.send(&target, deadline), timeout).await {
+            let extra = (target.url.origin() == origin).then_some(headers);
+            let mut response = match within(deadline, self.send(&target, deadline, extra), timeout).await {
                 Ok(r) => r,
                 Err(e) => {
                     chain.end = ChainEnd::Stopped(e);
@@ -191,7 +199,12 @@ impl Net {
     }
 
     /// Sends one GET to a judged target, through a client that can reach nothing else.
-    async fn send(&self, target: &Target, deadline: tokio::time::Instant) -> Result<reqwest::Response, OutboundError> {
+    async fn send(
+        &self,
+        target: &Target,
+        deadline: tokio::time::Instant,
+        extra: Option<&HeaderMap>,
+    ) -> Result<reqwest::Response, OutboundError> {
         let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
         let mut builder = reqwest::Client::builder()
             .no_proxy()
@@ -207,13 +220,14 @@ impl Net {
         }
         let client =
             builder.build().map_err(|e| OutboundError::Unreachable(format!("could not prepare the request: {e}")))?;
-        client
+        let mut request = client
             .get(target.url.clone())
             .header(reqwest::header::ACCEPT, "*/*")
-            .header(reqwest::header::ACCEPT_ENCODING, "identity")
-            .send()
-            .await
-            .map_err(|e| describe(&e, target))
+            .header(reqwest::header::ACCEPT_ENCODING, "identity");
+        if let Some(extra) = extra {
+            request = request.headers(extra.clone());
+        }
+        request.send().await.map_err(|e| describe(&e, target))
     }
 
     /// The body, counted while it arrives and refused past the byte limit.

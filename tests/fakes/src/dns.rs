@@ -53,6 +53,8 @@ pub const ZONE: &Fixture = &[
     ("bare.site.example.", 300, "A", "127.0.0.2"),
     ("v6.site.example.", 300, "AAAA", "::ffff:127.0.0.2"),
     ("company.site.example.", 300, "A", "127.0.0.2"),
+    ("unranked.site.example.", 300, "A", "127.0.0.2"),
+    ("green.site.example.", 300, "A", "127.0.0.2"),
     ("expired.site.example.", 300, "A", "127.0.0.2"),
     ("expiring.site.example.", 300, "A", "127.0.0.2"),
     ("self-signed.site.example.", 300, "A", "127.0.0.2"),

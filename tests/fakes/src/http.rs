@@ -11,6 +11,7 @@
 //! - `/echo`: the request's method, path and headers as JSON;
 //! - `/status?code=404`: an empty answer with that status;
 //! - `/compressed`: a page sent gzip-compressed to clients that accept gzip;
+//! - `/providers/...`: fake third-party data providers (`providers.rs`);
 //! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`);
 //! - `/meta`: a page with every head metadata variant (Open Graph, Twitter Card, icons,
 //!   manifest, canonical, oEmbed, theme colour, `<base href>`, relative URLs);
@@ -164,6 +165,12 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
     let named = authority.as_deref().unwrap_or(host.split(':').next().unwrap_or(""));
     if named == "company.site.example" && req.uri().path() == "/" {
         return page(200, &html, COMPANY_PAGE);
+    }
+    if let Some(path) = req.uri().path().strip_prefix("/providers") {
+        let key = req.headers().get("api-opr").and_then(|v| v.to_str().ok());
+        if let Some((status, kind, body)) = crate::providers::route(path, &query(&req), key) {
+            return page(status, &[("content-type", kind)], body);
+        }
     }
     if let Some((status, body)) = req.uri().path().strip_prefix("/rdap").and_then(crate::whois::rdap_route) {
         return page(status, &[("content-type", "application/rdap+json")], body);

@@ -10,6 +10,7 @@
 pub mod counting;
 pub mod dns;
 pub mod http;
+pub mod providers;
 pub mod tls;
 pub mod whois;
 
@@ -46,6 +47,9 @@ impl Fakes {
             ("WRENCH_TLS_EXTRA_ROOTS", self.ca_pem.display().to_string()),
             ("WRENCH_RDAP_BOOTSTRAP_URL", format!("http://{}/rdap/bootstrap/", self.http)),
             ("WRENCH_WHOIS_SERVERS", format!("example={0},test={0}", self.whois)),
+            ("WRENCH_PROVIDER_OPENPAGERANK_KEY", providers::OPENPAGERANK_KEY.to_string()),
+            ("WRENCH_PROVIDER_OPENPAGERANK_URL", format!("http://{}/providers/openpagerank/api/v1.0/", self.http)),
+            ("WRENCH_PROVIDER_GREENWEB_URL", format!("http://{}/providers/greenweb/api/v3/greencheck/", self.http)),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

@@ -1,0 +1,72 @@
+//! Reaching a site from its domain, as `company` and `page-rank/check` do: the domain input
+//! (a host name or address with an optional port) and the home page over HTTPS, or over plain
+//! HTTP when HTTPS cannot be reached at all.
+
+use super::{
+    http_fetch::{fetch_headers, url_input},
+    page::{Page, fetch_page},
+    tls_common::host_input,
+};
+use crate::{net::Chain, prelude::*};
+
+/// `domain` read as a host and an optional port.
+pub(crate) fn host_and_port(text: &str) -> Result<(String, Option<u16>), ApiError> {
+    let t = text.trim();
+    if t.contains('/') {
+        // A URL: the host reader says why it is not a domain.
+        return Ok((host_input("domain", t)?, None));
+    }
+    match t.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') || host.ends_with(']') => {
+            let port =
+                port.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(|| {
+                    ApiError::invalid("domain", format!("has the port {port:?}; a port is 1 to 65535"))
+                })?;
+            Ok((host_input("domain", host)?, Some(port)))
+        }
+        _ => Ok((host_input("domain", t)?, None)),
+    }
+}
+
+/// The home page of `host`: HTTPS, or plain HTTP when HTTPS cannot be reached at all.
+pub(crate) async fn home_page(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Page, ApiError> {
+    https_then_http(host, port, |url| async move { fetch_page(ctx, &url).await }).await
+}
+
+/// The home page's answer headers (redirects followed), HTTPS first like [`home_page`].
+pub(crate) async fn home_status(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Chain, ApiError> {
+    https_then_http(host, port, |url| async move { fetch_headers(ctx, url_input("domain", &url)?, true).await }).await
+}
+
+/// `get` of `https://host[:port]/`, then of `http://...` when the first could not be reached
+/// (a refusal or an answer, whatever its status, is final).
+async fn https_then_http<T, F, Fut>(host: &str, port: Option<u16>, get: F) -> Result<T, ApiError>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = Result<T, ApiError>>,
+{
+    let at = port.map(|p| format!(":{p}")).unwrap_or_default();
+    match get(format!("https://{host}{at}/")).await {
+        Err(e) if e.code == ErrorCode::UpstreamError || e.code == ErrorCode::UpstreamTimeout => {
+            get(format!("http://{host}{at}/")).await.map_err(|second| {
+                ApiError::new(second.code, format!("over HTTPS: {}; over HTTP: {}", e.message, second.message))
+            })
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_may_carry_a_port() {
+        assert_eq!(host_and_port("Example.COM").unwrap(), ("example.com".into(), None));
+        assert_eq!(host_and_port("example.com:8443").unwrap(), ("example.com".into(), Some(8443)));
+        assert_eq!(host_and_port("[2001:db8::1]:443").unwrap(), ("[2001:db8::1]".into(), Some(443)));
+        assert_eq!(host_and_port("2001:db8::1").unwrap(), ("[2001:db8::1]".into(), None));
+        assert!(host_and_port("example.com:0").is_err());
+        assert!(host_and_port("https://example.com/").is_err());
+    }
+}

@@ -1,0 +1,58 @@
+//! Fake third-party data providers, speaking their real wire formats, under `/providers/` of
+//! the fake HTTP server:
+//! - `/providers/openpagerank/api/v1.0/getPageRank?domains[]=D`: Open PageRank. The key
+//!   [`OPENPAGERANK_KEY`] must be in `API-OPR` (otherwise 401, as the real API answers a bad
+//!   key); known domains get their rank, others the item status 404 `Domain not found`.
+//! - `/providers/greenweb/api/v3/greencheck/HOST`: the Green Web Foundation's greencheck;
+//!   the hosts in [`GREEN_HOSTS`] are green.
+
+/// The key the fake Open PageRank accepts.
+pub const OPENPAGERANK_KEY: &str = "fake-opr-key";
+
+/// Domains the fake Open PageRank ranks: (domain, decimal rank, global rank).
+const RANKS: &[(&str, f64, u64)] = &[("company.site.example", 7.53, 1024), ("site.example", 3.12, 250_123)];
+
+/// Hosts the fake greencheck calls green.
+pub const GREEN_HOSTS: &[&str] = &["green.site.example"];
+
+/// The answer to `path` (below `/providers`), or `None` when it is not a provider route:
+/// (status, content type, body).
+pub fn route(path: &str, query: &[(String, String)], api_key: Option<&str>) -> Option<(u16, &'static str, String)> {
+    let json = "application/json";
+    if path == "/openpagerank/api/v1.0/getPageRank" {
+        if api_key != Some(OPENPAGERANK_KEY) {
+            return Some((401, json, r#"{"status_code":401,"error":"Invalid API Key"}"#.to_string()));
+        }
+        let items: Vec<String> = query
+            .iter()
+            .filter(|(k, _)| k == "domains[]" || k.starts_with("domains["))
+            .map(|(_, d)| match RANKS.iter().find(|(name, _, _)| name == d) {
+                Some((name, decimal, rank)) => format!(
+                    r#"{{"status_code":200,"error":"","page_rank_integer":{},"page_rank_decimal":{decimal},"rank":"{rank}","domain":"{name}"}}"#,
+                    decimal.floor() as u64
+                ),
+                None => format!(
+                    r#"{{"status_code":404,"error":"Domain not found","page_rank_integer":0,"page_rank_decimal":0,"rank":null,"domain":"{}"}}"#,
+                    d.replace('"', "")
+                ),
+            })
+            .collect();
+        return Some((
+            200,
+            json,
+            format!(r#"{{"status_code":200,"response":[{}],"last_updated":"9th Nov 2026"}}"#, items.join(",")),
+        ));
+    }
+    if let Some(host) = path.strip_prefix("/greenweb/api/v3/greencheck/") {
+        let host = host.replace('"', "");
+        let body = if GREEN_HOSTS.contains(&host.as_str()) {
+            format!(
+                r#"{{"url":"{host}","hosted_by":"Fixture Green Hosting","hosted_by_website":"https://green-hosting.site.example","partner":null,"green":true,"hosted_by_id":595,"modified":"2026-11-01T08:00:00","supporting_documents":[]}}"#
+            )
+        } else {
+            format!(r#"{{"url":"{host}","green":false,"data":false}}"#)
+        };
+        return Some((200, json, body));
+    }
+    None
+}
