@@ -313,6 +313,26 @@ async fn corpus(port: u16) {
         failures.push(format!("[other operations] favicon of a hostile page: {status} {body}"));
     }
     other_cases.push(("/v1/favicon", json!({"url": hostile}), 200, ""));
+    // The carbon estimate weighs what a page loads: a subresource at the counter is reported
+    // refused, not fetched; the page-rank status check of a name that leads there likewise.
+    let input = json!({"url": hostile, "includeSubresources": true, "green": false});
+    let resp = other.post("/v1/carbon/estimate").body_json(&input).send().await;
+    let status = resp.0.status().as_u16();
+    let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+    let subresources = body["data"]["transfer"]["subresources"].as_array().cloned().unwrap_or_default();
+    let all_refused = subresources.iter().all(|s| s["error"].as_str().is_some_and(|e| e.contains("loopback")));
+    if status != 200 || subresources.is_empty() || !all_refused {
+        failures.push(format!("[other operations] carbon estimate of a hostile page: {status} {body}"));
+    }
+    other_cases.push(("/v1/carbon/estimate", input, 200, ""));
+    let input = json!({"domain": format!("metadata.evil.example:{p}")});
+    let resp = other.post("/v1/page-rank/check").body_json(&input).send().await;
+    let status = resp.0.status().as_u16();
+    let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+    if status != 200 || !body["data"]["http"]["error"].as_str().is_some_and(|e| e.contains("169.254.169.254")) {
+        failures.push(format!("[other operations] page-rank status check of a refused host: {status} {body}"));
+    }
+    other_cases.push(("/v1/page-rank/check", input, 200, ""));
     categories.insert("other operations", other_cases.len());
     let total = total + other_cases.len();
     // A port outside the default list is refused by the default policy.

@@ -1,4 +1,5 @@
-//! The links of a whole page, read by html5ever's tokenizer alone: linear in the page's size
+//! The links of a whole page (its `href`s, or the subresources a browser would load with it),
+//! read by html5ever's tokenizer alone: linear in the page's size
 //! whatever its nesting, so a page's body can be scanned where building its tree could cost
 //! time in proportion to the square of its depth.
 //!
@@ -18,9 +19,53 @@ use html5ever::{
 /// The most `href`s kept from one page.
 pub(crate) const MAX_LINKS: usize = 10_000;
 
+/// The most subresources kept from one page.
+pub(crate) const MAX_RESOURCES: usize = 1_000;
+
 #[derive(Default)]
 struct Links {
+    /// Collect subresources instead of `href`s.
+    resources: bool,
     hrefs: RefCell<Vec<String>>,
+    found: RefCell<Vec<(&'static str, String)>>,
+}
+
+impl Links {
+    fn attr<'t>(tag: &'t html5ever::tokenizer::Tag, name: &str) -> Option<&'t str> {
+        tag.attrs.iter().find(|a| &*a.name.local == name).map(|a| a.value.trim())
+    }
+
+    /// What a browser loads for `tag`: (kind, URL as written).
+    fn resource(tag: &html5ever::tokenizer::Tag) -> Option<(&'static str, &str)> {
+        let src = || Self::attr(tag, "src").filter(|s| !s.is_empty());
+        match &*tag.name {
+            "img" => src().map(|s| ("image", s)),
+            "script" => src().map(|s| ("script", s)),
+            "iframe" | "frame" => src().map(|s| ("frame", s)),
+            "video" | "audio" | "source" | "track" | "embed" => {
+                src().map(|s| ("media", s)).or_else(|| Self::attr(tag, "poster").map(|p| ("image", p)))
+            }
+            "input" if Self::attr(tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("image")) => {
+                src().map(|s| ("image", s))
+            }
+            "link" => {
+                let rel = Self::attr(tag, "rel")?.to_ascii_lowercase();
+                let href = Self::attr(tag, "href").filter(|h| !h.is_empty())?;
+                let words: Vec<&str> = rel.split_ascii_whitespace().collect();
+                let kind = if words.contains(&"stylesheet") {
+                    "stylesheet"
+                } else if words.iter().any(|w| matches!(*w, "icon" | "shortcut")) {
+                    "icon"
+                } else if words.iter().any(|w| matches!(*w, "preload" | "modulepreload")) {
+                    "preload"
+                } else {
+                    return None;
+                };
+                Some((kind, href))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl TokenSink for Links {
@@ -31,8 +76,14 @@ impl TokenSink for Links {
         if tag.kind != StartTag {
             return TokenSinkResult::Continue;
         }
+        if self.resources {
+            let mut found = self.found.borrow_mut();
+            if let Some((kind, url)) = Self::resource(&tag).filter(|_| found.len() < MAX_RESOURCES) {
+                found.push((kind, url.to_string()));
+            }
+        }
         match &*tag.name {
-            "a" | "area" => {
+            "a" | "area" if !self.resources => {
                 let mut hrefs = self.hrefs.borrow_mut();
                 let href = tag.attrs.iter().find(|a| &*a.name.local == "href");
                 if let Some(href) = href.filter(|_| hrefs.len() < MAX_LINKS) {
@@ -52,12 +103,23 @@ impl TokenSink for Links {
 /// The `href` of every `<a>` and `<area>` in `html`, in page order, as written (at most
 /// [`MAX_LINKS`]).
 pub(crate) fn hrefs(html: &str) -> Vec<String> {
-    let tokenizer = Tokenizer::new(Links::default(), TokenizerOpts::default());
+    tokenize(html, Links::default()).hrefs.take()
+}
+
+/// The subresources a browser loads with `html` (images, scripts, frames, media, stylesheets,
+/// icons, preloads): (kind, URL as written), in page order, at most [`MAX_RESOURCES`]. What
+/// stylesheets and scripts load in turn is not known without running them.
+pub(crate) fn resources(html: &str) -> Vec<(&'static str, String)> {
+    tokenize(html, Links { resources: true, ..Links::default() }).found.take()
+}
+
+fn tokenize(html: &str, sink: Links) -> Links {
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     let input = BufferQueue::default();
     input.push_back(StrTendril::from_slice(html));
     let _ = tokenizer.feed(&input);
     tokenizer.end();
-    tokenizer.sink.hrefs.take()
+    tokenizer.sink
 }
 
 #[cfg(test)]
@@ -77,5 +139,29 @@ mod tests {
         assert_eq!(hrefs(&html), ["/one", "/two", "mailto:a@b.example"]);
         assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
         assert_eq!(hrefs(&"<a href=x>".repeat(MAX_LINKS + 5)).len(), MAX_LINKS);
+    }
+
+    #[test]
+    fn subresources_are_what_a_browser_loads() {
+        let html = "<link rel=stylesheet href=/s.css><link rel='shortcut icon' href=/f.ico><link rel=canonical href=/c>\
+                    <script src=/a.js></script><script>var x = '<img src=/no.png>';</script><img src=/i.png>\
+                    <img alt=none><video poster=/p.jpg></video><source src=/v.mp4><input type=image src=/b.png>\
+                    <a href=/page>x</a><iframe src=/frame.html></iframe>";
+        let found = resources(html);
+        let got: Vec<(&str, &str)> = found.iter().map(|(k, u)| (*k, u.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("stylesheet", "/s.css"),
+                ("icon", "/f.ico"),
+                ("script", "/a.js"),
+                ("image", "/i.png"),
+                ("image", "/p.jpg"),
+                ("media", "/v.mp4"),
+                ("image", "/b.png"),
+                ("frame", "/frame.html"),
+            ]
+        );
+        assert_eq!(resources(&"<img src=x>".repeat(MAX_RESOURCES + 5)).len(), MAX_RESOURCES);
     }
 }

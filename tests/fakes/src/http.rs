@@ -10,6 +10,7 @@
 //! - `/big?bytes=N`: a body of `N` bytes;
 //! - `/echo`: the request's method, path and headers as JSON;
 //! - `/status?code=404`: an empty answer with that status;
+//! - `/heavy?n=60&bytes=1000` (or `&ms=3000`): a page of `n` images of that size (or that slow);
 //! - `/compressed`: a page sent gzip-compressed to clients that accept gzip;
 //! - `/providers/...`: fake third-party data providers (`providers.rs`);
 //! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`);
@@ -265,6 +266,18 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
                  <link rel=alternate type=application/json+oembed href=\"http://{to}/oembed\"></head></html>"
             );
             page(200, &html, body)
+        }
+        "/heavy" => {
+            // `n` images of `bytes` bytes each, or each `ms` slow when `ms` is given.
+            let n: usize = param(&req, "n").and_then(|s| s.parse().ok()).unwrap_or(10).min(10_000);
+            let bytes: usize = param(&req, "bytes").and_then(|s| s.parse().ok()).unwrap_or(1000);
+            let images: String = (0..n)
+                .map(|i| match param(&req, "ms") {
+                    Some(ms) => format!("<img src=\"/slow?ms={ms}&i={i}\">"),
+                    None => format!("<img src=\"/big?bytes={bytes}&i={i}\">"),
+                })
+                .collect();
+            page(200, &html, format!("<html><head><title>Heavy</title></head><body>{images}</body></html>"))
         }
         "/status" => {
             let code = param(&req, "code").and_then(|s| s.parse().ok()).unwrap_or(200);
