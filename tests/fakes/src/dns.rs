@@ -55,6 +55,13 @@ pub const ZONE: &Fixture = &[
     ("company.site.example.", 300, "A", "127.0.0.2"),
     ("unranked.site.example.", 300, "A", "127.0.0.2"),
     ("green.site.example.", 300, "A", "127.0.0.2"),
+    // Mail domains: MX records, an address but no MX, a null MX (RFC 7505).
+    ("mailer.site.example.", 300, "MX", "10 mx1.mailer.site.example."),
+    ("mailer.site.example.", 300, "MX", "20 mx2.mailer.site.example."),
+    ("mx1.mailer.site.example.", 300, "A", "127.0.0.2"),
+    ("mx2.mailer.site.example.", 300, "A", "127.0.0.2"),
+    ("nomx.site.example.", 300, "A", "127.0.0.2"),
+    ("nullmx.site.example.", 300, "MX", "0 ."),
     ("expired.site.example.", 300, "A", "127.0.0.2"),
     ("expiring.site.example.", 300, "A", "127.0.0.2"),
     ("self-signed.site.example.", 300, "A", "127.0.0.2"),
