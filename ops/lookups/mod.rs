@@ -9,6 +9,7 @@ pub(crate) mod company;
 pub(crate) mod dns;
 pub(crate) mod dns_common;
 pub(crate) mod dns_monitor;
+pub(crate) mod domain_search;
 pub(crate) mod email_lists;
 pub(crate) mod email_security;
 pub(crate) mod email_security_score;
