@@ -3,6 +3,8 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+pub(crate) mod a11y_rules;
+pub(crate) mod accessibility;
 pub(crate) mod carbon;
 pub(crate) mod carbon_model;
 pub(crate) mod company;

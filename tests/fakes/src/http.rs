@@ -16,6 +16,7 @@
 //! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`);
 //! - `/meta`: a page with every head metadata variant (Open Graph, Twitter Card, icons,
 //!   manifest, canonical, oEmbed, theme colour, `<base href>`, relative URLs);
+//! - `/a11y`: a page failing each accessibility rule, beside elements that pass;
 //! - `/latin1`: a page in ISO-8859-1, declared only in the Content-Type header;
 //! - `/` of `company.site.example`: a company's home page, with social, e-mail and phone links
 //!   (and share links and a script that must not count);
@@ -152,6 +153,44 @@ const COMPANY_PAGE: &str = r##"<!doctype html>
 <a href="tel:+44 20 7946 0000">Call</a> <a href="tel:+44 20 7946 0000">Call again</a> <a href="/about">About</a></footer>
 </div></div></body></html>"##;
 
+/// A page that fails each accessibility rule once or more, beside elements that pass.
+pub const A11Y_PAGE: &str = r##"<!doctype html>
+<html><head><meta charset="utf-8"></head><body>
+<h1>Fixture</h1>
+<h3 id="skipped">Skipped a level</h3>
+<img src="/a.png">
+<img src="/b.png" alt="">
+<img src="/c.png" alt="A chart">
+<img src="/d.png" role="presentation">
+<div aria-hidden="true"><img src="/hidden.png"></div>
+<form>
+  <input type="text" name="q">
+  <label for="email">E-mail</label><input id="email" type="email">
+  <label>Name <input type="text" name="name"></label>
+  <input type="hidden" name="t">
+  <input type="submit">
+  <input type="button">
+  <select name="s"><option>1</option></select>
+  <textarea aria-label="Comments"></textarea>
+</form>
+<a href="/one"></a>
+<a href="/two">Two</a>
+<a href="/three"><img src="/i.png" alt="Three"></a>
+<button></button>
+<button>Send</button>
+<p id="dup">First</p><p id="dup">Second</p>
+<div tabindex="3">Focus me first</div>
+<div tabindex="0">Fine</div>
+<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>
+<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>
+<div role="buton">Typo role</div>
+<div role="button" aria-pressed="false" aria-labeledby="x">Misspelt attribute</div>
+<p style="color: #777777; background-color: #ffffff">Grey on white</p>
+<p style="color: #767676; background: white">Just dark enough</p>
+<p style="color:#888; background-color:#fff; font-size: 24px">Large grey, 3.54:1</p>
+<p style="color: rgba(0,0,0,0.5); background-color: #fff">Translucent, not judged</p>
+</body></html>"##;
+
 const HTML: &str =
     "<!doctype html><html lang=\"en\"><head><title>Fixture</title></head><body><p>A fixture page.</p></body></html>";
 
@@ -243,6 +282,7 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
             }
         }
         "/meta" => page(200, &html, META_PAGE),
+        "/a11y" => page(200, &html, A11Y_PAGE),
         // The icons the metadata page declares (one of them mislabelled), its manifest with
         // one missing icon and one that is not an image, and the default icon.
         "/icons/32.png" => page(200, &[("content-type", "image/x-icon")], png(32, 32)),
