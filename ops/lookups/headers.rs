@@ -64,7 +64,7 @@ async fn http_headers(input: HeadersInput, ctx: &Ctx) -> Result<HeadersOutput, A
         final_url: last.url.to_string(),
         status: last.status,
         http_version: last.version.clone(),
-        headers: header_map(last),
+        headers: header_map(&last.headers),
         header_count: last.headers.len(),
         redirects: chain.hops.len() - 1,
         address: last.address.map(|a| a.to_string()),

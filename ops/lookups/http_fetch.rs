@@ -23,9 +23,9 @@ pub(crate) async fn fetch_headers(ctx: &Ctx, url: url::Url, follow: bool) -> Res
 /// The header fields of an answer as an object of lower-case names. Repeated fields are
 /// joined with `, ` (RFC 9110 section 5.3), except `set-cookie`, whose values may contain
 /// commas and are joined with a line break.
-pub(crate) fn header_map(hop: &Hop) -> BTreeMap<String, String> {
+pub(crate) fn header_map(headers: &reqwest::header::HeaderMap) -> BTreeMap<String, String> {
     let mut out: BTreeMap<String, String> = BTreeMap::new();
-    for (name, value) in &hop.headers {
+    for (name, value) in headers {
         let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
         let sep = if name == reqwest::header::SET_COOKIE { "\n" } else { ", " };
         out.entry(name.as_str().to_string())

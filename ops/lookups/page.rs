@@ -34,6 +34,8 @@ pub(crate) struct Page {
     pub(crate) charset_source: &'static str,
     pub(crate) html: String,
     pub(crate) bytes: usize,
+    /// The header fields of the answer read.
+    pub(crate) headers: reqwest::header::HeaderMap,
 }
 
 /// Fetches `text` (the `url` field) with redirects followed and decodes it; an answer that is
@@ -69,6 +71,7 @@ pub(crate) async fn fetch_page(ctx: &Ctx, text: &str) -> Result<Page, ApiError> 
         charset_source,
         html,
         bytes: body.len(),
+        headers: last.headers.clone(),
     })
 }
 

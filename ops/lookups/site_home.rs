@@ -28,27 +28,39 @@ pub(crate) fn host_and_port(text: &str) -> Result<(String, Option<u16>), ApiErro
     }
 }
 
-/// The home page of `host`: HTTPS, or plain HTTP when HTTPS cannot be reached at all.
+/// The home page of `host`: HTTPS, or plain HTTP when HTTPS cannot be reached at all; both on
+/// `port` when one is given, on their default ports otherwise.
 pub(crate) async fn home_page(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Page, ApiError> {
-    https_then_http(host, port, |url| async move { fetch_page(ctx, &url).await }).await
+    home_page_on(ctx, host, port, port).await
+}
+
+/// [`home_page`] with a port for each scheme.
+pub(crate) async fn home_page_on(
+    ctx: &Ctx,
+    host: &str,
+    https_port: Option<u16>,
+    http_port: Option<u16>,
+) -> Result<Page, ApiError> {
+    https_then_http(host, (https_port, http_port), |url| async move { fetch_page(ctx, &url).await }).await
 }
 
 /// The home page's answer headers (redirects followed), HTTPS first like [`home_page`].
 pub(crate) async fn home_status(ctx: &Ctx, host: &str, port: Option<u16>) -> Result<Chain, ApiError> {
-    https_then_http(host, port, |url| async move { fetch_headers(ctx, url_input("domain", &url)?, true).await }).await
+    let get = |url: String| async move { fetch_headers(ctx, url_input("domain", &url)?, true).await };
+    https_then_http(host, (port, port), get).await
 }
 
-/// `get` of `https://host[:port]/`, then of `http://...` when the first could not be reached
-/// (a refusal or an answer, whatever its status, is final).
-async fn https_then_http<T, F, Fut>(host: &str, port: Option<u16>, get: F) -> Result<T, ApiError>
+/// `get` of `https://host[:port]/`, then of `http://host[:port]/` when the first could not be
+/// reached (a refusal or an answer, whatever its status, is final).
+async fn https_then_http<T, F, Fut>(host: &str, ports: (Option<u16>, Option<u16>), get: F) -> Result<T, ApiError>
 where
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = Result<T, ApiError>>,
 {
-    let at = port.map(|p| format!(":{p}")).unwrap_or_default();
-    match get(format!("https://{host}{at}/")).await {
+    let at = |p: Option<u16>| p.map(|p| format!(":{p}")).unwrap_or_default();
+    match get(format!("https://{host}{}/", at(ports.0))).await {
         Err(e) if e.code == ErrorCode::UpstreamError || e.code == ErrorCode::UpstreamTimeout => {
-            get(format!("http://{host}{at}/")).await.map_err(|second| {
+            get(format!("http://{host}{}/", at(ports.1))).await.map_err(|second| {
                 ApiError::new(second.code, format!("over HTTPS: {}; over HTTP: {}", e.message, second.message))
             })
         }

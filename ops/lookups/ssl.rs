@@ -19,18 +19,18 @@ use crate::{
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct SslInput {
+pub(crate) struct SslInput {
     /// The host: a domain name (Unicode names are converted) or an IP address.
     #[schemars(length(min = 1, max = 253))]
-    domain: String,
+    pub(crate) domain: String,
     /// The HTTPS port.
     #[serde(default = "default_https_port", deserialize_with = "crate::decode::integer")]
     #[schemars(range(min = 1, max = 65535))]
-    port: u16,
+    pub(crate) port: u16,
     /// The plain HTTP port, checked for a redirect to HTTPS.
     #[serde(default = "default_http_port", deserialize_with = "crate::decode::integer")]
     #[schemars(range(min = 1, max = 65535))]
-    http_port: u16,
+    pub(crate) http_port: u16,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -118,7 +118,7 @@ struct SecurityHeader {
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct SslOutput {
+pub(crate) struct SslOutput {
     domain: String,
     https: HttpsReport,
     /// The certificate presented, when a handshake completed.
@@ -160,7 +160,7 @@ async fn first_answer(ctx: &Ctx, url: url::Url) -> Result<Hop, OutboundError> {
      example(expired_certificate, {"domain": "expired.site.example", "port": 8443, "httpPort": 8080}),
      example(no_https, {"domain": "bare.site.example", "port": 8080, "httpPort": 8080}),
      example(private_refused, {"domain": "10.1.2.3"}, status = 403))]
-async fn ssl_check(input: SslInput, ctx: &Ctx) -> Result<SslOutput, ApiError> {
+pub(crate) async fn ssl_check(input: SslInput, ctx: &Ctx) -> Result<SslOutput, ApiError> {
     let host = host_input("domain", &input.domain)?;
     let https_target = host_target(ctx, "domain", "https", &host, input.port).await?;
     let mut https = HttpsReport {

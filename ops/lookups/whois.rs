@@ -20,11 +20,11 @@ use crate::{
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct WhoisInput {
+pub(crate) struct WhoisInput {
     /// The registered domain name (`example.com`, not `www.example.com`; Unicode names are
     /// converted to their ASCII form), or a public IP address, or an AS number (`AS64500`).
     #[schemars(length(min = 1, max = 253))]
-    domain: String,
+    pub(crate) domain: String,
 }
 
 /// What is looked up.
@@ -125,7 +125,7 @@ struct NetworkOutput {
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct WhoisOutput {
+pub(crate) struct WhoisOutput {
     /// The name, address or AS number looked up, normalised (`AS64500`).
     domain: String,
     /// `domain`, `ip` or `asn`.
@@ -312,7 +312,7 @@ async fn ask_rdap(ctx: &Ctx, query: &Query) -> Result<Option<WhoisOutput>, Strin
      example(as_number, {"domain": "AS64500"}),
      example(private_address, {"domain": "10.1.2.3"}, status = 400),
      example(top_level_domain, {"domain": "com"}, status = 400))]
-async fn whois_lookup(input: WhoisInput, ctx: &Ctx) -> Result<WhoisOutput, ApiError> {
+pub(crate) async fn whois_lookup(input: WhoisInput, ctx: &Ctx) -> Result<WhoisOutput, ApiError> {
     let query = parse_query(ctx, &input.domain)?;
     let domain = match &query {
         Query::Domain(d) => d.clone(),

@@ -55,6 +55,7 @@ pub const ZONE: &Fixture = &[
     ("company.site.example.", 300, "A", "127.0.0.2"),
     ("unranked.site.example.", 300, "A", "127.0.0.2"),
     ("green.site.example.", 300, "A", "127.0.0.2"),
+    ("tech.site.example.", 300, "A", "127.0.0.2"),
     // Mail domains: MX records, an address but no MX, a null MX (RFC 7505).
     ("mailer.site.example.", 300, "MX", "10 mx1.mailer.site.example."),
     ("mailer.site.example.", 300, "MX", "20 mx2.mailer.site.example."),

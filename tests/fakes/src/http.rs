@@ -16,6 +16,7 @@
 //! - `/rdap/...`: the fake registry's RDAP service and bootstrap file (`whois.rs`);
 //! - `/meta`: a page with every head metadata variant (Open Graph, Twitter Card, icons,
 //!   manifest, canonical, oEmbed, theme colour, `<base href>`, relative URLs);
+//! - `/` of `tech.site.example`: a home page whose headers and markup name its stack;
 //! - `/a11y`: a page failing each accessibility rule, beside elements that pass;
 //! - `/latin1`: a page in ISO-8859-1, declared only in the Content-Type header;
 //! - `/` of `company.site.example`: a company's home page, with social, e-mail and phone links
@@ -191,6 +192,14 @@ pub const A11Y_PAGE: &str = r##"<!doctype html>
 <p style="color: rgba(0,0,0,0.5); background-color: #fff">Translucent, not judged</p>
 </body></html>"##;
 
+/// The home page of `tech.site.example`: WordPress markers and an analytics tag.
+const TECH_PAGE: &str = r##"<!doctype html><html lang="en"><head><title>Tech fixture</title>
+<meta name="generator" content="WordPress 6.6.2">
+<link rel="stylesheet" href="/wp-content/themes/fixture/style.css">
+<script src="/wp-includes/js/jquery/jquery.min.js"></script>
+<script async src="https://www.googletagmanager.com/gtag/js?id=G-FIXTURE"></script>
+</head><body><p>Tech fixture.</p></body></html>"##;
+
 const HTML: &str =
     "<!doctype html><html lang=\"en\"><head><title>Fixture</title></head><body><p>A fixture page.</p></body></html>";
 
@@ -205,6 +214,17 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
     let named = authority.as_deref().unwrap_or(host.split(':').next().unwrap_or(""));
     if named == "company.site.example" && req.uri().path() == "/" {
         return page(200, &html, COMPANY_PAGE);
+    }
+    if named == "tech.site.example" && req.uri().path() == "/" {
+        // A site that gives away its stack, as many do.
+        let headers = [
+            ("content-type", "text/html; charset=utf-8"),
+            ("server", "nginx/1.25.3"),
+            ("x-powered-by", "PHP/8.3.1"),
+            ("cf-ray", "8a1b2c3d4e5f6071-LHR"),
+            ("set-cookie", "PHPSESSID=fixture; path=/; HttpOnly"),
+        ];
+        return page(200, &headers, TECH_PAGE);
     }
     if let Some(path) = req.uri().path().strip_prefix("/providers") {
         let key = req.headers().get("api-opr").and_then(|v| v.to_str().ok());
