@@ -285,6 +285,26 @@ async fn corpus(port: u16) {
         other_cases.push((path, json!({"url": redirect}), 403, "IPv4-mapped address of 127.0.0.1"));
     }
     other_cases.push(("/v1/company", json!({"domain": format!("127.0.0.1:{p}")}), 403, "loopback"));
+    other_cases.push((
+        "/v1/domain/report",
+        json!({"domain": "metadata.evil.example", "httpsPort": p, "httpPort": p}),
+        403,
+        "169.254.169.254",
+    ));
+    other_cases.push((
+        "/v1/domain/report",
+        json!({"domain": "localhost.evil.example", "httpsPort": p, "httpPort": p}),
+        403,
+        "loopback",
+    ));
+    let redirect = format!("http://www.site.example:8080/redirect?to=http://127.0.0.1:{p}/");
+    other_cases.push(("/v1/accessibility/check", json!({"url": redirect}), 403, "loopback"));
+    other_cases.push((
+        "/v1/carbon/estimate",
+        json!({"url": format!("http://[::ffff:127.0.0.1]:{p}/")}),
+        403,
+        "IPv4-mapped address of 127.0.0.1",
+    ));
     other_cases.push(("/v1/company", json!({"domain": format!("metadata.evil.example:{p}")}), 403, "169.254.169.254"));
     // A WHOIS server is the operator's choice, not the caller's: refused, it is a failed upstream.
     other_cases.push(("/v1/whois", json!({"domain": "anything.test"}), 502, "loopback"));
