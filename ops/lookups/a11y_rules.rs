@@ -29,7 +29,13 @@ pub(crate) const RULES: &[Rule] = &[
         id: "label",
         impact: "critical",
         wcag: "4.1.2 Name, Role, Value (A)",
-        description: "Form controls have labels (a <label>, aria-label, aria-labelledby or title)",
+        description: "Form inputs and text areas have labels (a <label>, aria-label, aria-labelledby or title)",
+    },
+    Rule {
+        id: "select-name",
+        impact: "critical",
+        wcag: "4.1.2 Name, Role, Value (A)",
+        description: "Select elements have labels",
     },
     Rule {
         id: "html-has-lang",
@@ -68,6 +74,12 @@ pub(crate) const RULES: &[Rule] = &[
         description: "Buttons have discernible text",
     },
     Rule {
+        id: "input-button-name",
+        impact: "critical",
+        wcag: "4.1.2 Name, Role, Value (A)",
+        description: "Input buttons (type=button) have discernible text",
+    },
+    Rule {
         id: "duplicate-id",
         impact: "minor",
         wcag: "4.1.1 Parsing (A, WCAG 2.0 and 2.1)",
@@ -83,7 +95,7 @@ pub(crate) const RULES: &[Rule] = &[
         id: "td-has-header",
         impact: "critical",
         wcag: "1.3.1 Info and Relationships (A)",
-        description: "Data tables have header cells (<th>)",
+        description: "Data tables of at least 3 rows and 3 columns have header cells (<th>)",
     },
     Rule {
         id: "aria-roles",
@@ -450,6 +462,36 @@ fn contrast_issue(e: &ElementRef) -> Option<Option<String>> {
     )
 }
 
+/// Rows of a table and cells in its widest row.
+fn table_size(table: &ElementRef) -> (usize, usize) {
+    let rows: Vec<ElementRef> =
+        table.descendants().filter_map(ElementRef::wrap).filter(|d| d.value().name() == "tr").collect();
+    let widest = rows
+        .iter()
+        .map(|r| r.children().filter_map(ElementRef::wrap).filter(|c| matches!(c.value().name(), "td" | "th")).count())
+        .max()
+        .unwrap_or(0);
+    (rows.len(), widest)
+}
+
+/// Whether a table holds data rather than layout, by the markup signs axe-core's
+/// `isDataTable` reads: a caption, summary, head, foot or column group; header cells or cells
+/// that name their headers; at least 5 columns or 20 rows. A table holding another table is
+/// layout.
+fn is_data_table(table: &ElementRef, rows: usize, columns: usize) -> bool {
+    let inside: Vec<ElementRef> = table.descendants().filter_map(ElementRef::wrap).skip(1).collect();
+    if inside.iter().any(|d| d.value().name() == "table") {
+        return false;
+    }
+    non_empty(attr(table, "summary"))
+        || inside.iter().any(|d| {
+            matches!(d.value().name(), "caption" | "thead" | "tfoot" | "colgroup" | "col" | "th")
+                || (d.value().name() == "td" && ["headers", "scope", "abbr"].iter().any(|a| attr(d, a).is_some()))
+        })
+        || columns >= 5
+        || rows >= 20
+}
+
 /// Applies every rule to `doc`.
 pub(crate) fn check(doc: &Html) -> Outcome {
     let mut out = Outcome::default();
@@ -575,24 +617,25 @@ pub(crate) fn check(doc: &Html) -> Outcome {
                 let kind = attr(&e, "type").unwrap_or("text").to_ascii_lowercase();
                 if name == "input" && matches!(kind.as_str(), "hidden" | "submit" | "reset" | "button" | "image") {
                     if kind == "button" {
-                        applies(&mut out, "button-name");
+                        applies(&mut out, "input-button-name");
                         if !non_empty(attr(&e, "value"))
                             && !non_empty(attr(&e, "aria-label"))
                             && !non_empty(attr(&e, "title"))
                         {
-                            fail(&mut out, "button-name", &e, "the button has no value or label".into());
+                            fail(&mut out, "input-button-name", &e, "the button has no value or label".into());
                         }
                     }
                     continue;
                 }
-                applies(&mut out, "label");
+                let rule = if name == "select" { "select-name" } else { "label" };
+                applies(&mut out, rule);
                 let labelled = in_label
                     || e.value().id().is_some_and(|id| label_for.contains(id))
                     || non_empty(attr(&e, "aria-label"))
                     || non_empty(attr(&e, "aria-labelledby"))
                     || non_empty(attr(&e, "title"));
                 if !labelled {
-                    fail(&mut out, "label", &e, format!("the {name} has no label"));
+                    fail(&mut out, rule, &e, format!("the {name} has no label"));
                 }
             }
             "a" if attr(&e, "href").is_some() => {
@@ -608,14 +651,21 @@ pub(crate) fn check(doc: &Html) -> Outcome {
                 }
             }
             "table" if !presentational => {
-                let cells = |tag: &str| {
-                    e.descendants().filter_map(ElementRef::wrap).filter(|d| d.value().name() == tag).count()
-                };
-                let (rows, tds, ths) = (cells("tr"), cells("td"), cells("th"));
-                if rows >= 2 && tds >= 2 {
+                // As axe-core judges it: a data table (`is_data_table`) of at least 3 rows and 3
+                // columns needs header cells.
+                let (rows, columns) = table_size(&e);
+                if rows >= 3 && columns >= 3 && is_data_table(&e, rows, columns) {
                     applies(&mut out, "td-has-header");
-                    if ths == 0 {
-                        fail(&mut out, "td-has-header", &e, format!("a table of {rows} rows has no header cells"));
+                    let headed = e.descendants().filter_map(ElementRef::wrap).any(|d| {
+                        d.value().name() == "th" || (d.value().name() == "td" && attr(&d, "headers").is_some())
+                    });
+                    if !headed {
+                        fail(
+                            &mut out,
+                            "td-has-header",
+                            &e,
+                            format!("a data table of {rows} rows and {columns} columns has no header cells"),
+                        );
                     }
                 }
             }

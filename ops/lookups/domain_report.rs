@@ -110,6 +110,7 @@ fn part<T>(r: Option<Result<T, ApiError>>, late: &str) -> Part<T> {
      example(site, {"domain": "site.example", "httpsPort": 8443, "httpPort": 8080}),
      example(technologies, {"domain": "tech.site.example", "httpsPort": 8443, "httpPort": 8080}),
      example(private_refused, {"domain": "private.evil.example"}, status = 403),
+     example(unknown_domain, {"domain": "nowhere.site.example", "httpsPort": 8443, "httpPort": 8080}),
      example(not_a_domain, {"domain": "http://example.com/"}, status = 400))]
 async fn domain_report(input: DomainReportInput, ctx: &Ctx) -> Result<DomainReportOutput, ApiError> {
     let name = parse_domain("domain", &input.domain)?;
@@ -118,7 +119,10 @@ async fn domain_report(input: DomainReportInput, ctx: &Ctx) -> Result<DomainRepo
     // The layer refuses a domain that leads to a refused address before anything else is done.
     let probe = url::Url::parse(&format!("https://{domain}:{}/", input.https_port))
         .map_err(|e| ApiError::invalid("domain", e.to_string()))?;
-    ctx.net.target(&probe).await.map_err(|e| e.into_api("domain"))?;
+    // A name that does not resolve is not refused: the parts report what they find.
+    if let Err(e @ crate::net::OutboundError::Forbidden(_)) = ctx.net.target(&probe).await {
+        return Err(e.into_api("domain"));
+    }
     let timeout = ctx.net.config.timeout;
     let deadline = tokio::time::Instant::now() + timeout;
     let types =

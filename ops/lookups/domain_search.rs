@@ -68,6 +68,22 @@ struct DomainSearchOutput {
     checked_at: String,
 }
 
+impl DomainResult {
+    /// A result that knows nothing yet, or never will (`note` says why).
+    fn unknown(domain: &str, note: Option<String>) -> DomainResult {
+        DomainResult {
+            domain: domain.to_string(),
+            status: "unknown",
+            basis: None,
+            dns: None,
+            registrar: None,
+            expires: None,
+            rdap_server: None,
+            note,
+        }
+    }
+}
+
 /// A DNS label of letters, digits and inner hyphens, in IDNA ASCII.
 fn label(text: &str) -> Option<String> {
     let ascii = idna::domain_to_ascii(text).ok()?;
@@ -139,16 +155,7 @@ fn tld_list(given: Option<&[String]>, named: Option<String>) -> Result<Vec<Strin
 }
 
 async fn look_up(ctx: &Ctx, domain: String, bootstrap: Option<&rdap::Bootstrap>) -> DomainResult {
-    let mut out = DomainResult {
-        domain: domain.clone(),
-        status: "unknown",
-        basis: None,
-        dns: None,
-        registrar: None,
-        expires: None,
-        rdap_server: None,
-        note: None,
-    };
+    let mut out = DomainResult::unknown(&domain, None);
     let dns = async {
         let name = Name::from_ascii(&domain).ok()?;
         ctx.net.resolver.lookup(&name, RecordType::NS).await.ok().map(|a| a.status)
@@ -234,16 +241,8 @@ async fn domain_search(input: DomainSearchInput, ctx: &Ctx) -> Result<DomainSear
         results.push(r);
     }
     for d in &domains[results.len()..] {
-        results.push(DomainResult {
-            domain: d.clone(),
-            status: "unknown",
-            basis: None,
-            dns: None,
-            registrar: None,
-            expires: None,
-            rdap_server: None,
-            note: Some(format!("not looked up within the time budget ({} s)", ctx.net.config.timeout.as_secs())),
-        });
+        let late = format!("not looked up within the time budget ({} s)", ctx.net.config.timeout.as_secs());
+        results.push(DomainResult::unknown(d, Some(late)));
     }
     let count = |s: &str| results.iter().filter(|r| r.status == s).count();
     Ok(DomainSearchOutput {

@@ -120,26 +120,14 @@ async fn email_security_report(input: EmailSecurityInput, ctx: &Ctx) -> Result<E
             keys: Vec::new(),
             note: "the DKIM lookups did not finish within the time budget"
         }),
-        budget(deadline, mta_sts(ctx, &domain), || MtaSts {
-            record: None,
-            id: None,
-            policy_url: None,
-            mode: None,
-            mx: Vec::new(),
-            max_age: None,
-            errors: vec![late()]
-        }),
+        budget(deadline, mta_sts(ctx, &domain), || MtaSts { errors: vec![late()], ..Default::default() }),
         budget(deadline, tagged(resolver, &tls_rpt_name, "v=TLSRPTv1", &["rua"]), || TaggedRecord {
-            record: None,
-            valid: false,
-            tags: Default::default(),
-            errors: vec![late()]
+            errors: vec![late()],
+            ..Default::default()
         }),
         budget(deadline, tagged(resolver, &bimi_name, "v=BIMI1", &["l"]), || TaggedRecord {
-            record: None,
-            valid: false,
-            tags: Default::default(),
-            errors: vec![late()]
+            errors: vec![late()],
+            ..Default::default()
         }),
     );
     let (breakdown, recommendations) = assess(&spf, &dmarc, &dkim, &mta, &tls_rpt, &bimi);

@@ -94,7 +94,7 @@ pub(crate) struct Dkim {
     pub(crate) note: &'static str,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct MtaSts {
     pub(crate) record: Option<String>,
@@ -107,7 +107,7 @@ pub(crate) struct MtaSts {
     pub(crate) errors: Vec<String>,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct TaggedRecord {
     pub(crate) record: Option<String>,
@@ -274,15 +274,7 @@ pub(crate) fn read_policy(text: &str, out: &mut MtaSts) {
 }
 
 pub(crate) async fn mta_sts(ctx: &Ctx, domain: &str) -> MtaSts {
-    let mut out = MtaSts {
-        record: None,
-        id: None,
-        policy_url: None,
-        mode: None,
-        mx: Vec::new(),
-        max_age: None,
-        errors: Vec::new(),
-    };
+    let mut out = MtaSts::default();
     let records = match txt(&ctx.net.resolver, &format!("_mta-sts.{domain}")).await {
         Ok(r) => r.unwrap_or_default(),
         Err(e) => {
@@ -315,7 +307,7 @@ pub(crate) async fn mta_sts(ctx: &Ctx, domain: &str) -> MtaSts {
 
 /// A `v=...` tag-list record at `name` (TLS-RPT, BIMI).
 pub(crate) async fn tagged(resolver: &Resolver, name: &str, version: &str, required: &[&str]) -> TaggedRecord {
-    let mut out = TaggedRecord { record: None, valid: false, tags: Default::default(), errors: Vec::new() };
+    let mut out = TaggedRecord::default();
     let records = match txt(resolver, name).await {
         Ok(r) => r.unwrap_or_default(),
         Err(e) => {
@@ -347,30 +339,14 @@ mod tests {
 
     #[test]
     fn mta_sts_policies_are_read() {
-        let mut out = MtaSts {
-            record: None,
-            id: None,
-            policy_url: None,
-            mode: None,
-            mx: Vec::new(),
-            max_age: None,
-            errors: Vec::new(),
-        };
+        let mut out = MtaSts::default();
         read_policy(
             "version: STSv1\r\nmode: enforce\r\nmx: mail.example.com\r\nmx: *.example.net\r\nmax_age: 604800\r\n",
             &mut out,
         );
         assert_eq!((out.mode.as_deref(), out.mx.len(), out.max_age), (Some("enforce"), 2, Some(604800)));
         assert!(out.errors.is_empty(), "{:?}", out.errors);
-        let mut bad = MtaSts {
-            record: None,
-            id: None,
-            policy_url: None,
-            mode: None,
-            mx: Vec::new(),
-            max_age: None,
-            errors: Vec::new(),
-        };
+        let mut bad = MtaSts::default();
         read_policy("version: STSv2\nmode: strict\n", &mut bad);
         assert_eq!(bad.errors.len(), 4, "{:?}", bad.errors);
     }

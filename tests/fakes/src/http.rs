@@ -182,8 +182,9 @@ pub const A11Y_PAGE: &str = r##"<!doctype html>
 <p id="dup">First</p><p id="dup">Second</p>
 <div tabindex="3">Focus me first</div>
 <div tabindex="0">Fine</div>
-<table><tr><td>1</td><td>2</td></tr><tr><td>3</td><td>4</td></tr></table>
-<table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table>
+<table><caption>Figures</caption><tr><td>1</td><td>2</td><td>3</td></tr><tr><td>4</td><td>5</td><td>6</td></tr><tr><td>7</td><td>8</td><td>9</td></tr></table>
+<table><tr><th>A</th><th>B</th><th>C</th></tr><tr><td>1</td><td>2</td><td>3</td></tr><tr><td>4</td><td>5</td><td>6</td></tr></table>
+<table><tr><td>a</td><td>layout</td><td>table</td></tr><tr><td>of</td><td>three</td><td>rows</td></tr><tr><td>is</td><td>not</td><td>judged</td></tr></table>
 <div role="buton">Typo role</div>
 <div role="button" aria-pressed="false" aria-labeledby="x">Misspelt attribute</div>
 <p style="color: #777777; background-color: #ffffff">Grey on white</p>
