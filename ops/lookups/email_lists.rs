@@ -29,6 +29,16 @@ fn role_set() -> &'static HashSet<&'static str> {
     S.get_or_init(|| set(include_str!("../../data/email/role.txt")))
 }
 
+/// The disposable domains in order (the embedded file is sorted).
+pub(crate) fn disposable_sorted() -> &'static [&'static str] {
+    static S: OnceLock<Vec<&'static str>> = OnceLock::new();
+    S.get_or_init(|| {
+        let mut v: Vec<&'static str> = disposable_set().iter().copied().collect();
+        v.sort_unstable();
+        v
+    })
+}
+
 /// The listed domain `domain` is, or is under (`a.b.mailinator.com` counts as
 /// `mailinator.com`), in `list`.
 fn listed(list: &HashSet<&'static str>, domain: &str) -> Option<&'static str> {
