@@ -11,6 +11,8 @@
 //! at zero. Where no namespace can be made the test says that it skipped, and fails instead
 //! when `WRENCH_TEST_REQUIRE_NETNS` is set (CI sets it).
 
+mod common;
+
 use std::{process::Command, sync::Arc};
 
 use poem::test::TestClient;
@@ -310,9 +312,7 @@ async fn corpus(port: u16) {
     other_cases.push(("/v1/whois", json!({"domain": "anything.test"}), 502, "loopback"));
     other_cases.push(("/v1/whois", json!({"domain": "anything.invalid"}), 502, "169.254.169.254"));
     for (path, input, want, words) in &other_cases {
-        let resp = other.post(*path).body_json(input).send().await;
-        let status = resp.0.status().as_u16();
-        let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+        let (status, body) = common::post_json(&other, path, input).await;
         let message = body["error"]["message"].as_str().unwrap_or_default();
         if status != *want || !message.contains(words) {
             failures.push(format!("[other operations] {path} {input}: {status} {body}"));
@@ -321,9 +321,7 @@ async fn corpus(port: u16) {
     // The favicon finder fetches what a page names: icons, manifest and /favicon.ico. A page
     // whose icons and manifest point at the counter gets them reported refused, not fetched.
     let hostile = format!("http://www.site.example:8080/hostile-links?to=127.0.0.1:{p}");
-    let resp = other.post("/v1/favicon").body_json(&json!({"url": hostile})).send().await;
-    let status = resp.0.status().as_u16();
-    let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+    let (status, body) = common::post_json(&other, "/v1/favicon", &json!({"url": hostile})).await;
     let icons = body["data"]["icons"].as_array().cloned().unwrap_or_default();
     let refused = |i: &Value| i["ok"] == false && i["error"].as_str().is_some_and(|e| e.contains("loopback"));
     let pointed: Vec<&Value> =
@@ -336,9 +334,7 @@ async fn corpus(port: u16) {
     // The carbon estimate weighs what a page loads: a subresource at the counter is reported
     // refused, not fetched; the page-rank status check of a name that leads there likewise.
     let input = json!({"url": hostile, "includeSubresources": true, "green": false});
-    let resp = other.post("/v1/carbon/estimate").body_json(&input).send().await;
-    let status = resp.0.status().as_u16();
-    let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+    let (status, body) = common::post_json(&other, "/v1/carbon/estimate", &input).await;
     let subresources = body["data"]["transfer"]["subresources"].as_array().cloned().unwrap_or_default();
     let all_refused = subresources.iter().all(|s| s["error"].as_str().is_some_and(|e| e.contains("loopback")));
     if status != 200 || subresources.is_empty() || !all_refused {
@@ -346,9 +342,7 @@ async fn corpus(port: u16) {
     }
     other_cases.push(("/v1/carbon/estimate", input, 200, ""));
     let input = json!({"domain": format!("metadata.evil.example:{p}")});
-    let resp = other.post("/v1/page-rank/check").body_json(&input).send().await;
-    let status = resp.0.status().as_u16();
-    let body: Value = serde_json::from_slice(&resp.0.into_body().into_vec().await.unwrap()).unwrap_or(Value::Null);
+    let (status, body) = common::post_json(&other, "/v1/page-rank/check", &input).await;
     if status != 200 || !body["data"]["http"]["error"].as_str().is_some_and(|e| e.contains("169.254.169.254")) {
         failures.push(format!("[other operations] page-rank status check of a refused host: {status} {body}"));
     }

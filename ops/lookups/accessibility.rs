@@ -12,7 +12,7 @@ use scraper::Html;
 use super::{
     a11y_rules::{self, RULES},
     dns_common::now,
-    page::{MAX_TAGS, fetch_page},
+    page::{MAX_TAGS, check_nesting, fetch_page},
 };
 use crate::prelude::*;
 
@@ -103,22 +103,8 @@ fn weight(impact: &str) -> u32 {
      example(clean_page, {"url": "http://www.site.example:8080/"}),
      example(not_http, {"url": "ftp://example.com/"}, status = 400))]
 async fn accessibility_check(input: AccessibilityInput, ctx: &Ctx) -> Result<AccessibilityOutput, ApiError> {
-    if !input.url.trim().to_ascii_lowercase().starts_with("http://")
-        && !input.url.trim().to_ascii_lowercase().starts_with("https://")
-    {
-        return Err(ApiError::invalid("url", "must start with http:// or https://"));
-    }
     let page = fetch_page(ctx, &input.url).await?;
-    super::super::text::html::check_depth("url", &page.html).map_err(|_| {
-        ApiError::new(
-            ErrorCode::UpstreamError,
-            format!(
-                "the page at {} nests elements deeper than {}; it is not read",
-                page.final_url,
-                super::super::text::html::MAX_DEPTH
-            ),
-        )
-    })?;
+    check_nesting(&page, &page.html, "")?;
     let html = page.html.clone();
     let outcome = crate::cpu::run(move || {
         let doc = Html::parse_document(&html);

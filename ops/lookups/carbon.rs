@@ -23,7 +23,7 @@ use super::{
     page::{fetch_page, read_page},
     provider::{self, Provider},
 };
-use crate::{net::FetchOptions, prelude::*};
+use crate::prelude::*;
 
 /// The most subresources fetched for one estimate.
 pub(crate) const MAX_SUBRESOURCES: usize = 40;
@@ -242,9 +242,8 @@ async fn hosting(ctx: &Ctx, host: &str, given: Option<bool>) -> Hosting {
 
 /// Fetches and weighs one subresource.
 async fn weigh(ctx: &Ctx, kind: &'static str, url: url::Url) -> Subresource {
-    let chain = ctx.net.fetch(url.clone(), FetchOptions { follow: true, read_body: true }).await;
     let mut out = Subresource { url: url.to_string(), kind, status: None, bytes: None, error: None };
-    match chain.into_result(ctx.net.config.redirects) {
+    match ctx.net.get(url).await {
         Ok(c) => {
             out.status = c.last().map(|h| h.status);
             if out.status.is_some_and(|s| (200..300).contains(&s)) {

@@ -11,10 +11,7 @@ use futures_util::{StreamExt, stream};
 use hickory_resolver::proto::rr::{Name, RecordType};
 
 use super::{dns_common::now, rdap};
-use crate::{
-    net::{FetchOptions, resolver::DnsStatus},
-    prelude::*,
-};
+use crate::{net::resolver::DnsStatus, prelude::*};
 
 /// Lookups at once.
 const CONCURRENCY: usize = 8;
@@ -163,8 +160,8 @@ async fn look_up(ctx: &Ctx, domain: String, bootstrap: Option<&rdap::Bootstrap>)
     let rdap = async {
         let base = bootstrap.and_then(|b| b.server_for(&domain))?;
         let url = url::Url::parse(&base).and_then(|b| b.join(&format!("domain/{domain}"))).ok()?;
-        let chain = ctx.net.fetch(url.clone(), FetchOptions { follow: true, read_body: true }).await;
-        Some((url, chain.into_result(ctx.net.config.redirects)))
+        let answer = ctx.net.get(url.clone()).await;
+        Some((url, answer))
     };
     let (dns, rdap) = tokio::join!(dns, rdap);
     out.dns = dns;

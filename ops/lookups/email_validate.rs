@@ -29,7 +29,7 @@ struct EmailInput {
     check_dns: bool,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Syntax {
     valid: bool,
@@ -49,7 +49,7 @@ struct MailServer {
     priority: u16,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct Dns {
     /// Whether DNS was asked.
@@ -102,16 +102,7 @@ struct EmailOutput {
 
 /// What DNS says about mail for `domain`.
 async fn mail_dns(resolver: &Resolver, domain: &str) -> Dns {
-    let mut dns = Dns {
-        checked: true,
-        domain_exists: None,
-        mx: Vec::new(),
-        null_mx: false,
-        address_fallback: false,
-        accepts_mail: None,
-        resolver: Some(resolver.upstreams().to_string()),
-        error: None,
-    };
+    let mut dns = Dns { checked: true, resolver: Some(resolver.upstreams().to_string()), ..Dns::default() };
     let Ok(name) = Name::from_ascii(domain) else {
         dns.error = Some("the domain is not a DNS name".into());
         return dns;
@@ -191,17 +182,8 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
         unicode_domain: None,
         verdict: "invalid",
         reason: String::new(),
-        syntax: Syntax { valid: false, error: None, quoted_local_part: false, domain_literal: false, smtputf8: false },
-        dns: Dns {
-            checked: false,
-            domain_exists: None,
-            mx: Vec::new(),
-            null_mx: false,
-            address_fallback: false,
-            accepts_mail: None,
-            resolver: None,
-            error: None,
-        },
+        syntax: Syntax::default(),
+        dns: Dns::default(),
         disposable: false,
         disposable_match: None,
         free_provider: false,

@@ -159,8 +159,7 @@ async fn check(ctx: &Ctx, mut icon: Icon) -> Icon {
 
 /// The icons of a web app manifest, resolved against its URL.
 async fn manifest_icons(ctx: &Ctx, manifest: &url::Url) -> Result<Vec<Icon>, String> {
-    let chain = ctx.net.fetch(manifest.clone(), FetchOptions { follow: true, read_body: true }).await;
-    let chain = chain.into_result(ctx.net.config.redirects).map_err(|e| e.to_string())?;
+    let chain = ctx.net.get(manifest.clone()).await.map_err(|e| e.to_string())?;
     let status = chain.last().map(|h| h.status).unwrap_or(0);
     if !(200..300).contains(&status) {
         return Err(format!("the manifest answered {status}"));

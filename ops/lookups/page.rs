@@ -15,7 +15,7 @@ use scraper::{Html, Selector};
 use url::Url;
 
 use super::http_fetch::{header, url_input};
-use crate::{net::FetchOptions, prelude::*};
+use crate::prelude::*;
 
 /// The most entries of one kind (meta tags, icons) an answer lists; the rest are counted.
 pub(crate) const MAX_TAGS: usize = 200;
@@ -42,8 +42,7 @@ pub(crate) struct Page {
 /// not a successful HTML page is 502 naming what came instead.
 pub(crate) async fn fetch_page(ctx: &Ctx, text: &str) -> Result<Page, ApiError> {
     let url = url_input("url", text)?;
-    let chain = ctx.net.fetch(url.clone(), FetchOptions { follow: true, read_body: true }).await;
-    let chain = chain.into_result(ctx.net.config.redirects)?;
+    let chain = ctx.net.get(url.clone()).await?;
     let last = chain.last().ok_or_else(|| ApiError::internal("a fetch that ended well has an answer"))?;
     let host = last.url.host_str().unwrap_or("the site").to_string();
     if !(200..300).contains(&last.status) {
@@ -208,11 +207,17 @@ pub(crate) fn head_part(html: &str) -> &str {
 /// Refuses a head nested deeper than the document readers' limit (128 elements), whose
 /// parsing would cost time in proportion to the square of its depth.
 pub(crate) fn check_head(page: &Page) -> Result<(), ApiError> {
-    super::super::text::html::check_depth("url", head_part(&page.html)).map_err(|_| {
+    check_nesting(page, head_part(&page.html), " before its body")
+}
+
+/// Refuses a page whose `part` (its head, or all of it) nests deeper than the document
+/// readers' limit; `where_` completes the message (` before its body`).
+pub(crate) fn check_nesting(page: &Page, part: &str, where_: &str) -> Result<(), ApiError> {
+    super::super::text::html::check_depth("url", part).map_err(|_| {
         ApiError::new(
             ErrorCode::UpstreamError,
             format!(
-                "the page at {} nests elements deeper than {} before its body; it is not read",
+                "the page at {} nests elements deeper than {}{where_}; it is not read",
                 page.final_url,
                 super::super::text::html::MAX_DEPTH
             ),

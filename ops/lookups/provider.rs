@@ -8,10 +8,7 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
-use crate::{
-    net::{FetchOptions, OutboundError},
-    prelude::*,
-};
+use crate::{net::OutboundError, prelude::*};
 
 /// A provider as the messages name it.
 pub(crate) struct Provider {
@@ -28,7 +25,6 @@ pub(crate) async fn get(
     url: url::Url,
     headers: &HeaderMap,
 ) -> Result<(u16, Vec<u8>), ApiError> {
-    let chain = ctx.net.fetch_with(url, FetchOptions { follow: true, read_body: true }, headers).await;
     let blame = |e: OutboundError| {
         let (code, m) = match e {
             OutboundError::Timeout(m) => (ErrorCode::UpstreamTimeout, m),
@@ -36,7 +32,7 @@ pub(crate) async fn get(
         };
         ApiError::new(code, format!("the provider {} ({}) could not be used: {m}", provider.name, provider.setting))
     };
-    let chain = chain.into_result(ctx.net.config.redirects).map_err(blame)?;
+    let chain = ctx.net.get_with(url, headers).await.map_err(blame)?;
     let status = chain.last().map_or(0, |h| h.status);
     Ok((status, chain.body.unwrap_or_default()))
 }

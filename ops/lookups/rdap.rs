@@ -22,7 +22,7 @@ use serde_json::Value;
 use tokio::sync::Mutex;
 
 use super::whois_text::DomainRecord;
-use crate::net::{FetchOptions, Net};
+use crate::net::Net;
 
 /// The embedded snapshot: npm package `freewhois` 1.2.6, `tlds.json` (MIT), itself a copy of
 /// the `services` of IANA's RDAP bootstrap file for DNS.
@@ -160,9 +160,9 @@ pub(crate) async fn bootstrap(net: &Net, registry: Registry) -> Option<Arc<Boots
     }
     state.last_attempt = Some(Instant::now());
     state.from = Some(url.to_string());
-    let chain = net.fetch(url.clone(), FetchOptions { follow: true, read_body: true }).await;
-    let fetched = chain
-        .into_result(net.config.redirects)
+    let fetched = net
+        .get(url.clone())
+        .await
         .map_err(|e| e.to_string())
         .and_then(|c| match (c.last().map(|h| h.status), c.body) {
             (Some(200), Some(body)) => Ok(body),

@@ -13,10 +13,7 @@ use super::{
     dns_common::{millis, now, parse_domain},
     rdap, whois_text,
 };
-use crate::{
-    net::{FetchOptions, OutboundError},
-    prelude::*,
-};
+use crate::{net::OutboundError, prelude::*};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -234,8 +231,7 @@ async fn ask_rdap(ctx: &Ctx, query: &Query) -> Result<Option<WhoisOutput>, Strin
         .and_then(|b| b.join(&path))
         .map_err(|e| format!("the bootstrap's RDAP URL {base:?} is unusable: {e}"))?;
     let started = std::time::Instant::now();
-    let chain = ctx.net.fetch(url.clone(), FetchOptions { follow: true, read_body: true }).await;
-    let chain = chain.into_result(ctx.net.config.redirects).map_err(|e| format!("RDAP at {url}: {e}"))?;
+    let chain = ctx.net.get(url.clone()).await.map_err(|e| format!("RDAP at {url}: {e}"))?;
     let last = chain.last().ok_or("RDAP gave no answer")?;
     let source = WhoisSource {
         protocol: "rdap",

@@ -118,6 +118,19 @@ impl Net {
         self.fetch_with(url, options, &HeaderMap::new()).await
     }
 
+    /// GET `url` as most readers want it: redirects followed, the body read, and the chain
+    /// only when an answer came ([`Chain::into_result`]).
+    pub async fn get(&self, url: Url) -> Result<Chain, OutboundError> {
+        self.get_with(url, &HeaderMap::new()).await
+    }
+
+    /// [`Net::get`] with request header fields sent only to the origin of `url` (see
+    /// [`Net::fetch_with`]).
+    pub async fn get_with(&self, url: Url, headers: &HeaderMap) -> Result<Chain, OutboundError> {
+        let options = FetchOptions { follow: true, read_body: true };
+        self.fetch_with(url, options, headers).await.into_result(self.config.redirects)
+    }
+
     /// [`Net::fetch`] with request header fields of the caller's (a provider's key), sent only
     /// to the origin of `url`: a redirect elsewhere never carries them.
     pub async fn fetch_with(&self, url: Url, options: FetchOptions, headers: &HeaderMap) -> Chain {
