@@ -330,7 +330,7 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
         }
         "/heavy" => {
             // `n` images of `bytes` bytes each, or each `ms` slow when `ms` is given.
-            let n: usize = param(&req, "n").and_then(|s| s.parse().ok()).unwrap_or(10).min(10_000);
+            let n: usize = param(&req, "n").and_then(|s| s.parse().ok()).unwrap_or(10).min(200_000);
             let bytes: usize = param(&req, "bytes").and_then(|s| s.parse().ok()).unwrap_or(1000);
             let images: String = (0..n)
                 .map(|i| match param(&req, "ms") {
