@@ -4,6 +4,7 @@
 //! and generates only the registry included below, and fails the build naming any file that
 //! is not declared.
 
+pub(crate) mod data;
 pub(crate) mod dev;
 pub(crate) mod images;
 pub(crate) mod lookups;

@@ -2,7 +2,7 @@
 //! `disposable-email/list`): the same list `email/validate` checks against, with its source
 //! and version.
 
-use super::email_lists::disposable_sorted;
+use crate::ops::lookups::email_lists::disposable_sorted;
 use crate::prelude::*;
 
 /// Largest page.

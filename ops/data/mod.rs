@@ -1,0 +1,15 @@
+//! Lookups answered from data rather than from the network (spec 4.5 and 4.6): time zones,
+//! IP geolocation and ASN tables, user agents, phone numbers, holidays, places and card
+//! ranges. Small data is embedded and dated; large data sets are files the operator names
+//! (`src/datasets/`), and the operations that need one answer 503 DATASET_NOT_INSTALLED
+//! until it is there.
+//!
+//! Every file here is declared below; the build fails naming a file that is not.
+
+pub(crate) mod disposable_list;
+pub(crate) mod geo_distance;
+pub(crate) mod geo_point;
+pub(crate) mod ip_range;
+pub(crate) mod timezone;
+pub(crate) mod timezone_convert;
+pub(crate) mod tzdb;
