@@ -15,6 +15,7 @@ pub mod checksum;
 pub mod config;
 pub mod cpu;
 pub mod crypto;
+pub mod datasets;
 pub mod decode;
 pub mod envelope;
 mod flag;

@@ -8,6 +8,7 @@ wrench: a self-hostable HTTP API of developer utilities
 Usage:
   wrench [serve] [--config FILE]   run the server (settings: WRENCH_* variables, see README)
   wrench openapi                   print the OpenAPI document
+  wrench data [--config FILE]      load the configured data sets and say what each holds
   wrench keys new                  print a fresh API key and the digest to configure
   wrench --version | --help";
 
@@ -40,6 +41,8 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
+        ["data"] => data(None),
+        ["data", "--config", file] => data(Some(PathBuf::from(file))),
         [] | ["serve"] => serve(None),
         ["serve", "--config", file] | ["--config", file] => serve(Some(PathBuf::from(file))),
         _ => {
@@ -64,6 +67,48 @@ fn serve(file: Option<PathBuf>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
     }
+}
+
+/// Loads every configured data set as the server would and prints what each holds, or why
+/// it is not there. Fails when a configured data set does not load.
+fn data(file: Option<PathBuf>) -> ExitCode {
+    let config = match wrench::config::Config::load(file.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("configuration: {e}")),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("could not start the runtime: {e}")),
+    };
+    let sets = wrench::datasets::Datasets::new(&config.datasets);
+    let started = std::time::Instant::now();
+    runtime.block_on(sets.load_all());
+    let mut failed = false;
+    println!("Embedded: {}", wrench::datasets::embedded_summary());
+    for s in sets.status() {
+        println!();
+        println!("{} ({}): {}", s.name, s.setting, s.state);
+        for f in &s.files {
+            println!("  file:     {f}");
+        }
+        if let Some(m) = &s.summary {
+            println!("  format:   {}", m.format);
+            println!("  source:   {}", m.source);
+            println!("  built:    {}", m.built.as_deref().unwrap_or("not stated"));
+            println!("  records:  {}", m.records);
+            println!("  licence:  {}", m.licence);
+            if let Some(a) = &m.attribution {
+                println!("  credit:   {a}");
+            }
+        }
+        if let Some(e) = &s.error {
+            println!("  error:    {e}");
+            failed |= s.state == "failed";
+        }
+    }
+    println!();
+    println!("loaded in {:.2} s", started.elapsed().as_secs_f64());
+    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
 fn fail(message: &str) -> ExitCode {

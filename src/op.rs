@@ -258,6 +258,8 @@ pub struct Ctx {
     pub store: Arc<dyn crate::store::Store>,
     /// The outbound layer, for everything that contacts a host.
     pub net: Arc<crate::net::Net>,
+    /// The large data sets given as files (IP geolocation, ASN).
+    pub datasets: Arc<crate::datasets::Datasets>,
     pub request_id: Arc<str>,
     pub caller: Caller,
     pub client_ip: Option<IpAddr>,
@@ -273,6 +275,7 @@ impl Ctx {
             net: Arc::new(
                 crate::net::Net::new(&Default::default(), "http://127.0.0.1:8080").expect("the default layer builds"),
             ),
+            datasets: Arc::new(crate::datasets::Datasets::new(&Default::default())),
             request_id: "test".into(),
             caller: Caller::Anonymous,
             client_ip: None,

@@ -32,6 +32,7 @@ pub(crate) fn fake_ctx(extra: &[(&str, &str)]) -> crate::op::Ctx {
     let config = Config::from_vars(&vars).expect("the test settings parse");
     let mut ctx = crate::op::Ctx::for_tests();
     ctx.net = Arc::new(crate::net::Net::new(&config.outbound, "http://test").expect("the layer builds"));
+    ctx.datasets = Arc::new(crate::datasets::Datasets::new(&config.datasets));
     ctx.config = Arc::new(config);
     ctx
 }

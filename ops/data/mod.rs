@@ -6,9 +6,11 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+pub(crate) mod asn_lookup;
 pub(crate) mod disposable_list;
 pub(crate) mod geo_distance;
 pub(crate) mod geo_point;
+pub(crate) mod ip_lookup;
 pub(crate) mod ip_range;
 pub(crate) mod timezone;
 pub(crate) mod timezone_convert;

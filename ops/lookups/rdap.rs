@@ -253,6 +253,8 @@ pub(crate) struct RdapNetwork {
     pub(crate) parent_handle: Option<String>,
     /// The registrant's name (the entity with the `registrant` role).
     pub(crate) registrant: Option<String>,
+    /// The abuse contact's e-mail address.
+    pub(crate) abuse_email: Option<String>,
     pub(crate) created: Option<String>,
     pub(crate) updated: Option<String>,
     pub(crate) status: Vec<String>,
@@ -282,6 +284,10 @@ pub(crate) fn parse_network(v: &Value) -> RdapNetwork {
         end,
         parent_handle: text(v, "parentHandle"),
         registrant: entity(v, "registrant").and_then(|e| vcard_text(e, "fn")),
+        // RIPE lists the abuse contact at the top; ARIN and others nest it in the holder.
+        abuse_email: entity(v, "abuse")
+            .or_else(|| v.get("entities")?.as_array()?.iter().find_map(|outer| entity(outer, "abuse")))
+            .and_then(|e| vcard_text(e, "email")),
         created: event(v, "registration"),
         updated: event(v, "last changed"),
         status: strings(v, "status"),

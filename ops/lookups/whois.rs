@@ -101,7 +101,7 @@ struct WhoisSource {
 /// The network or AS number range an IP address or AS number belongs to.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct NetworkOutput {
+pub(crate) struct NetworkOutput {
     /// The registry's identifier of the network or range (`NET-192-0-2-0-1`).
     handle: Option<String>,
     name: Option<String>,
@@ -118,6 +118,9 @@ struct NetworkOutput {
     parent_handle: Option<String>,
     /// The holder's name (the entity with the registrant role).
     registrant: Option<String>,
+    /// Where to report abuse: the e-mail address of the entity with the abuse role (at the
+    /// top or inside another entity, as the registries nest it).
+    abuse_email: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -274,6 +277,7 @@ async fn ask_rdap(ctx: &Ctx, query: &Query) -> Result<Option<WhoisOutput>, Strin
                     end: n.end,
                     parent_handle: n.parent_handle,
                     registrant: n.registrant,
+                    abuse_email: n.abuse_email,
                 });
             }
             Ok(Some(out))

@@ -13,6 +13,7 @@ use std::{
 
 use serde::Deserialize;
 
+pub mod datasets;
 pub mod outbound;
 pub mod providers;
 
@@ -86,6 +87,8 @@ pub struct Config {
     pub inbox_rate_per_minute: u32,
     /// The outbound layer: resolvers, reachable targets, fetch bounds (see `outbound.rs`).
     pub outbound: OutboundConfig,
+    /// The large data sets given as files (see `datasets.rs`).
+    pub datasets: datasets::DatasetsConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +123,7 @@ impl Default for Config {
             max_connections: default_max_connections(),
             inbox_rate_per_minute: 600,
             outbound: OutboundConfig::default(),
+            datasets: Default::default(),
         }
     }
 }
@@ -164,6 +168,9 @@ struct FileConfig {
     provider_openpagerank_key: Option<toml::Value>,
     provider_openpagerank_url: Option<toml::Value>,
     provider_greenweb_url: Option<toml::Value>,
+    geoip_city_db: Option<toml::Value>,
+    geoip_asn_db: Option<toml::Value>,
+    dataset_recheck_seconds: Option<toml::Value>,
 }
 
 impl FileConfig {
@@ -184,6 +191,9 @@ impl FileConfig {
             ("WRENCH_PROVIDER_OPENPAGERANK_KEY", &self.provider_openpagerank_key),
             ("WRENCH_PROVIDER_OPENPAGERANK_URL", &self.provider_openpagerank_url),
             ("WRENCH_PROVIDER_GREENWEB_URL", &self.provider_greenweb_url),
+            ("WRENCH_GEOIP_CITY_DB", &self.geoip_city_db),
+            ("WRENCH_GEOIP_ASN_DB", &self.geoip_asn_db),
+            ("WRENCH_DATASET_RECHECK_SECONDS", &self.dataset_recheck_seconds),
         ];
         let mut out = Vec::new();
         for (name, value) in values {
@@ -237,9 +247,9 @@ impl Config {
     fn from_parts(file: FileConfig, vars: &[(String, String)]) -> Result<Config, String> {
         let mut c = Config::default();
         for (name, text) in file.outbound()? {
-            c.outbound
-                .set(name, &text)
-                .map_err(|e| e.replacen(name, &name.trim_start_matches("WRENCH_").to_ascii_lowercase(), 1))?;
+            let applied =
+                if datasets::KEYS.contains(&name) { c.datasets.set(name, &text) } else { c.outbound.set(name, &text) };
+            applied.map_err(|e| e.replacen(name, &name.trim_start_matches("WRENCH_").to_ascii_lowercase(), 1))?;
         }
         if let Some(v) = file.listen {
             c.listen = parse_listen("listen", &v)?;
@@ -310,6 +320,10 @@ impl Config {
         for (k, v) in vars {
             if outbound::KEYS.contains(&k.as_str()) {
                 c.outbound.set(k, v)?;
+                continue;
+            }
+            if datasets::KEYS.contains(&k.as_str()) {
+                c.datasets.set(k, v)?;
                 continue;
             }
             match k.as_str() {

@@ -37,6 +37,7 @@ pub(crate) struct State {
     pub(crate) config: Arc<Config>,
     pub(crate) store: Arc<dyn Store>,
     pub(crate) net: Arc<crate::net::Net>,
+    pub(crate) datasets: Arc<crate::datasets::Datasets>,
     pub(crate) keys: KeyRing,
     pub(crate) openapi: Vec<u8>,
     pub(crate) operation_count: usize,
@@ -80,6 +81,7 @@ fn meta_of(req: &Request) -> Arc<RequestMeta> {
 /// The whole service as one poem endpoint.
 pub struct App {
     route: poem::Route,
+    datasets: Arc<crate::datasets::Datasets>,
 }
 
 /// Builds the app with a store that lives in memory only: for tests and throw-away use.
@@ -110,8 +112,10 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
     }
     let doc = crate::openapi::document(&ops);
     let net = Arc::new(crate::net::Net::new(&config.outbound, &config.public_base())?);
+    let datasets = Arc::new(crate::datasets::Datasets::new(&config.datasets));
     let state = Arc::new(State {
         net,
+        datasets: datasets.clone(),
         keys: KeyRing::new(config.api_keys.clone()),
         config,
         store,
@@ -123,7 +127,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         route = route.at(path, PathEndpoint { state: state.clone(), routes });
     }
     route = site::mount(route, state);
-    Ok(App { route })
+    Ok(App { route, datasets })
 }
 
 /// One route of an operation, as the router holds it.
@@ -252,6 +256,10 @@ pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
         Err(e) => tracing::warn!(backend = store.backend(), error = %e, "store not answering yet"),
     }
     let app = app_with_store(config.clone(), store, ops)?;
+    // The data sets load in the background: the server answers at once, and a request that
+    // needs one before it is ready waits for that load (see `datasets::slot`).
+    let warm = app.datasets.clone();
+    tokio::spawn(async move { warm.load_all().await });
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("WRENCH_LISTEN ({}): {e}", config.listen))?;

@@ -112,6 +112,7 @@ async fn call(
         config: state.config.clone(),
         store: state.store.clone(),
         net: state.net.clone(),
+        datasets: state.datasets.clone(),
         request_id: meta.id.clone(),
         caller,
         client_ip,

@@ -96,7 +96,11 @@ impl Endpoint for SiteEndpoint {
                 let store = &self.state.store;
                 let reachable =
                     matches!(tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await, Ok(Ok(())));
-                json(serde_json::json!({"status": "ok", "store": {"backend": store.backend(), "reachable": reachable}}))
+                json(serde_json::json!({
+                    "status": "ok",
+                    "store": {"backend": store.backend(), "reachable": reachable},
+                    "datasets": self.state.datasets.status(),
+                }))
             }
         })
     }

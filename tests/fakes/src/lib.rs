@@ -50,11 +50,24 @@ impl Fakes {
             ("WRENCH_PROVIDER_OPENPAGERANK_KEY", providers::OPENPAGERANK_KEY.to_string()),
             ("WRENCH_PROVIDER_OPENPAGERANK_URL", format!("http://{}/providers/openpagerank/api/v1.0/", self.http)),
             ("WRENCH_PROVIDER_GREENWEB_URL", format!("http://{}/providers/greenweb/api/v3/greencheck/", self.http)),
+            // The small IP data sets of tests/fixtures/geoip (see make.py there): both city
+            // schemas, and the ASN table as CSV ranges.
+            (
+                "WRENCH_GEOIP_CITY_DB",
+                geoip_fixtures(&["city-geoip2.mmdb", "city-flat-ipv4.mmdb", "city-flat-ipv6.mmdb"]),
+            ),
+            ("WRENCH_GEOIP_ASN_DB", geoip_fixtures(&["asn-ipv4.csv", "asn-ipv6.csv"])),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect()
     }
+}
+
+/// The paths of fixture files in tests/fixtures/geoip, comma-separated.
+pub fn geoip_fixtures(names: &[&str]) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/geoip");
+    names.iter().map(|n| dir.join(n).display().to_string()).collect::<Vec<_>>().join(",")
 }
 
 /// Starts the set on the current runtime, on the fixed addresses; the authority's PEM is

@@ -108,7 +108,12 @@ const AUTNUM: &str = r#"{
   "events": [{"eventAction": "registration", "eventDate": "2009-09-09T00:00:00Z"}],
   "entities": [
     {"objectClassName": "entity", "roles": ["registrant"],
-     "vcardArray": ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "Fixture Network Holder"]]]}
+     "vcardArray": ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "Fixture Network Holder"]]],
+     "entities": [
+       {"objectClassName": "entity", "roles": ["abuse"],
+        "vcardArray": ["vcard", [["version", {}, "text", "4.0"], ["fn", {}, "text", "Abuse desk"],
+                                 ["email", {}, "text", "abuse@fixture-network.test"]]]}
+     ]}
   ]
 }"#;
 

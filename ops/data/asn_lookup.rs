@@ -1,0 +1,166 @@
+//! An autonomous system by number or by an address inside it (spec 4.6, `asn/lookup`): the
+//! organisation and the prefixes the operator's ASN table (`WRENCH_GEOIP_ASN_DB`) holds for
+//! it, and its registration (holder, country, dates, abuse contact) from its regional
+//! registry over RDAP, through the outbound layer, when that answers.
+
+use std::net::IpAddr;
+
+use crate::{
+    ops::lookups::whois::{WhoisInput, WhoisOutput, whois_lookup},
+    prelude::*,
+};
+
+/// Most prefixes listed; `prefixCount` counts them all.
+const MAX_PREFIXES: usize = 1000;
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+struct AsnInput {
+    /// An AS number: `13335`, `AS13335` or `as13335`. Give this or `ip`.
+    #[schemars(length(min = 1, max = 16))]
+    asn: Option<String>,
+    /// An IPv4 or IPv6 address: its AS is looked up first.
+    #[schemars(length(min = 1, max = 64))]
+    ip: Option<String>,
+    /// Ask the regional registry over RDAP for the registration (default true).
+    #[serde(default = "yes")]
+    registration: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct AsnOutput {
+    /// `AS13335`.
+    asn: String,
+    number: u32,
+    /// The organisation the ASN table names.
+    organisation: Option<String>,
+    /// When asked by address: the address and the table's network holding it.
+    ip: Option<String>,
+    network: Option<String>,
+    /// The prefixes the table holds for the AS (at most 1,000), IPv4 first.
+    prefixes: Vec<String>,
+    /// Every prefix the table holds for it.
+    prefix_count: usize,
+    /// The ASN table holds the AS.
+    in_table: bool,
+    /// The RDAP registration (`network.registrant`, `network.country`, `network.abuseEmail`,
+    /// dates); null when not asked for.
+    registration: Option<WhoisOutput>,
+    /// Why the registration is missing, when it was asked for and could not be had.
+    registration_error: Option<String>,
+}
+
+fn parse_asn(text: &str) -> Result<u32, ApiError> {
+    let t = text.trim();
+    let digits = t.strip_prefix("AS").or_else(|| t.strip_prefix("as")).or_else(|| t.strip_prefix("As")).unwrap_or(t);
+    digits
+        .parse::<u32>()
+        .ok()
+        .filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or_else(|| ApiError::invalid("asn", format!("{t:?} is not an AS number (0 to 4294967295, `AS` optional)")))
+}
+
+/// Look up an autonomous system.
+///
+/// By AS number (`asn`) or by an address inside it (`ip`): the organisation and the prefixes
+/// the operator's ASN table holds for it (`WRENCH_GEOIP_ASN_DB`; without it 503
+/// DATASET_NOT_INSTALLED naming the setting), and the registration from the regional
+/// registry over RDAP (holder, country, dates, status, abuse e-mail). The registry not
+/// answering does not fail the lookup: `registrationError` says why.
+#[op(post "/v1/asn/lookup" as asnLookup, tag = Lookups,
+     rejects = "neither or both of `asn` and `ip`, or one that does not parse",
+     errors(DATASET_NOT_INSTALLED, NOT_FOUND),
+     example(by_number, {"asn": "AS64500"}),
+     example(by_address, {"ip": "1.0.0.1", "registration": false}),
+     example(neither, {}, status = 400))]
+async fn asn_lookup(ctx: &Ctx, input: AsnInput) -> Result<AsnOutput, ApiError> {
+    let table = ctx.datasets.asn.get().await?;
+    let (number, ip, network) = match (&input.asn, &input.ip) {
+        (Some(a), None) => (parse_asn(a)?, None, None),
+        (None, Some(text)) => {
+            let ip: IpAddr = text
+                .trim()
+                .parse()
+                .map_err(|_| ApiError::invalid("ip", format!("{:?} is not an IPv4 or IPv6 address", text.trim())))?;
+            let hit = table
+                .data
+                .lookup(ip)
+                .ok_or_else(|| ApiError::not_found(format!("the ASN table holds no network with {ip}")))?;
+            (hit.asn, Some(ip.to_string()), hit.networks.first().cloned())
+        }
+        _ => return Err(ApiError::invalid("asn", "give either `asn` or `ip`")),
+    };
+    let (organisation, prefixes, prefix_count) = match table.data.by_asn(number, MAX_PREFIXES) {
+        Some((org, list, total)) => (org, list, total),
+        None => (None, Vec::new(), 0),
+    };
+    let (registration, registration_error) = if input.registration {
+        match whois_lookup(WhoisInput { domain: format!("AS{number}") }, ctx).await {
+            Ok(w) => (Some(w), None),
+            Err(e) => (None, Some(e.message.to_string())),
+        }
+    } else {
+        (None, None)
+    };
+    Ok(AsnOutput {
+        asn: format!("AS{number}"),
+        number,
+        in_table: prefix_count > 0,
+        organisation,
+        ip,
+        network,
+        prefixes,
+        prefix_count,
+        registration,
+        registration_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::fake_ctx;
+
+    fn input(asn: Option<&str>, ip: Option<&str>, registration: bool) -> AsnInput {
+        AsnInput { asn: asn.map(Into::into), ip: ip.map(Into::into), registration }
+    }
+
+    #[tokio::test]
+    async fn by_number_with_prefixes_and_registration() {
+        let ctx = fake_ctx(&[]);
+        let out = asn_lookup(&ctx, input(Some("as64500"), None, true)).await.unwrap();
+        assert_eq!((out.asn.as_str(), out.organisation.as_deref()), ("AS64500", Some("Example Transit Ltd")));
+        assert_eq!(out.prefixes, ["81.2.69.0/24", "81.2.70.0/23", "2001:db8:100::/48"]);
+        let reg = serde_json::to_value(out.registration.unwrap()).unwrap();
+        assert_eq!(reg["network"]["registrant"], "Fixture Network Holder");
+        assert_eq!(reg["network"]["abuseEmail"], "abuse@fixture-network.test");
+        assert_eq!(reg["createdAt"], "2009-09-09T00:00:00Z");
+    }
+
+    #[tokio::test]
+    async fn by_address_and_the_errors() {
+        let ctx = fake_ctx(&[]);
+        let out = asn_lookup(&ctx, input(None, Some("89.160.20.150"), false)).await.unwrap();
+        assert_eq!((out.number, out.organisation.as_deref()), (64502, Some("Example Hosting GmbH")));
+        assert_eq!(out.network.as_deref(), Some("89.160.20.100/30"));
+        assert_eq!(out.prefix_count, 6);
+        assert!(out.registration.is_none() && out.registration_error.is_none());
+        // An AS the table does not hold is still answered, from the registry.
+        let unknown = asn_lookup(&ctx, input(Some("64999"), None, false)).await.unwrap();
+        assert!(!unknown.in_table && unknown.prefixes.is_empty());
+        for (asn, ip) in [(None, None), (Some("1"), Some("1.1.1.1")), (Some("AS-1"), None), (Some("4294967296"), None)]
+        {
+            assert_eq!(asn_lookup(&ctx, input(asn, ip, false)).await.unwrap_err().code, ErrorCode::ValidationError);
+        }
+        let e = asn_lookup(&ctx, input(None, Some("8.8.8.8"), false)).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::NotFound);
+        let none = fake_ctx(&[("WRENCH_GEOIP_ASN_DB", "")]);
+        let e = asn_lookup(&none, input(Some("1"), None, false)).await.unwrap_err();
+        assert!(e.to_string().contains("WRENCH_GEOIP_ASN_DB"));
+    }
+}
