@@ -75,6 +75,7 @@ fn parse_asn(text: &str) -> Result<u32, ApiError> {
 #[op(post "/v1/asn/lookup" as asnLookup, tag = Lookups,
      rejects = "neither or both of `asn` and `ip`, or one that does not parse",
      errors(DATASET_NOT_INSTALLED, NOT_FOUND),
+     redact(".data.registration.source.queryMs", ".data.registration.source.bootstrap", ".data.registration.checkedAt"),
      example(by_number, {"asn": "AS64500"}),
      example(by_address, {"ip": "1.0.0.1", "registration": false}),
      example(neither, {}, status = 400))]
