@@ -12,6 +12,7 @@ pub(crate) mod geo_distance;
 pub(crate) mod geo_point;
 pub(crate) mod ip_lookup;
 pub(crate) mod ip_range;
+pub(crate) mod phone;
 pub(crate) mod timezone;
 pub(crate) mod timezone_convert;
 pub(crate) mod tzdb;

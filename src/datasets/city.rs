@@ -149,8 +149,7 @@ pub(crate) fn open_mmdb(files: Vec<(PathBuf, Vec<u8>)>) -> Result<(Readers, Summ
     let (mut types, mut built, mut records) = (Vec::new(), None::<u64>, 0u64);
     let mut description = String::new();
     for (path, bytes) in files {
-        let r = Reader::from_source(bytes)
-            .map_err(|e| format!("{} is not a MaxMind DB file: {e}", path.display()))?;
+        let r = Reader::from_source(bytes).map_err(|e| format!("{} is not a MaxMind DB file: {e}", path.display()))?;
         r.verify().map_err(|e| format!("{} is damaged: {e}", path.display()))?;
         let m = r.metadata();
         types.push(m.database_type.clone());
