@@ -16,3 +16,13 @@ pub(crate) mod phone;
 pub(crate) mod timezone;
 pub(crate) mod timezone_convert;
 pub(crate) mod tzdb;
+pub(crate) mod useragent;
+pub(crate) mod useragent_rules;
+
+/// Builds the embedded tables that take a moment (the user-agent regexes, the phone
+/// metadata), so the first request that needs one does not wait. Run in the background when
+/// the server starts; each is otherwise built on first use.
+pub(crate) fn warm_up() {
+    let _ = useragent::extractor();
+    let _ = phonenumber::parse(None, "+41 44 668 18 00");
+}

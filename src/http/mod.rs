@@ -260,6 +260,7 @@ pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
     // needs one before it is ready waits for that load (see `datasets::slot`).
     let warm = app.datasets.clone();
     tokio::spawn(async move { warm.load_all().await });
+    tokio::task::spawn_blocking(crate::ops::data::warm_up);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("WRENCH_LISTEN ({}): {e}", config.listen))?;
