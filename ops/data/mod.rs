@@ -10,6 +10,7 @@ pub(crate) mod asn_lookup;
 pub(crate) mod disposable_list;
 pub(crate) mod geo_distance;
 pub(crate) mod geo_point;
+pub(crate) mod holidays;
 pub(crate) mod ip_lookup;
 pub(crate) mod ip_range;
 pub(crate) mod phone;
