@@ -7,6 +7,7 @@
 //! Every file here is declared below; the build fails naming a file that is not.
 
 pub(crate) mod asn_lookup;
+pub(crate) mod bin_lookup;
 pub(crate) mod disposable_list;
 pub(crate) mod geo_distance;
 pub(crate) mod geo_point;

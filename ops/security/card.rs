@@ -9,11 +9,11 @@ use crate::{checksum, prelude::*};
 /// digits as the bounds have) and the lengths its numbers take. Ranges as the card networks
 /// publish them (Mastercard's 2-series from 2017, Discover's including its UnionPay
 /// co-brand range).
-struct Brand {
-    id: &'static str,
-    name: &'static str,
+pub(crate) struct Brand {
+    pub(crate) id: &'static str,
+    pub(crate) name: &'static str,
     ranges: &'static [(u32, u32)],
-    lengths: &'static [usize],
+    pub(crate) lengths: &'static [usize],
 }
 
 /// Checked in order; the most specific ranges come first.
@@ -48,7 +48,7 @@ fn digits_of(n: u32) -> usize {
     n.to_string().len()
 }
 
-fn brand_of(digits: &str) -> Option<&'static Brand> {
+pub(crate) fn brand_of(digits: &str) -> Option<&'static Brand> {
     BRANDS.iter().find(|b| {
         b.ranges.iter().any(|&(lo, hi)| {
             let width = digits_of(lo);

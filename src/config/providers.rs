@@ -35,10 +35,15 @@ pub struct ProvidersConfig {
     /// `WRENCH_PROVIDER_GREENWEB_URL`: the Green Web Foundation's greencheck API base; the host
     /// name is appended. `off` disables the check (hosting is then reported unknown).
     pub greenweb_url: Option<url::Url>,
+    /// `WRENCH_PROVIDER_BIN_URL`: a binlist-compatible BIN service (`{base}{bin}`, JSON as
+    /// binlist.net answers with `Accept-Version: 3`); `off` disables it (issuer, country and
+    /// card type are then reported unknown).
+    pub bin_url: Option<url::Url>,
 }
 
 pub const DEFAULT_OPENPAGERANK_URL: &str = "https://openpagerank.com/api/v1.0/";
 pub const DEFAULT_GREENWEB_URL: &str = "https://api.thegreenwebfoundation.org/api/v3/greencheck/";
+pub const DEFAULT_BIN_URL: &str = "https://lookup.binlist.net/";
 
 impl Default for ProvidersConfig {
     fn default() -> Self {
@@ -46,13 +51,18 @@ impl Default for ProvidersConfig {
             openpagerank_key: None,
             openpagerank_url: url::Url::parse(DEFAULT_OPENPAGERANK_URL).expect("the default parses"),
             greenweb_url: Some(url::Url::parse(DEFAULT_GREENWEB_URL).expect("the default parses")),
+            bin_url: Some(url::Url::parse(DEFAULT_BIN_URL).expect("the default parses")),
         }
     }
 }
 
 /// The variables read here.
-pub const KEYS: &[&str] =
-    &["WRENCH_PROVIDER_OPENPAGERANK_KEY", "WRENCH_PROVIDER_OPENPAGERANK_URL", "WRENCH_PROVIDER_GREENWEB_URL"];
+pub const KEYS: &[&str] = &[
+    "WRENCH_PROVIDER_OPENPAGERANK_KEY",
+    "WRENCH_PROVIDER_OPENPAGERANK_URL",
+    "WRENCH_PROVIDER_GREENWEB_URL",
+    "WRENCH_PROVIDER_BIN_URL",
+];
 
 impl ProvidersConfig {
     /// Applies one setting; `name` is the variable's name, for messages.
@@ -68,6 +78,9 @@ impl ProvidersConfig {
             "WRENCH_PROVIDER_OPENPAGERANK_URL" => self.openpagerank_url = base_url(name, value)?,
             "WRENCH_PROVIDER_GREENWEB_URL" => {
                 self.greenweb_url = if value.trim() == "off" { None } else { Some(base_url(name, value)?) };
+            }
+            "WRENCH_PROVIDER_BIN_URL" => {
+                self.bin_url = if value.trim() == "off" { None } else { Some(base_url(name, value)?) };
             }
             _ => return Err(format!("{name}: not a provider setting")),
         }

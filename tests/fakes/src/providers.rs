@@ -5,6 +5,9 @@
 //!   key); known domains get their rank, others the item status 404 `Domain not found`.
 //! - `/providers/greenweb/api/v3/greencheck/HOST`: the Green Web Foundation's greencheck;
 //!   the hosts in [`GREEN_HOSTS`] are green.
+//! - `/providers/binlist/BIN`: binlist.net's lookup (version 3 format); the BINs in
+//!   [`BINS`] are known, others answer 404 with an empty body as binlist does, and `99999999`
+//!   answers 429 as binlist does past its rate limit.
 
 /// The key the fake Open PageRank accepts.
 pub const OPENPAGERANK_KEY: &str = "fake-opr-key";
@@ -14,6 +17,18 @@ const RANKS: &[(&str, f64, u64)] = &[("company.site.example", 7.53, 1024), ("sit
 
 /// Hosts the fake greencheck calls green.
 pub const GREEN_HOSTS: &[&str] = &["green.site.example"];
+
+/// BINs the fake binlist knows, with their answers (binlist's own documented example first).
+pub const BINS: &[(&str, &str)] = &[
+    (
+        "45717360",
+        r#"{"number":{"length":16,"luhn":true},"scheme":"visa","type":"debit","brand":"Visa/Dankort","prepaid":false,"country":{"numeric":"208","alpha2":"DK","name":"Denmark","emoji":"🇩🇰","currency":"DKK","latitude":56,"longitude":10},"bank":{"name":"Jyske Bank","url":"www.jyskebank.dk","phone":"+4589893300","city":"Hjørring"}}"#,
+    ),
+    (
+        "54133300",
+        r#"{"number":{},"scheme":"mastercard","type":"credit","brand":"World","prepaid":null,"country":{"numeric":"826","alpha2":"GB","name":"United Kingdom of Great Britain and Northern Ireland","emoji":"🇬🇧","currency":"GBP","latitude":54,"longitude":-2},"bank":{}}"#,
+    ),
+];
 
 /// The answer to `path` (below `/providers`), or `None` when it is not a provider route:
 /// (status, content type, body).
@@ -42,6 +57,15 @@ pub fn route(path: &str, query: &[(String, String)], api_key: Option<&str>) -> O
             json,
             format!(r#"{{"status_code":200,"response":[{}],"last_updated":"9th Nov 2026"}}"#, items.join(",")),
         ));
+    }
+    if let Some(bin) = path.strip_prefix("/binlist/") {
+        if bin == "99999999" {
+            return Some((429, "text/plain", "Too Many Requests".to_string()));
+        }
+        return Some(match BINS.iter().find(|(b, _)| bin.starts_with(b) || b.starts_with(bin) && bin.len() >= 6) {
+            Some((_, body)) => (200, json, body.to_string()),
+            None => (404, json, String::new()),
+        });
     }
     if let Some(host) = path.strip_prefix("/greenweb/api/v3/greencheck/") {
         let host = host.replace('"', "");
