@@ -11,11 +11,13 @@ pub(crate) mod bin_lookup;
 pub(crate) mod disposable_list;
 pub(crate) mod geo_distance;
 pub(crate) mod geo_point;
+pub(crate) mod geocode;
 pub(crate) mod holidays;
 pub(crate) mod ip_lookup;
 pub(crate) mod ip_range;
 pub(crate) mod on_water;
 pub(crate) mod phone;
+pub(crate) mod places;
 pub(crate) mod timezone;
 pub(crate) mod timezone_convert;
 pub(crate) mod tzdb;
@@ -23,10 +25,10 @@ pub(crate) mod useragent;
 pub(crate) mod useragent_rules;
 
 /// Builds the embedded tables that take a moment (the user-agent regexes, the phone
-/// metadata, the land and lake polygons), so the first request that needs one does not wait. Run in the background when
+/// metadata, the land and lake polygons, the place index), so the first request that needs one does not wait. Run in the background when
 /// the server starts; each is otherwise built on first use.
 pub(crate) fn warm_up() {
     let _ = useragent::extractor();
     let _ = phonenumber::parse(None, "+41 44 668 18 00");
-    let _ = (on_water::land(), on_water::lakes());
+    let _ = (on_water::land(), on_water::lakes(), places::index());
 }

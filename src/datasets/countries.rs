@@ -34,6 +34,11 @@ pub fn by_code(code: &str) -> Option<Country> {
     table().get(code.to_ascii_uppercase().as_str()).copied()
 }
 
+/// Every country of the table.
+pub fn all() -> impl Iterator<Item = Country> {
+    table().values().copied()
+}
+
 pub fn continent_name(code: &str) -> Option<&'static str> {
     Some(match code {
         "AF" => "Africa",
