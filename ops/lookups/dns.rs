@@ -141,6 +141,24 @@ struct ReverseOutput {
     checked_at: String,
 }
 
+/// The PTR lookup of an address: the reverse name, the answer, its records and the host
+/// names. Non-global addresses are refused (403), as `ip/reverse` documents.
+pub(crate) async fn ptr_lookup(
+    ctx: &Ctx,
+    ip: IpAddr,
+) -> Result<(hickory_resolver::proto::rr::Name, crate::net::resolver::DnsAnswer, Vec<DnsRecord>, Vec<String>), ApiError>
+{
+    let name = reverse_name(&ctx.net, "ip", ip)?;
+    let resolver = &ctx.net.resolver;
+    let answer = resolver
+        .lookup(&name, hickory_resolver::proto::rr::RecordType::PTR)
+        .await
+        .map_err(|e| dns_error(resolver, &name, e))?;
+    let records: Vec<DnsRecord> = answer.records.iter().map(DnsRecord::from_record).collect();
+    let hostnames: Vec<String> = records.iter().filter(|r| r.kind == "PTR").filter_map(|r| r.target.clone()).collect();
+    Ok((name, answer, records, hostnames))
+}
+
 /// Find the host names of an IP address.
 ///
 /// Looks up the PTR records of the address's reverse name (`in-addr.arpa` or `ip6.arpa`).
@@ -161,14 +179,8 @@ async fn ip_reverse(input: ReverseInput, ctx: &Ctx) -> Result<ReverseOutput, Api
         .trim()
         .parse()
         .map_err(|_| ApiError::invalid("ip", format!("{:?} is not an IPv4 or IPv6 address", input.ip)))?;
-    let name = reverse_name(&ctx.net, "ip", ip)?;
+    let (name, answer, records, hostnames) = ptr_lookup(ctx, ip).await?;
     let resolver = &ctx.net.resolver;
-    let answer = resolver
-        .lookup(&name, hickory_resolver::proto::rr::RecordType::PTR)
-        .await
-        .map_err(|e| dns_error(resolver, &name, e))?;
-    let records: Vec<DnsRecord> = answer.records.iter().map(DnsRecord::from_record).collect();
-    let hostnames: Vec<String> = records.iter().filter(|r| r.kind == "PTR").filter_map(|r| r.target.clone()).collect();
     Ok(ReverseOutput {
         ip: ip.to_string(),
         reverse_name: name.to_ascii(),

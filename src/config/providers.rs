@@ -39,11 +39,15 @@ pub struct ProvidersConfig {
     /// binlist.net answers with `Accept-Version: 3`); `off` disables it (issuer, country and
     /// card type are then reported unknown).
     pub bin_url: Option<url::Url>,
+    /// `WRENCH_PROVIDER_TOREXITS_URL`: the Tor project's bulk exit list (one address per
+    /// line), fetched when first needed and refreshed hourly; `off` disables the Tor check.
+    pub torexits_url: Option<url::Url>,
 }
 
 pub const DEFAULT_OPENPAGERANK_URL: &str = "https://openpagerank.com/api/v1.0/";
 pub const DEFAULT_GREENWEB_URL: &str = "https://api.thegreenwebfoundation.org/api/v3/greencheck/";
 pub const DEFAULT_BIN_URL: &str = "https://lookup.binlist.net/";
+pub const DEFAULT_TOREXITS_URL: &str = "https://check.torproject.org/torbulkexitlist";
 
 impl Default for ProvidersConfig {
     fn default() -> Self {
@@ -52,6 +56,7 @@ impl Default for ProvidersConfig {
             openpagerank_url: url::Url::parse(DEFAULT_OPENPAGERANK_URL).expect("the default parses"),
             greenweb_url: Some(url::Url::parse(DEFAULT_GREENWEB_URL).expect("the default parses")),
             bin_url: Some(url::Url::parse(DEFAULT_BIN_URL).expect("the default parses")),
+            torexits_url: Some(url::Url::parse(DEFAULT_TOREXITS_URL).expect("the default parses")),
         }
     }
 }
@@ -62,6 +67,7 @@ pub const KEYS: &[&str] = &[
     "WRENCH_PROVIDER_OPENPAGERANK_URL",
     "WRENCH_PROVIDER_GREENWEB_URL",
     "WRENCH_PROVIDER_BIN_URL",
+    "WRENCH_PROVIDER_TOREXITS_URL",
 ];
 
 impl ProvidersConfig {
@@ -81,6 +87,17 @@ impl ProvidersConfig {
             }
             "WRENCH_PROVIDER_BIN_URL" => {
                 self.bin_url = if value.trim() == "off" { None } else { Some(base_url(name, value)?) };
+            }
+            "WRENCH_PROVIDER_TOREXITS_URL" => {
+                self.torexits_url = match value.trim() {
+                    "off" => None,
+                    v => Some(
+                        url::Url::parse(v)
+                            .ok()
+                            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+                            .ok_or_else(|| format!("{name}: expected an http or https URL, got {value:?}"))?,
+                    ),
+                };
             }
             _ => return Err(format!("{name}: not a provider setting")),
         }

@@ -51,6 +51,7 @@ impl Fakes {
             ("WRENCH_PROVIDER_OPENPAGERANK_URL", format!("http://{}/providers/openpagerank/api/v1.0/", self.http)),
             ("WRENCH_PROVIDER_GREENWEB_URL", format!("http://{}/providers/greenweb/api/v3/greencheck/", self.http)),
             ("WRENCH_PROVIDER_BIN_URL", format!("http://{}/providers/binlist/", self.http)),
+            ("WRENCH_PROVIDER_TOREXITS_URL", format!("http://{}/providers/tor/torbulkexitlist", self.http)),
             // The small IP data sets of tests/fixtures/geoip (see make.py there): both city
             // schemas, and the ASN table as CSV ranges.
             (

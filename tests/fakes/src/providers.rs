@@ -8,6 +8,8 @@
 //! - `/providers/binlist/BIN`: binlist.net's lookup (version 3 format); the BINs in
 //!   [`BINS`] are known, others answer 404 with an empty body as binlist does, and `99999999`
 //!   answers 429 as binlist does past its rate limit.
+//! - `/providers/tor/torbulkexitlist`: the Tor project's bulk exit list: [`TOR_EXITS`], one
+//!   address per line.
 
 /// The key the fake Open PageRank accepts.
 pub const OPENPAGERANK_KEY: &str = "fake-opr-key";
@@ -29,6 +31,9 @@ pub const BINS: &[(&str, &str)] = &[
         r#"{"number":{},"scheme":"mastercard","type":"credit","brand":"World","prepaid":null,"country":{"numeric":"826","alpha2":"GB","name":"United Kingdom of Great Britain and Northern Ireland","emoji":"🇬🇧","currency":"GBP","latitude":54,"longitude":-2},"bank":{}}"#,
     ),
 ];
+
+/// The addresses the fake Tor exit list names.
+pub const TOR_EXITS: &[&str] = &["81.2.69.142", "2001:db8:200::66", "185.220.101.1"];
 
 /// The answer to `path` (below `/providers`), or `None` when it is not a provider route:
 /// (status, content type, body).
@@ -57,6 +62,9 @@ pub fn route(path: &str, query: &[(String, String)], api_key: Option<&str>) -> O
             json,
             format!(r#"{{"status_code":200,"response":[{}],"last_updated":"9th Nov 2026"}}"#, items.join(",")),
         ));
+    }
+    if path == "/tor/torbulkexitlist" {
+        return Some((200, "text/plain", TOR_EXITS.join("\n") + "\n"));
     }
     if let Some(bin) = path.strip_prefix("/binlist/") {
         if bin == "99999999" {
