@@ -8,7 +8,11 @@
 
 use std::net::IpAddr;
 
-use super::{hosting, ip_lookup::special, tor_exits};
+use super::{
+    hosting,
+    ip_lookup::{parse_ip, special},
+    tor_exits,
+};
 use crate::{
     datasets::{asn::AsnHit, city::Place},
     ops::lookups::dns::ptr_lookup,
@@ -90,14 +94,7 @@ struct IntelligenceOutput {
      example(not_an_address, {"ip": "1.2.3"}, status = 400))]
 async fn ip_intelligence(ctx: &Ctx, input: IntelligenceInput) -> Result<IntelligenceOutput, ApiError> {
     let ip: IpAddr = match input.ip.as_deref() {
-        Some(t) => t
-            .trim()
-            .parse::<IpAddr>()
-            .map(|ip| match ip {
-                IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-                v4 => v4,
-            })
-            .map_err(|_| ApiError::invalid("ip", format!("{:?} is not an IPv4 or IPv6 address", t.trim())))?,
+        Some(t) => parse_ip("ip", t)?,
         None => {
             ctx.client_ip.ok_or_else(|| ApiError::invalid("ip", "the caller's address is not known here; give `ip`"))?
         }

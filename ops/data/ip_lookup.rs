@@ -57,7 +57,7 @@ struct IpLookupOutput {
     attribution: Option<String>,
 }
 
-fn parse_ip(field: &str, text: &str) -> Result<IpAddr, ApiError> {
+pub(crate) fn parse_ip(field: &str, text: &str) -> Result<IpAddr, ApiError> {
     let t = text.trim();
     // An IPv4-mapped IPv6 address is the IPv4 address for every data set.
     t.parse::<IpAddr>()

@@ -306,6 +306,43 @@ mod tests {
         assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
     }
 
+    /// Text at the edges of what the parser reads answers 200 or 400, never a panic.
+    #[tokio::test]
+    async fn odd_input_answers() {
+        let long_digits = "9".repeat(60);
+        let odd = [
+            "+",
+            "++1",
+            "tel:",
+            "tel:+",
+            "tel:+1;ext=",
+            "+1 ext.",
+            "0",
+            "00",
+            "000000000000000000000000",
+            "+9999999999999999999999999",
+            "\u{661}\u{662}\u{663}\u{664}\u{665}\u{666}\u{667}",
+            "１２３４５６７８９０",
+            "+800 1234",
+            "+1 (((((650)))))",
+            "+44;ext=1",
+            "+49-----30",
+            "+0 123",
+            "+00",
+            "*#06#",
+            long_digits.as_str(),
+            "+1 650 253 0000 x 99999999999",
+            "+883 5100 0000 0000",
+            "+979 123456789",
+            "\u{200b}+1 650 253 0000",
+        ];
+        for text in odd {
+            for region in [None, Some("US"), Some("IT"), Some("001")] {
+                let _ = phone(PhoneInput { phone: text.into(), region: region.map(Into::into) }).await;
+            }
+        }
+    }
+
     #[tokio::test]
     async fn bad_input_is_named() {
         for (text, region, needle) in [

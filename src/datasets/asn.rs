@@ -25,6 +25,8 @@ struct Range {
     end: u128,
     asn: u32,
     org: u32,
+    /// For a segment: the table range it comes from.
+    origin: u32,
 }
 
 /// What the table says of an address.
@@ -39,8 +41,13 @@ pub struct AsnHit {
 }
 
 pub struct AsnDb {
-    /// Sorted by start, not overlapping.
+    /// The table's ranges as given (nested and overlapping ones included), for listing what
+    /// an AS holds.
     ranges: Vec<Range>,
+    /// The same flattened into ranges that do not overlap, sorted by start, each answered by
+    /// the most specific range of the table that holds it (a more specific prefix announced
+    /// by another AS wins inside it), for lookups.
+    segments: Vec<Range>,
     orgs: Vec<String>,
     by_asn: HashMap<u32, Vec<u32>>,
 }
@@ -103,9 +110,9 @@ pub(crate) fn prefixes(start: u128, end: u128) -> Vec<IpNet> {
 impl AsnDb {
     pub fn lookup(&self, ip: IpAddr) -> Option<AsnHit> {
         let n = to_u128(ip);
-        let i = self.ranges.partition_point(|r| r.start <= n).checked_sub(1)?;
-        let r = self.ranges[i];
-        (n <= r.end).then(|| self.hit(r))
+        let i = self.segments.partition_point(|r| r.start <= n).checked_sub(1)?;
+        let r = self.segments[i];
+        (n <= r.end).then(|| self.hit(self.ranges[r.origin as usize]))
     }
 
     fn hit(&self, r: Range) -> AsnHit {
@@ -131,23 +138,54 @@ impl AsnDb {
     }
 
     fn build(mut ranges: Vec<Range>, orgs: Vec<String>) -> Result<AsnDb, String> {
-        ranges.sort_by_key(|r| r.start);
-        for w in ranges.windows(2) {
-            if w[1].start <= w[0].end {
-                return Err(format!(
-                    "ranges overlap at {} (AS{} and AS{})",
-                    from_u128(w[1].start, true),
-                    w[0].asn,
-                    w[1].asn
-                ));
-            }
+        // Outer ranges before the ranges nested in them.
+        ranges.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+        for (i, r) in ranges.iter_mut().enumerate() {
+            r.origin = i as u32;
         }
+        let segments = flatten(&ranges);
         let mut by_asn: HashMap<u32, Vec<u32>> = HashMap::new();
         for (i, r) in ranges.iter().enumerate() {
             by_asn.entry(r.asn).or_default().push(i as u32);
         }
-        Ok(AsnDb { ranges, orgs, by_asn })
+        Ok(AsnDb { ranges, segments, orgs, by_asn })
     }
+}
+
+/// Non-overlapping segments of `ranges` (sorted by start, outer first), each carrying the
+/// innermost range that holds it: a sweep with a stack of the ranges open at the cursor.
+fn flatten(ranges: &[Range]) -> Vec<Range> {
+    let mut out: Vec<Range> = Vec::with_capacity(ranges.len());
+    let mut stack: Vec<Range> = Vec::new();
+    // The first address not yet given to a segment; None once the whole space is done.
+    let mut cursor: Option<u128> = Some(0);
+    let emit = |out: &mut Vec<Range>, cursor: &mut Option<u128>, owner: Range, last: u128| {
+        if let Some(c) = *cursor
+            && c <= last
+        {
+            out.push(Range { start: c, end: last, ..owner });
+            *cursor = last.checked_add(1);
+        }
+    };
+    for &r in ranges {
+        while let Some(&top) = stack.last()
+            && top.end < r.start
+        {
+            emit(&mut out, &mut cursor, top, top.end);
+            stack.pop();
+        }
+        if let Some(&top) = stack.last() {
+            emit(&mut out, &mut cursor, top, r.start - 1);
+        }
+        if cursor.is_some_and(|c| c < r.start) {
+            cursor = Some(r.start);
+        }
+        stack.push(r);
+    }
+    while let Some(top) = stack.pop() {
+        emit(&mut out, &mut cursor, top, top.end);
+    }
+    out
 }
 
 struct Interner {
@@ -188,7 +226,7 @@ fn parse_csv(path: &std::path::Path, bytes: &[u8], ranges: &mut Vec<Range>, orgs
         if end < start {
             return Err(bad("the range ends before it starts"));
         }
-        ranges.push(Range { start, end, asn, org: orgs.get(org.join(",").trim()) });
+        ranges.push(Range { start, end, asn, org: orgs.get(org.join(",").trim()), origin: 0 });
     }
     Ok(())
 }
@@ -231,7 +269,7 @@ impl Dataset for AsnDb {
                         .map_err(|_| "a network does not parse")?;
                     let (start, end) = (to_u128(net.network()), to_u128(net.broadcast()));
                     let org = v["autonomous_system_organization"].as_str().unwrap_or("");
-                    ranges.push(Range { start, end, asn: asn as u32, org: orgs.get(org) });
+                    ranges.push(Range { start, end, asn: asn as u32, org: orgs.get(org), origin: 0 });
                 }
             }
             s
@@ -257,6 +295,47 @@ impl Dataset for AsnDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_and_overlapping_ranges_answer_with_the_most_specific() {
+        let r = |a: &str, b: &str, asn| Range {
+            start: to_u128(a.parse().unwrap()),
+            end: to_u128(b.parse().unwrap()),
+            asn,
+            org: 0,
+            origin: 0,
+        };
+        let db = AsnDb::build(
+            vec![
+                r("10.0.0.0", "10.255.255.255", 1),
+                r("10.1.0.0", "10.1.255.255", 2),
+                r("10.1.2.0", "10.1.2.255", 3),
+                r("10.200.0.0", "10.200.0.255", 4),
+                r("11.0.0.0", "11.0.0.255", 5),
+            ],
+            vec![String::new()],
+        )
+        .unwrap();
+        let asn = |ip: &str| db.lookup(ip.parse().unwrap()).map(|h| h.asn);
+        assert_eq!(
+            [
+                asn("10.0.0.1"),
+                asn("10.1.0.1"),
+                asn("10.1.2.3"),
+                asn("10.1.3.0"),
+                asn("10.200.0.9"),
+                asn("10.201.0.0"),
+                asn("11.0.0.1"),
+                asn("12.0.0.0")
+            ],
+            [Some(1), Some(2), Some(3), Some(2), Some(4), Some(1), Some(5), None]
+        );
+        assert!(db.segments.windows(2).all(|w| w[0].end < w[1].start));
+        // The network reported is the table's own range, not the piece left around a hole.
+        assert_eq!(db.lookup("10.1.3.0".parse().unwrap()).unwrap().networks, ["10.1.0.0/16"]);
+        // Listing an AS gives its whole range, holes included.
+        assert_eq!(db.by_asn(1, 10).unwrap().1, ["10.0.0.0/8"]);
+    }
 
     #[test]
     fn ranges_split_into_the_fewest_prefixes() {

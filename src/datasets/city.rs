@@ -121,9 +121,10 @@ impl CityDb {
     }
 }
 
-/// What is known of a database's terms from what it says of itself.
-pub(crate) fn terms(database_type: &str, description: &str) -> (String, Option<String>) {
-    let t = format!("{database_type} {description}").to_ascii_lowercase();
+/// What is known of a database's terms from what it says of itself and its file names (the
+/// ip-location-db packages' files say only `city ipv4`, but are named `dbip-city-*`).
+pub(crate) fn terms(database_type: &str, description: &str, file_names: &str) -> (String, Option<String>) {
+    let t = format!("{database_type} {description} {file_names}").to_ascii_lowercase();
     if t.contains("dbip") || t.contains("db-ip") {
         ("CC-BY-4.0 (DB-IP Lite)".into(), Some("IP Geolocation by DB-IP (https://db-ip.com)".into()))
     } else if t.contains("geolite") {
@@ -148,9 +149,14 @@ pub(crate) fn open_mmdb(files: Vec<(PathBuf, Vec<u8>)>) -> Result<(Readers, Summ
     let mut readers = Vec::new();
     let (mut types, mut built, mut records) = (Vec::new(), None::<u64>, 0u64);
     let mut description = String::new();
+    let names: Vec<String> =
+        files.iter().map(|(p, _)| p.file_name().unwrap_or_default().to_string_lossy().to_string()).collect();
     for (path, bytes) in files {
         let r = Reader::from_source(bytes).map_err(|e| format!("{} is not a MaxMind DB file: {e}", path.display()))?;
-        r.verify().map_err(|e| format!("{} is damaged: {e}", path.display()))?;
+        // `Reader::verify` would walk the whole tree (seconds for the DB-IP files) and refuses
+        // the ip-location-db files for their empty description map; a file cut short has
+        // already failed above, its metadata being at the end, and a lookup proves the tree.
+        r.lookup(std::net::IpAddr::from([1, 1, 1, 1])).map_err(|e| format!("{} is damaged: {e}", path.display()))?;
         let m = r.metadata();
         types.push(m.database_type.clone());
         description = m.description.get("en").cloned().unwrap_or_default();
@@ -160,7 +166,7 @@ pub(crate) fn open_mmdb(files: Vec<(PathBuf, Vec<u8>)>) -> Result<(Readers, Summ
     }
     types.dedup();
     let source = types.join(", ");
-    let (licence, attribution) = terms(&source, &description);
+    let (licence, attribution) = terms(&source, &description, &names.join(" "));
     let summary = Summary {
         format: "MaxMind DB".into(),
         source,
