@@ -92,6 +92,11 @@ fn place(record: &Value, network: String) -> Place {
         p.longitude = record["longitude"].as_f64();
         p.timezone = text(&record["timezone"]);
     }
+    // Some files store coordinates as 32-bit floats (37.422000885009766): five decimals
+    // (about a metre) is all they hold.
+    let five = |v: f64| (v * 1e5).round() / 1e5;
+    p.latitude = p.latitude.map(five);
+    p.longitude = p.longitude.map(five);
     // Names the data set leaves out come from the embedded country table.
     if let Some(c) = p.country_code.as_deref().and_then(countries::by_code) {
         p.country.get_or_insert_with(|| c.name.to_string());
