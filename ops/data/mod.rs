@@ -31,7 +31,13 @@ pub(crate) mod useragent_rules;
 /// metadata, the land and lake polygons, the place index), so the first request that needs one does not wait. Run in the background when
 /// the server starts; each is otherwise built on first use.
 pub(crate) fn warm_up() {
+    let started = std::time::Instant::now();
     let _ = useragent::extractor();
     let _ = phonenumber::parse(None, "+41 44 668 18 00");
     let _ = (on_water::land(), on_water::lakes(), places::index());
+    WARMED.store(true, std::sync::atomic::Ordering::Release);
+    tracing::info!(ms = started.elapsed().as_millis() as u64, "embedded tables built");
 }
+
+/// Whether [`warm_up`] has finished, for `/health`.
+pub(crate) static WARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
