@@ -43,15 +43,15 @@ struct Found {
 
 fn found(p: &Place, confidence: f64) -> Found {
     Found {
-        name: p.name.clone(),
+        name: p.name.to_string(),
         country: countries::by_code(&p.country).map(|c| c.name.to_string()),
-        country_code: p.country.clone(),
-        region_code: (!p.admin1.is_empty()).then(|| p.admin1.clone()),
+        country_code: p.country.to_string(),
+        region_code: (!p.admin1.is_empty()).then(|| p.admin1.to_string()),
         latitude: p.lat,
         longitude: p.lng,
         population: p.population,
         geoname_id: p.geoname_id,
-        kind: match p.feature.as_str() {
+        kind: match &*p.feature {
             "PPLC" => "capital",
             f if f.starts_with("PPLA") => "seat",
             _ => "place",
@@ -80,7 +80,7 @@ fn qualifier(text: &str) -> Option<Qualifier> {
 
 fn matches(p: &Place, q: &Qualifier) -> bool {
     match q {
-        Qualifier::Country(c) => p.country == *c,
+        Qualifier::Country(c) => &*p.country == *c,
         Qualifier::Region(r) => p.admin1.eq_ignore_ascii_case(r),
     }
 }
@@ -362,7 +362,7 @@ fn exact<'a>(idx: &'a Index, name: &str, country: Option<&str>) -> Option<(&'a P
         .named(name)
         .iter()
         .map(|&i| &idx.places[i as usize])
-        .filter(|p| country.is_none_or(|c| p.country == c))
+        .filter(|p| country.is_none_or(|c| &*p.country == c))
         .collect();
     let first = *fitting.first()?;
     let unique = fitting.len() == 1 || fitting[1].population.saturating_mul(10) <= first.population;
@@ -440,14 +440,14 @@ async fn address_validate(input: AddressInput) -> Result<AddressOutput, ApiError
     if country.is_none() {
         limitations.push("no country named; the largest place of the name was taken".to_string());
     }
-    let country_code = city.map(|(_, p, _)| p.country.clone()).or(country.map(str::to_string));
+    let country_code = city.map(|(_, p, _)| p.country.to_string()).or(country.map(str::to_string));
     Ok(AddressOutput {
         address: input.address.clone(),
         valid: city.is_some(),
         components: AddressComponents {
             street,
-            city: city.map(|(_, p, _)| p.name.clone()),
-            region_code: city.and_then(|(_, p, _)| (!p.admin1.is_empty()).then(|| p.admin1.clone())),
+            city: city.map(|(_, p, _)| p.name.to_string()),
+            region_code: city.and_then(|(_, p, _)| (!p.admin1.is_empty()).then(|| p.admin1.to_string())),
             postal_code: postal,
             country: country_code.as_deref().and_then(countries::by_code).map(|c| c.name.to_string()),
             country_code,

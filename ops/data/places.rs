@@ -8,7 +8,7 @@
 //! in a hash map, prefixes by binary search in a sorted list, nearest places through a 1°
 //! grid. Built on first use (a few hundred milliseconds) or by the warm-up at start.
 
-use std::{collections::HashMap, io::Read, sync::OnceLock};
+use std::{io::Read, sync::OnceLock};
 
 use crate::datasets::countries;
 
@@ -20,22 +20,25 @@ pub(crate) const SOURCE: &str = "offline: GeoNames places of 1,000 inhabitants o
 #[derive(Debug)]
 pub(crate) struct Place {
     pub(crate) geoname_id: u32,
-    pub(crate) name: String,
-    pub(crate) country: String,
-    pub(crate) admin1: String,
+    pub(crate) name: Box<str>,
+    /// The name folded for comparison (`fold`).
+    folded: Box<str>,
+    pub(crate) country: Box<str>,
+    pub(crate) admin1: Box<str>,
     pub(crate) population: u64,
     pub(crate) lat: f64,
     pub(crate) lng: f64,
     /// GeoNames feature code: `PPLC` capital, `PPLA` first-level seat, `PPL` place ...
-    pub(crate) feature: String,
+    pub(crate) feature: Box<str>,
 }
 
+/// The places and two orderings of them, as indices (about 25 MB in all: boxed strings, no
+/// second copy of any name).
 pub(crate) struct Index {
     /// Largest population first.
     pub(crate) places: Vec<Place>,
-    by_name: HashMap<String, Vec<u32>>,
-    /// (folded name, place), sorted by name.
-    sorted: Vec<(String, u32)>,
+    /// Indices sorted by folded name: exact names are an equal range, prefixes a range.
+    sorted: Vec<u32>,
     grid: Vec<Vec<u32>>,
 }
 
@@ -66,34 +69,47 @@ pub(crate) fn index() -> &'static Index {
                 let f: Vec<&str> = l.split('\t').collect();
                 Some(Place {
                     geoname_id: f.first()?.parse().ok()?,
-                    name: f.get(1)?.to_string(),
-                    country: f.get(3)?.to_string(),
-                    feature: f.get(4)?.to_string(),
-                    admin1: f.get(5)?.to_string(),
+                    name: (*f.get(1)?).into(),
+                    folded: fold(f.get(1)?).into(),
+                    country: (*f.get(3)?).into(),
+                    feature: (*f.get(4)?).into(),
+                    admin1: (*f.get(5)?).into(),
                     population: f.get(6)?.parse().unwrap_or(0),
                     lng: f.get(7)?.parse().ok()?,
                     lat: f.get(8)?.parse().ok()?,
                 })
             })
             .collect();
-        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut sorted = Vec::with_capacity(places.len());
+        let mut sorted: Vec<u32> = (0..places.len() as u32).collect();
+        sorted.sort_by(|&a, &b| places[a as usize].folded.cmp(&places[b as usize].folded).then(a.cmp(&b)));
         let mut grid = vec![Vec::new(); 180 * 360];
         for (i, p) in places.iter().enumerate() {
-            let folded = fold(&p.name);
-            by_name.entry(folded.clone()).or_default().push(i as u32);
-            sorted.push((folded, i as u32));
             grid[cell(p.lat, p.lng)].push(i as u32);
         }
-        sorted.sort();
-        Index { places, by_name, sorted, grid }
+        for c in &mut grid {
+            c.shrink_to_fit();
+        }
+        Index { places, sorted, grid }
     })
 }
 
 impl Index {
+    /// The positions in `sorted` of the names that start with the folded `prefix`.
+    fn range_of(&self, prefix: &str) -> std::ops::Range<usize> {
+        let start = self.sorted.partition_point(|&i| &*self.places[i as usize].folded < prefix);
+        let len = self.sorted[start..].partition_point(|&i| self.places[i as usize].folded.starts_with(prefix));
+        start..start + len
+    }
+
     /// Places named exactly `name` (folded), largest first.
-    pub(crate) fn named(&self, name: &str) -> &[u32] {
-        self.by_name.get(&fold(name)).map_or(&[], Vec::as_slice)
+    pub(crate) fn named(&self, name: &str) -> Vec<u32> {
+        let n = fold(name);
+        if n.is_empty() {
+            return Vec::new();
+        }
+        let range = self.range_of(&n);
+        // Equal names sort by index, which is population order.
+        self.sorted[range].iter().copied().filter(|&i| *self.places[i as usize].folded == *n).collect()
     }
 
     /// Up to `limit` places whose name starts with `prefix` (folded), largest first, among
@@ -103,13 +119,8 @@ impl Index {
         if p.is_empty() {
             return Vec::new();
         }
-        let start = self.sorted.partition_point(|(n, _)| n.as_str() < p.as_str());
-        let mut hits: Vec<u32> = self.sorted[start..]
-            .iter()
-            .take_while(|(n, _)| n.starts_with(&p))
-            .map(|&(_, i)| i)
-            .filter(|&i| keep(&self.places[i as usize]))
-            .collect();
+        let mut hits: Vec<u32> =
+            self.sorted[self.range_of(&p)].iter().copied().filter(|&i| keep(&self.places[i as usize])).collect();
         // Indices follow population order.
         hits.sort_unstable();
         hits.truncate(limit);
@@ -188,17 +199,17 @@ mod tests {
         let i = index();
         assert!(i.places.len() > 130_000);
         let paris = &i.places[i.named("PARIS")[0] as usize];
-        assert_eq!((paris.country.as_str(), paris.feature.as_str()), ("FR", "PPLC"));
+        assert_eq!((&*paris.country, &*paris.feature), ("FR", "PPLC"));
         let sp = &i.places[i.named("sao paulo")[0] as usize];
-        assert_eq!(sp.country, "BR");
+        assert_eq!(&*sp.country, "BR");
         let pre = i.prefixed("San Fran", 3, |_| true);
-        assert_eq!(i.places[pre[0] as usize].name, "San Francisco");
+        assert_eq!(&*i.places[pre[0] as usize].name, "San Francisco");
         let (near, km) = i.nearest(48.853, 2.3499, 1)[0];
-        assert_eq!(i.places[near as usize].name, "Paris");
+        assert_eq!(&*i.places[near as usize].name, "Paris");
         assert!(km < 10.0, "{km}");
         // Across the antimeridian.
         let (fiji, _) = i.nearest(-16.5, 179.99, 1)[0];
-        assert_eq!(i.places[fiji as usize].country, "FJ");
+        assert_eq!(&*i.places[fiji as usize].country, "FJ");
         assert_eq!(
             (country_in("France"), country_in("usa"), country_in("de"), country_in("Narnia")),
             (Some("FR"), Some("US"), Some("DE"), None)
