@@ -3,10 +3,14 @@
 //! `src/datasets/`). Special-purpose addresses (private, loopback, documentation ...) are
 //! named as such from the IANA registries, whatever the files hold.
 
-use std::net::IpAddr;
+use std::{net::IpAddr, sync::Arc};
 
 use crate::{
-    datasets::{asn::AsnHit, city::Place},
+    datasets::{
+        asn::{AsnDb, AsnHit},
+        city::{CityDb, Place},
+        slot::Loaded,
+    },
     net::policy,
     prelude::*,
 };
@@ -68,21 +72,31 @@ pub(crate) fn parse_ip(field: &str, text: &str) -> Result<IpAddr, ApiError> {
         .map_err(|_| ApiError::invalid(field, format!("{t:?} is not an IPv4 or IPv6 address")))
 }
 
-/// Looks up one address in the loaded data sets. The ASN table is optional: without it the
-/// answer has no `asn`.
-async fn lookup(ctx: &Ctx, ip: IpAddr) -> Result<IpLookupOutput, ApiError> {
+/// The loaded data sets a lookup reads: geolocation, and the ASN table when configured.
+struct Sets {
+    city: Arc<Loaded<CityDb>>,
+    asn: Option<Arc<Loaded<AsnDb>>>,
+}
+
+async fn sets(ctx: &Ctx) -> Result<Sets, ApiError> {
     let city = ctx.datasets.city.get().await?;
     let asn = if ctx.datasets.asn.configured() { Some(ctx.datasets.asn.get().await?) } else { None };
+    Ok(Sets { city, asn })
+}
+
+/// Looks up one address in the loaded data sets. The ASN table is optional: without it the
+/// answer has no `asn`.
+fn lookup(sets: &Sets, ip: IpAddr) -> Result<IpLookupOutput, ApiError> {
     let location =
-        city.data.lookup(ip).map_err(|e| ApiError::internal(format!("the geolocation data set failed: {e}")))?;
+        sets.city.data.lookup(ip).map_err(|e| ApiError::internal(format!("the geolocation data set failed: {e}")))?;
     Ok(IpLookupOutput {
         ip: ip.to_string(),
         version: if ip.is_ipv4() { 4 } else { 6 },
         found: location.is_some(),
         location,
-        asn: asn.and_then(|a| a.data.lookup(ip)),
+        asn: sets.asn.as_ref().and_then(|a| a.data.lookup(ip)),
         special: special(ip),
-        attribution: city.summary.attribution.clone(),
+        attribution: sets.city.summary.attribution.clone(),
     })
 }
 
@@ -111,7 +125,7 @@ async fn ip_lookup(ctx: &Ctx, input: IpLookupInput) -> Result<IpLookupOutput, Ap
             ctx.client_ip.ok_or_else(|| ApiError::invalid("ip", "the caller's address is not known here; give `ip`"))?
         }
     };
-    lookup(ctx, ip).await
+    lookup(&sets(ctx).await?, ip)
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -160,13 +174,17 @@ async fn ip_bulk(ctx: &Ctx, input: IpBulkInput) -> Result<IpBulkOutput, ApiError
         return Err(ApiError::invalid("ips", format!("give 1 to {MAX_BULK} addresses")));
     }
     let mut results = Vec::with_capacity(input.ips.len());
-    let mut attribution = None;
+    // Fetched at the first address that parses: a list of nothing but bad addresses is
+    // answered item by item even without data files.
+    let mut loaded: Option<Sets> = None;
     for text in input.ips {
         let item = match parse_ip("ips", &text) {
             Ok(ip) => {
-                let out = lookup(ctx, ip).await?;
-                attribution = attribution.or_else(|| out.attribution.clone());
-                BulkItem { input: text, ok: true, result: Some(out), error: None }
+                let sets = match &loaded {
+                    Some(s) => s,
+                    None => loaded.insert(sets(ctx).await?),
+                };
+                BulkItem { input: text, ok: true, result: Some(lookup(sets, ip)?), error: None }
             }
             Err(_) => BulkItem {
                 error: Some(format!("{:?} is not an IPv4 or IPv6 address", text.trim())),
@@ -179,6 +197,7 @@ async fn ip_bulk(ctx: &Ctx, input: IpBulkInput) -> Result<IpBulkOutput, ApiError
     }
     let found = results.iter().filter(|r| r.result.as_ref().is_some_and(|o| o.found)).count();
     let failed = results.iter().filter(|r| !r.ok).count();
+    let attribution = loaded.and_then(|s| s.city.summary.attribution.clone());
     Ok(IpBulkOutput { count: results.len(), found, failed, results, attribution })
 }
 
