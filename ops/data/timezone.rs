@@ -4,7 +4,7 @@
 
 use jiff::{Timestamp, tz::TimeZone};
 
-use super::tzdb::{Observed, civil_text, observed, tzdb_version, utc_text, zone, zone_name};
+use super::tzdb::{Observed, observed, tzdb_version, zone, zone_name};
 use crate::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -65,11 +65,11 @@ fn transition(tz: &TimeZone, at: Timestamp) -> Option<Transition> {
     let before = observed(tz, before_at);
     let after = observed(tz, at);
     Some(Transition {
-        at: utc_text(at),
+        at: at.to_string(),
         // The instant written with the offset that ends there: the wall-clock time that
         // jumps (02:00:00 at a spring-forward change to 03:00:00).
-        local_before: civil_text(TimeZone::fixed(tz.to_offset(before_at)).to_datetime(at)),
-        local_after: civil_text(tz.to_datetime(at)),
+        local_before: TimeZone::fixed(tz.to_offset(before_at)).to_datetime(at).to_string(),
+        local_after: tz.to_datetime(at).to_string(),
         before,
         after,
     })
@@ -107,9 +107,9 @@ async fn timezone(input: TimezoneInput) -> Result<TimezoneOutput, ApiError> {
     Ok(TimezoneOutput {
         timezone: zone_name(&tz),
         observed: observed(&tz, at),
-        local_time: civil_text(zoned.datetime()),
+        local_time: zoned.datetime().to_string(),
         iso_time: zoned.timestamp().display_with_offset(zoned.offset()).to_string(),
-        utc_time: utc_text(at),
+        utc_time: at.to_string(),
         unix: at.as_second(),
         next_transition: next,
         previous_transition: previous,

@@ -9,7 +9,7 @@ use jiff::{
     tz::{AmbiguousOffset, Disambiguation, TimeZone},
 };
 
-use super::tzdb::{Observed, civil_text, observed, offset_text, tzdb_version, utc_text, zone, zone_name};
+use super::tzdb::{Observed, observed, offset_text, tzdb_version, zone, zone_name};
 use crate::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,7 +102,7 @@ fn side(tz: &TimeZone, at: jiff::Timestamp) -> Side {
     let obs = observed(tz, at);
     let zoned = at.to_zoned(tz.clone());
     Side {
-        datetime: civil_text(zoned.datetime()),
+        datetime: zoned.datetime().to_string(),
         timezone: zone_name(tz),
         iso: at.display_with_offset(zoned.offset()).to_string(),
         observed: obs,
@@ -171,16 +171,13 @@ async fn timezone_convert(input: ConvertInput) -> Result<ConvertOutput, ApiError
     })?;
     let (a, b) = (side(&from, at), side(&to, at));
     let diff = b.observed.offset_seconds - a.observed.offset_seconds;
-    let day = |s: &Side| s.datetime.get(..10).and_then(|d| d.parse::<jiff::civil::Date>().ok());
-    let day_difference = match (day(&a), day(&b)) {
-        (Some(x), Some(y)) => (y - x).get_days(),
-        _ => 0,
-    };
+    // Date minus date is a span of days.
+    let day_difference = (to.to_datetime(at).date() - from.to_datetime(at).date()).get_days();
     Ok(ConvertOutput {
-        requested: civil_text(local),
+        requested: local.to_string(),
         from: a,
         to: b,
-        utc: utc_text(at),
+        utc: at.to_string(),
         unix: at.as_second(),
         offset_difference: offset_text(diff),
         offset_difference_seconds: diff,

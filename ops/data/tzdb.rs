@@ -90,16 +90,6 @@ pub(crate) fn observed(tz: &TimeZone, at: Timestamp) -> Observed {
     }
 }
 
-/// A civil date-time as `2024-03-10T03:30:00` (fractions only when present).
-pub(crate) fn civil_text(dt: jiff::civil::DateTime) -> String {
-    dt.to_string()
-}
-
-/// An instant in UTC as RFC 3339 with `Z`.
-pub(crate) fn utc_text(at: Timestamp) -> String {
-    at.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
