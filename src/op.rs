@@ -263,9 +263,9 @@ pub struct Ctx {
     pub request_id: Arc<str>,
     pub caller: Caller,
     pub client_ip: Option<IpAddr>,
-    /// The caller's `User-Agent` and `Sec-CH-UA*` client hints (lower-case names), for the
-    /// operations that describe the caller's browser; other headers are not kept.
-    pub agent_headers: Vec<(String, String)>,
+    /// The request's headers, moved here once the pipeline has read them (no copy), for the
+    /// operations that describe the caller (`User-Agent`, `Sec-CH-UA*` client hints).
+    pub headers: HeaderMap,
 }
 
 impl Ctx {
@@ -282,7 +282,7 @@ impl Ctx {
             request_id: "test".into(),
             caller: Caller::Anonymous,
             client_ip: None,
-            agent_headers: Vec::new(),
+            headers: HeaderMap::new(),
         }
     }
 }

@@ -117,7 +117,7 @@ struct UserAgentOutput {
      example(googlebot, {"userAgent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"}),
      example(misspelled_field, {"useragent": "curl/8.5.0"}, status = 400))]
 async fn useragent_parse(ctx: &Ctx, input: UserAgentInput) -> Result<UserAgentOutput, ApiError> {
-    let header = |name: &str| ctx.agent_headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+    let header = |name: &str| ctx.headers.get(name).and_then(|v| v.to_str().ok());
     let (text, source) = match input.user_agent {
         Some(s) => (s, "input"),
         None => (
@@ -132,7 +132,7 @@ async fn useragent_parse(ctx: &Ctx, input: UserAgentInput) -> Result<UserAgentOu
     }
     let text = text.trim().to_string();
     let out = describe(&text);
-    let client_hints = (source == "header").then(|| hints(&ctx.agent_headers)).flatten();
+    let client_hints = (source == "header").then(|| hints(&ctx.headers)).flatten();
     Ok(UserAgentOutput { user_agent: text, source, client_hints, ..out })
 }
 
@@ -271,13 +271,18 @@ mod tests {
     #[tokio::test]
     async fn the_callers_headers_are_the_default() {
         let mut ctx = crate::testing::fake_ctx(&[]);
-        ctx.agent_headers = vec![
-            ("user-agent".into(), "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36".into()),
-            ("sec-ch-ua".into(), r#""Chromium";v="124", "Google Chrome";v="124", "Not-A.Brand";v="99""#.into()),
-            ("sec-ch-ua-mobile".into(), "?0".into()),
-            ("sec-ch-ua-platform".into(), r#""Windows""#.into()),
-            ("sec-ch-ua-platform-version".into(), r#""15.0.0""#.into()),
-        ];
+        for (name, value) in [
+            (
+                "user-agent",
+                "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+            ),
+            ("sec-ch-ua", r#""Chromium";v="124", "Google Chrome";v="124", "Not-A.Brand";v="99""#),
+            ("sec-ch-ua-mobile", "?0"),
+            ("sec-ch-ua-platform", r#""Windows""#),
+            ("sec-ch-ua-platform-version", r#""15.0.0""#),
+        ] {
+            ctx.headers.insert(name, value.parse().unwrap());
+        }
         let out = useragent_parse(&ctx, UserAgentInput { user_agent: None }).await.unwrap();
         assert_eq!(out.source, "header");
         let h = out.client_hints.unwrap();
@@ -288,7 +293,7 @@ mod tests {
             (Some(false), Some("Windows"), Some("15.0.0"))
         );
         assert_eq!(h.windows_release.as_deref(), Some("Windows 11"));
-        ctx.agent_headers.clear();
+        ctx.headers.clear();
         let e = useragent_parse(&ctx, UserAgentInput { user_agent: None }).await.unwrap_err();
         assert!(e.to_string().contains("User-Agent"));
         let long = useragent_parse(&ctx, UserAgentInput { user_agent: Some("a".repeat(2049)) }).await.unwrap_err();

@@ -200,10 +200,10 @@ fn brands(v: &str) -> Vec<Brand> {
         .collect()
 }
 
-pub(crate) fn hints(headers: &[(String, String)]) -> Option<ClientHints> {
-    let get = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+pub(crate) fn hints(headers: &poem::http::HeaderMap) -> Option<ClientHints> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let text = |name: &str| get(name).map(sf_string).filter(|s| !s.is_empty());
-    if !headers.iter().any(|(n, _)| n.starts_with("sec-ch-ua")) {
+    if !headers.keys().any(|n| n.as_str().starts_with("sec-ch-ua")) {
         return None;
     }
     let platform = text("sec-ch-ua-platform");

@@ -116,13 +116,8 @@ async fn call(
         request_id: meta.id.clone(),
         caller,
         client_ip,
-        agent_headers: req
-            .headers()
-            .iter()
-            .filter(|(name, _)| *name == header::USER_AGENT || name.as_str().starts_with("sec-ch-ua"))
-            .filter_map(|(name, value)| Some((name.as_str().to_string(), value.to_str().ok()?.to_string())))
-            .take(16)
-            .collect(),
+        // Nothing reads the request's headers after this point.
+        headers: std::mem::take(req.headers_mut()),
     };
     match AssertUnwindSafe((op.handler)(ctx, op_req)).catch_unwind().await {
         Ok(result) => result,
