@@ -6,7 +6,10 @@
 use std::{
     collections::HashSet,
     net::IpAddr,
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -29,7 +32,8 @@ impl ExitList {
 }
 
 static CURRENT: Mutex<Option<Arc<ExitList>>> = Mutex::new(None);
-static REFRESHING: Mutex<bool> = Mutex::new(false);
+/// A background refresh is under way.
+static REFRESHING: AtomicBool = AtomicBool::new(false);
 
 fn current(url: &str) -> Option<Arc<ExitList>> {
     CURRENT.lock().unwrap_or_else(|p| p.into_inner()).clone().filter(|l| l.url == url)
@@ -71,18 +75,14 @@ pub(crate) async fn exits(ctx: &Ctx) -> Result<Arc<ExitList>, String> {
     };
     match current(url.as_str()) {
         Some(list) => {
-            if list.fetched.elapsed() > REFRESH_AFTER {
-                let mut busy = REFRESHING.lock().unwrap_or_else(|p| p.into_inner());
-                if !*busy {
-                    *busy = true;
-                    let net = ctx.net.clone();
-                    tokio::spawn(async move {
-                        if let Err(e) = fetch(&net, &url).await {
-                            tracing::warn!(error = %e, "Tor exit list not refreshed; the old one stays");
-                        }
-                        *REFRESHING.lock().unwrap_or_else(|p| p.into_inner()) = false;
-                    });
-                }
+            if list.fetched.elapsed() > REFRESH_AFTER && !REFRESHING.swap(true, Ordering::AcqRel) {
+                let net = ctx.net.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = fetch(&net, &url).await {
+                        tracing::warn!(error = %e, "Tor exit list not refreshed; the old one stays");
+                    }
+                    REFRESHING.store(false, Ordering::Release);
+                });
             }
             Ok(list)
         }
