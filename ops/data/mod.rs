@@ -6,12 +6,14 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+pub(crate) mod address;
 pub(crate) mod asn_lookup;
 pub(crate) mod bin_lookup;
 pub(crate) mod disposable_list;
 pub(crate) mod geo_distance;
 pub(crate) mod geo_point;
 pub(crate) mod geocode;
+pub(crate) mod geocoder;
 pub(crate) mod holidays;
 pub(crate) mod hosting;
 pub(crate) mod ip_intelligence;

@@ -42,12 +42,20 @@ pub struct ProvidersConfig {
     /// `WRENCH_PROVIDER_TOREXITS_URL`: the Tor project's bulk exit list (one address per
     /// line), fetched when first needed and refreshed hourly; `off` disables the Tor check.
     pub torexits_url: Option<url::Url>,
+    /// `WRENCH_PROVIDER_GEOCODER_URL`: a Nominatim-compatible geocoder (`{base}search`,
+    /// `{base}reverse`, `format=jsonv2`) for street-level answers of the geocoding operations;
+    /// `off` keeps them offline and city-level.
+    pub geocoder_url: Option<url::Url>,
+    /// `WRENCH_PROVIDER_GEOCODER_RATE`: requests a second the geocoder may receive from all
+    /// instances together (1 to 1,000). The default, 1, is the public Nominatim's limit.
+    pub geocoder_rate: u32,
 }
 
 pub const DEFAULT_OPENPAGERANK_URL: &str = "https://openpagerank.com/api/v1.0/";
 pub const DEFAULT_GREENWEB_URL: &str = "https://api.thegreenwebfoundation.org/api/v3/greencheck/";
 pub const DEFAULT_BIN_URL: &str = "https://lookup.binlist.net/";
 pub const DEFAULT_TOREXITS_URL: &str = "https://check.torproject.org/torbulkexitlist";
+pub const DEFAULT_GEOCODER_URL: &str = "https://nominatim.openstreetmap.org/";
 
 impl Default for ProvidersConfig {
     fn default() -> Self {
@@ -57,6 +65,8 @@ impl Default for ProvidersConfig {
             greenweb_url: Some(url::Url::parse(DEFAULT_GREENWEB_URL).expect("the default parses")),
             bin_url: Some(url::Url::parse(DEFAULT_BIN_URL).expect("the default parses")),
             torexits_url: Some(url::Url::parse(DEFAULT_TOREXITS_URL).expect("the default parses")),
+            geocoder_url: Some(url::Url::parse(DEFAULT_GEOCODER_URL).expect("the default parses")),
+            geocoder_rate: 1,
         }
     }
 }
@@ -68,6 +78,8 @@ pub const KEYS: &[&str] = &[
     "WRENCH_PROVIDER_GREENWEB_URL",
     "WRENCH_PROVIDER_BIN_URL",
     "WRENCH_PROVIDER_TOREXITS_URL",
+    "WRENCH_PROVIDER_GEOCODER_URL",
+    "WRENCH_PROVIDER_GEOCODER_RATE",
 ];
 
 impl ProvidersConfig {
@@ -98,6 +110,17 @@ impl ProvidersConfig {
                             .ok_or_else(|| format!("{name}: expected an http or https URL, got {value:?}"))?,
                     ),
                 };
+            }
+            "WRENCH_PROVIDER_GEOCODER_URL" => {
+                self.geocoder_url = if value.trim() == "off" { None } else { Some(base_url(name, value)?) };
+            }
+            "WRENCH_PROVIDER_GEOCODER_RATE" => {
+                self.geocoder_rate = value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=1000).contains(n))
+                    .ok_or_else(|| format!("{name}: expected requests a second, 1 to 1000, got {value:?}"))?;
             }
             _ => return Err(format!("{name}: not a provider setting")),
         }
@@ -136,6 +159,9 @@ mod tests {
             ("WRENCH_PROVIDER_OPENPAGERANK_URL", "ftp://x.example/"),
             ("WRENCH_PROVIDER_GREENWEB_URL", "http://x.example/?a=1"),
             ("WRENCH_PROVIDER_OPENPAGERANK_KEY", "two words"),
+            ("WRENCH_PROVIDER_GEOCODER_RATE", "0"),
+            ("WRENCH_PROVIDER_GEOCODER_RATE", "1001"),
+            ("WRENCH_PROVIDER_GEOCODER_URL", "nominatim"),
         ] {
             let e = p.set(k, v).unwrap_err();
             assert!(e.starts_with(k), "{e}");

@@ -227,11 +227,10 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
         ];
         return page(200, &headers, TECH_PAGE);
     }
-    if let Some(path) = req.uri().path().strip_prefix("/providers") {
-        let key = req.headers().get("api-opr").and_then(|v| v.to_str().ok());
-        if let Some((status, kind, body)) = crate::providers::route(path, &query(&req), key) {
-            return page(status, &[("content-type", kind)], body);
-        }
+    if let Some(path) = req.uri().path().strip_prefix("/providers")
+        && let Some((status, kind, body)) = crate::providers::route(path, &query(&req), req.headers())
+    {
+        return page(status, &[("content-type", kind)], body);
     }
     if let Some((status, body)) = req.uri().path().strip_prefix("/rdap").and_then(crate::whois::rdap_route) {
         return page(status, &[("content-type", "application/rdap+json")], body);

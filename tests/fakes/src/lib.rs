@@ -9,6 +9,7 @@
 
 pub mod counting;
 pub mod dns;
+pub mod geocoder;
 pub mod http;
 pub mod providers;
 pub mod tls;
@@ -52,6 +53,9 @@ impl Fakes {
             ("WRENCH_PROVIDER_GREENWEB_URL", format!("http://{}/providers/greenweb/api/v3/greencheck/", self.http)),
             ("WRENCH_PROVIDER_BIN_URL", format!("http://{}/providers/binlist/", self.http)),
             ("WRENCH_PROVIDER_TOREXITS_URL", format!("http://{}/providers/tor/torbulkexitlist", self.http)),
+            ("WRENCH_PROVIDER_GEOCODER_URL", format!("http://{}/providers/nominatim/", self.http)),
+            // The fake has no limit; a high rate keeps tests from waiting on the budget.
+            ("WRENCH_PROVIDER_GEOCODER_RATE", "1000".to_string()),
             // The small IP data sets of tests/fixtures/geoip (see make.py there): both city
             // schemas, and the ASN table as CSV ranges.
             (

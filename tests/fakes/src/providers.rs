@@ -10,6 +10,8 @@
 //!   answers 429 as binlist does past its rate limit.
 //! - `/providers/tor/torbulkexitlist`: the Tor project's bulk exit list: [`TOR_EXITS`], one
 //!   address per line.
+//! - `/providers/nominatim/search` and `/providers/nominatim/reverse`: a Nominatim geocoder
+//!   (`geocoder.rs`).
 
 /// The key the fake Open PageRank accepts.
 pub const OPENPAGERANK_KEY: &str = "fake-opr-key";
@@ -37,8 +39,17 @@ pub const TOR_EXITS: &[&str] = &["81.2.69.142", "2001:db8:200::66", "185.220.101
 
 /// The answer to `path` (below `/providers`), or `None` when it is not a provider route:
 /// (status, content type, body).
-pub fn route(path: &str, query: &[(String, String)], api_key: Option<&str>) -> Option<(u16, &'static str, String)> {
+pub fn route(
+    path: &str,
+    query: &[(String, String)],
+    headers: &hyper::HeaderMap,
+) -> Option<(u16, &'static str, String)> {
     let json = "application/json";
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let api_key = header("api-opr");
+    if let Some(endpoint) = path.strip_prefix("/nominatim/") {
+        return Some(crate::geocoder::route(endpoint, query, header("user-agent")));
+    }
     if path == "/openpagerank/api/v1.0/getPageRank" {
         if api_key != Some(OPENPAGERANK_KEY) {
             return Some((401, json, r#"{"status_code":401,"error":"Invalid API Key"}"#.to_string()));
