@@ -105,7 +105,8 @@ async fn ip_intelligence(ctx: &Ctx, input: IntelligenceInput) -> Result<Intellig
         async {
             let city = ctx.datasets.city.get().await.map_err(|e| e.message.to_string())?;
             let found = city.data.lookup(ip).map_err(|e| e.to_string())?;
-            Ok::<_, String>((found, city.summary.attribution.clone()))
+            let zone_credit = found.as_ref().is_some_and(|l| l.timezone_source == Some("coordinates"));
+            Ok::<_, String>((found, crate::datasets::zones::credit(city.summary.attribution.clone(), zone_credit)))
         },
         async {
             let table = ctx.datasets.asn.get().await.map_err(|e| e.message.to_string())?;

@@ -10,6 +10,7 @@ use crate::{
         asn::{AsnDb, AsnHit},
         city::{CityDb, Place},
         slot::Loaded,
+        zones,
     },
     net::policy,
     prelude::*,
@@ -89,6 +90,7 @@ async fn sets(ctx: &Ctx) -> Result<Sets, ApiError> {
 fn lookup(sets: &Sets, ip: IpAddr) -> Result<IpLookupOutput, ApiError> {
     let location =
         sets.city.data.lookup(ip).map_err(|e| ApiError::internal(format!("the geolocation data set failed: {e}")))?;
+    let zone_credit = location.as_ref().is_some_and(|l| l.timezone_source == Some("coordinates"));
     Ok(IpLookupOutput {
         ip: ip.to_string(),
         version: if ip.is_ipv4() { 4 } else { 6 },
@@ -96,7 +98,7 @@ fn lookup(sets: &Sets, ip: IpAddr) -> Result<IpLookupOutput, ApiError> {
         location,
         asn: sets.asn.as_ref().and_then(|a| a.data.lookup(ip)),
         special: special(ip),
-        attribution: sets.city.summary.attribution.clone(),
+        attribution: zones::credit(sets.city.summary.attribution.clone(), zone_credit),
     })
 }
 
@@ -197,7 +199,10 @@ async fn ip_bulk(ctx: &Ctx, input: IpBulkInput) -> Result<IpBulkOutput, ApiError
     }
     let found = results.iter().filter(|r| r.result.as_ref().is_some_and(|o| o.found)).count();
     let failed = results.iter().filter(|r| !r.ok).count();
-    let attribution = loaded.and_then(|s| s.city.summary.attribution.clone());
+    let zone_credit = results.iter().any(|r| {
+        r.result.as_ref().and_then(|o| o.location.as_ref()).is_some_and(|l| l.timezone_source == Some("coordinates"))
+    });
+    let attribution = zones::credit(loaded.and_then(|s| s.city.summary.attribution.clone()), zone_credit);
     Ok(IpBulkOutput { count: results.len(), found, failed, results, attribution })
 }
 
@@ -238,7 +243,12 @@ mod tests {
             (b.country.as_deref(), b.continent.as_deref(), b.region.as_deref()),
             (Some("Australia"), Some("Oceania"), Some("Queensland"))
         );
-        assert_eq!((b.timezone, b.postal_code.as_deref()), (None, Some("4000")));
+        // The flat schema's files carry no zone: it is the zone at the coordinates.
+        assert_eq!(
+            (b.timezone.as_deref(), b.timezone_source, b.postal_code.as_deref()),
+            (Some("Australia/Brisbane"), Some("coordinates"), Some("4000"))
+        );
+        assert_eq!(l.timezone_source, Some("dataset"));
         let mv = look(&ctx, "2001:db8:200::1").await;
         assert_eq!(mv.location.unwrap().district.as_deref(), Some("Santa Clara County"));
         assert_eq!(mv.asn.unwrap().networks, ["2001:db8:200::/40"]);

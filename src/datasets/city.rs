@@ -39,8 +39,12 @@ pub struct Place {
     /// Radius in km around the coordinates that holds the address with about 67 % confidence,
     /// where the data set gives it.
     pub accuracy_radius_km: Option<u32>,
-    /// IANA time zone, where the data set gives it.
+    /// IANA time zone: the data set's, or where it gives none, the zone at the coordinates
+    /// (`timezoneSource` says which).
     pub timezone: Option<String>,
+    /// `dataset`, or `coordinates` (timezone-boundary-builder's boundaries, OpenStreetMap
+    /// contributors, ODbL); null without a zone.
+    pub timezone_source: Option<&'static str>,
     /// The country the network is registered to, when the data set says it differs.
     pub registered_country_code: Option<String>,
 }
@@ -104,6 +108,14 @@ fn place(record: &Value, network: String) -> Place {
     }
     if p.continent.is_none() {
         p.continent = p.continent_code.as_deref().and_then(countries::continent_name).map(str::to_string);
+    }
+    p.timezone_source = p.timezone.is_some().then_some("dataset");
+    if p.timezone.is_none()
+        && let (Some(lat), Some(lng)) = (p.latitude, p.longitude)
+        && let Some(zone) = super::zones::zone_at(lat, lng)
+    {
+        p.timezone = Some(zone.to_string());
+        p.timezone_source = Some("coordinates");
     }
     p
 }

@@ -7,6 +7,7 @@ pub mod asn;
 pub mod city;
 pub mod countries;
 pub mod slot;
+pub mod zones;
 
 use std::sync::Arc;
 
@@ -40,6 +41,9 @@ impl Datasets {
     pub async fn load_all(&self) {
         if self.city.configured() {
             let _ = self.city.load_now().await;
+            // Files of the flat schema need the zone finder (about 30 MiB); instances without
+            // a city file never build it.
+            let _ = tokio::task::spawn_blocking(zones::warm_up).await;
         }
         if self.asn.configured() {
             let _ = self.asn.load_now().await;
