@@ -7,6 +7,7 @@
 pub(crate) mod data;
 pub(crate) mod dev;
 pub(crate) mod images;
+pub(crate) mod live;
 pub(crate) mod lookups;
 pub(crate) mod security;
 pub(crate) mod storage;

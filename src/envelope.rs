@@ -66,6 +66,7 @@ error_codes! {
     UpstreamError = (502, "UPSTREAM_ERROR", "A provider or target failed."),
     StoreUnavailable = (503, "STORE_UNAVAILABLE", "The store (Redis or the embedded file) is not answering."),
     ProviderNotConfigured = (503, "PROVIDER_NOT_CONFIGURED", "The operation needs a provider that is not configured; the message says what to set."),
+    ProviderBusy = (503, "PROVIDER_BUSY", "The provider's request budget, kept to its published limits, is spent for now; see Retry-After."),
     DatasetNotInstalled = (503, "DATASET_NOT_INSTALLED", "The operation needs a data set that is not installed; the message gives the command."),
     UpstreamTimeout = (504, "UPSTREAM_TIMEOUT", "A provider or target did not answer in time."),
 }
@@ -113,6 +114,11 @@ impl ApiError {
     pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
         self.headers.push((name, value));
         self
+    }
+
+    /// With `Retry-After: seconds`.
+    pub fn with_retry_after(self, seconds: u64) -> Self {
+        self.with_header(HeaderName::from_static("retry-after"), HeaderValue::from(seconds))
     }
 
     pub fn status(&self) -> StatusCode {

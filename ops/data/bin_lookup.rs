@@ -12,10 +12,17 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use crate::ops::lookups::provider::{self, Provider};
+use crate::net::provider::{self, Budget, Provider};
 use crate::{ops::security::card::brand_of, prelude::*};
 
-const BINLIST: Provider = Provider { name: "BIN lookup", setting: "WRENCH_PROVIDER_BIN_URL" };
+/// binlist.net allows 5 requests an hour (more in bursts it refuses with 429).
+const BINLIST: Provider = Provider {
+    id: "BIN",
+    name: "BIN lookup",
+    timeout: Duration::from_secs(10),
+    max_bytes: 64 * 1024,
+    budgets: &[Budget::per_hour(5)],
+};
 const CACHE_FOR: Duration = Duration::from_secs(30 * 86_400);
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -98,13 +105,14 @@ async fn from_provider(ctx: &Ctx, base: &url::Url, bin: &str) -> Result<(Option<
         let issuer: Option<Issuer> = serde_json::from_slice(&hit).ok().flatten();
         return Ok((issuer, true));
     }
-    let url = base.join(bin).map_err(|e| provider::malformed(&BINLIST, e))?;
+    let url = base.join(bin).map_err(|e| BINLIST.malformed(e))?;
     let mut headers = HeaderMap::new();
     headers.insert("accept-version", HeaderValue::from_static("3"));
-    let (status, body) = provider::get(ctx, &BINLIST, url, &headers).await?;
+    let answer = BINLIST.get(ctx, url, &headers).await?;
+    let (status, body) = (answer.status, answer.body);
     let found = match status {
         200 => {
-            let v: Value = serde_json::from_slice(&body).map_err(|e| provider::malformed(&BINLIST, e))?;
+            let v: Value = serde_json::from_slice(&body).map_err(|e| BINLIST.malformed(e))?;
             Some(issuer(&v))
         }
         404 => None,
@@ -114,7 +122,7 @@ async fn from_provider(ctx: &Ctx, base: &url::Url, bin: &str) -> Result<(Option<
                 "the BIN service (WRENCH_PROVIDER_BIN_URL) refused more lookups for now (429); answers it gave are cached for 30 days",
             ));
         }
-        other => return Err(provider::malformed(&BINLIST, format!("status {other}"))),
+        other => return Err(BINLIST.malformed(format!("status {other}"))),
     };
     if let Ok(bytes) = serde_json::to_vec(&found) {
         provider::remember(ctx, &key, &bytes, CACHE_FOR).await;
@@ -148,7 +156,7 @@ async fn bin_lookup(ctx: &Ctx, input: BinInput) -> Result<BinOutput, ApiError> {
         return Err(ApiError::invalid("bin", "give at least the first 6 digits"));
     }
     let brand = brand_of(&digits);
-    let (issuer, issuer_source) = match &ctx.config.outbound.providers.bin_url {
+    let (issuer, issuer_source) = match ctx.config.outbound.providers.url("BIN") {
         None => (Issuer::default(), "not configured"),
         Some(base) => match from_provider(ctx, base, &digits).await? {
             (Some(i), cached) => (i, if cached { "cache" } else { "provider" }),

@@ -28,7 +28,7 @@ const MAX_BATCH: usize = 10;
 
 #[derive(Debug, Serialize, JsonSchema, Clone)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Found {
+pub(crate) struct Found {
     pub name: String,
     /// The whole address as the live geocoder writes it; null offline.
     pub display_name: Option<String>,
@@ -205,6 +205,24 @@ pub(super) fn country_filter(field: &str, text: Option<&str>) -> Result<Option<&
             ApiError::invalid(field, format!("{t:?} is not a country (ISO 3166-1 alpha-2 or English name)"))
         }),
     }
+}
+
+/// The place a city name names, for operations that take a city (`weather/current`): the
+/// offline index's best match when it has one (no request leaves for a city it knows), the
+/// live geocoder's otherwise; 404 when neither finds it. The second value names the source.
+pub(crate) async fn place_named(ctx: &Ctx, field: &str, name: &str) -> Result<(Found, String), ApiError> {
+    if let Some(best) = geocode(index(), name, None, 1).into_iter().next() {
+        return Ok((best, SOURCE.to_string()));
+    }
+    let question = Question::Search { text: name, country: None, limit: 1 };
+    if let Ok(answer) = geocoder::ask(ctx, &Session::new(ctx), question).await
+        && let Some(found) = answer.hits.first().and_then(|h| found_live(h, 0.7))
+    {
+        return Ok((found, answer.origin().source));
+    }
+    let mut e = ApiError::not_found(format!("{field}: no place named {name:?} was found"));
+    e.field = Some(field.to_string());
+    Err(e)
 }
 
 /// The best places for a query: the live geocoder's, or the offline index's with the reason.

@@ -16,10 +16,17 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use sha2::{Digest, Sha256};
 
-use crate::ops::lookups::provider::{self, Provider};
+use crate::net::provider::{self, Provider};
 use crate::prelude::*;
 
-const GEOCODER: Provider = Provider { name: "geocoder", setting: "WRENCH_PROVIDER_GEOCODER_URL" };
+/// The budget is the turns of `take_turn`, set by `WRENCH_PROVIDER_GEOCODER_RATE`.
+const GEOCODER: Provider = Provider {
+    id: "GEOCODER",
+    name: "the live geocoder",
+    timeout: Duration::from_secs(10),
+    max_bytes: 512 * 1024,
+    budgets: &[],
+};
 /// How long an answer of the geocoder is kept in the store.
 pub(super) const CACHE_FOR: Duration = Duration::from_secs(7 * 86_400);
 /// The longest one request waits, in all, for turns of the geocoder's budget.
@@ -230,7 +237,7 @@ fn url_of(base: &url::Url, question: &Question) -> Result<url::Url, ApiError> {
             Question::Search { .. } => "search",
             Question::Reverse { .. } => "reverse",
         })
-        .map_err(|e| provider::malformed(&GEOCODER, e))?;
+        .map_err(|e| GEOCODER.malformed(e))?;
     {
         let mut q = url.query_pairs_mut();
         match question {
@@ -253,11 +260,11 @@ fn url_of(base: &url::Url, question: &Question) -> Result<url::Url, ApiError> {
 /// none, in words for a `notice` (`the live geocoder was not asked: ...`).
 pub(super) async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result<Answer, String> {
     let providers = &ctx.config.outbound.providers;
-    let Some(base) = providers.geocoder_url.as_ref() else {
+    let Some(base) = providers.url("GEOCODER") else {
         return Err("the live geocoder is off (WRENCH_PROVIDER_GEOCODER_URL)".to_string());
     };
     let offline = |why: String| format!("the live geocoder {why}");
-    let url = url_of(base, &question).map_err(|e| offline(e.message.to_string()))?;
+    let url = url_of(base, &question).map_err(|e: ApiError| offline(e.message.to_string()))?;
     let key = format!("cache:geocoder:{}", hex::encode(Sha256::digest(url.as_str().as_bytes())));
     if let Some(hit) = provider::cached(ctx, &key).await
         && let Ok(answer) = serde_json::from_slice::<Answer>(&hit)
@@ -281,9 +288,9 @@ pub(super) async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) ->
         session.fail(&offline(why))
     };
     let no_headers = HeaderMap::new();
-    let fetch = provider::get(ctx, &GEOCODER, url, &no_headers);
+    let fetch = GEOCODER.get(ctx, url, &no_headers);
     let (status, body) = match tokio::time::timeout_at(session.answers_until, fetch).await {
-        Ok(Ok(answer)) => answer,
+        Ok(Ok(answer)) => (answer.status, answer.body),
         Ok(Err(e)) => return Err(failed(e.message.to_string())),
         Err(_) => {
             return Err(session.fail(&offline(format!(

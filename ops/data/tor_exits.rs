@@ -70,7 +70,7 @@ async fn fetch(net: &crate::net::Net, url: &url::Url) -> Result<Arc<ExitList>, S
 /// The list, fetched now if there is none for the configured URL; a list over an hour old is
 /// refreshed in the background.
 pub(crate) async fn exits(ctx: &Ctx) -> Result<Arc<ExitList>, String> {
-    let Some(url) = ctx.config.outbound.providers.torexits_url.clone() else {
+    let Some(url) = ctx.config.outbound.providers.url("TOREXITS").cloned() else {
         return Err("the Tor check is off (WRENCH_PROVIDER_TOREXITS_URL)".into());
     };
     match current(url.as_str()) {

@@ -21,9 +21,11 @@ use super::{
     },
     dns_common::now,
     page::{fetch_page, read_page},
-    provider::{self, Provider},
 };
-use crate::prelude::*;
+use crate::{
+    net::provider::{self, Provider},
+    prelude::*,
+};
 
 /// The most subresources fetched for one estimate.
 pub(crate) const MAX_SUBRESOURCES: usize = 40;
@@ -32,7 +34,14 @@ const CONCURRENCY: usize = 4;
 /// How long a greencheck answer is kept in the store.
 const GREEN_CACHE_FOR: Duration = Duration::from_secs(24 * 3600);
 
-const GREEN_WEB: Provider = Provider { name: "Green Web Foundation", setting: "WRENCH_PROVIDER_GREENWEB_URL" };
+/// The greencheck API publishes no limit; answers are cached a day.
+const GREEN_WEB: Provider = Provider {
+    id: "GREENWEB",
+    name: "Green Web Foundation",
+    timeout: Duration::from_secs(10),
+    max_bytes: 64 * 1024,
+    budgets: &[],
+};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -207,7 +216,7 @@ async fn hosting(ctx: &Ctx, host: &str, given: Option<bool>) -> Hosting {
         return out;
     }
     out.source = "unknown";
-    let Some(base) = ctx.net.config.providers.greenweb_url.clone() else {
+    let Some(base) = ctx.net.config.providers.url("GREENWEB").cloned() else {
         out.error = Some("the green hosting check is off (WRENCH_PROVIDER_GREENWEB_URL=off)".into());
         return out;
     };
@@ -216,12 +225,12 @@ async fn hosting(ctx: &Ctx, host: &str, given: Option<bool>) -> Hosting {
         Some(b) => Ok(b),
         None => match base.join(host) {
             Err(e) => Err(e.to_string()),
-            Ok(url) => match provider::get(ctx, &GREEN_WEB, url, &HeaderMap::new()).await {
-                Ok((200, body)) => {
-                    provider::remember(ctx, &cache_key, &body, GREEN_CACHE_FOR).await;
-                    Ok(body)
+            Ok(url) => match GREEN_WEB.get(ctx, url, &HeaderMap::new()).await {
+                Ok(a) if a.status == 200 => {
+                    provider::remember(ctx, &cache_key, &a.body, GREEN_CACHE_FOR).await;
+                    Ok(a.body)
                 }
-                Ok((status, _)) => Err(format!("the Green Web Foundation answered HTTP {status}")),
+                Ok(a) => Err(format!("the Green Web Foundation answered HTTP {}", a.status)),
                 Err(e) => Err(e.message.to_string()),
             },
         },

@@ -28,7 +28,6 @@ pub(crate) mod page_links;
 pub(crate) mod page_rank;
 pub(crate) mod performance;
 pub(crate) mod propagation;
-pub(crate) mod provider;
 pub(crate) mod rdap;
 pub(crate) mod redirect_trace;
 pub(crate) mod site_home;

@@ -15,12 +15,21 @@ use reqwest::header::{HeaderMap, HeaderValue};
 
 use super::{
     dns_common::now,
-    provider::{self, Provider},
     site_home::{home_status, host_and_port},
 };
-use crate::prelude::*;
+use crate::{
+    net::provider::{self, Budget, Provider},
+    prelude::*,
+};
 
-const OPEN_PAGERANK: Provider = Provider { name: "Open PageRank", setting: "WRENCH_PROVIDER_OPENPAGERANK_URL" };
+/// Open PageRank allows 10,000 requests an hour per key.
+const OPEN_PAGERANK: Provider = Provider {
+    id: "OPENPAGERANK",
+    name: "Open PageRank",
+    timeout: Duration::from_secs(10),
+    max_bytes: 256 * 1024,
+    budgets: &[Budget::per_hour(10_000)],
+};
 
 /// How long a rank is kept in the store.
 const CACHE_FOR: Duration = Duration::from_secs(24 * 3600);
@@ -79,16 +88,14 @@ struct Ranked {
 
 /// Reads the provider's answer for `domain`.
 fn parse_answer(body: &[u8], domain: &str) -> Result<Ranked, ApiError> {
-    let v: Value = serde_json::from_slice(body).map_err(|e| provider::malformed(&OPEN_PAGERANK, e))?;
-    let items = v
-        .get("response")
-        .and_then(Value::as_array)
-        .ok_or_else(|| provider::malformed(&OPEN_PAGERANK, "no `response` list"))?;
+    let v: Value = serde_json::from_slice(body).map_err(|e| OPEN_PAGERANK.malformed(e))?;
+    let items =
+        v.get("response").and_then(Value::as_array).ok_or_else(|| OPEN_PAGERANK.malformed("no `response` list"))?;
     let item = items
         .iter()
         .find(|i| i.get("domain").and_then(Value::as_str).is_some_and(|d| d.eq_ignore_ascii_case(domain)))
         .or(items.first())
-        .ok_or_else(|| provider::malformed(&OPEN_PAGERANK, "an empty `response` list"))?;
+        .ok_or_else(|| OPEN_PAGERANK.malformed("an empty `response` list"))?;
     let updated = v.get("last_updated").and_then(Value::as_str).map(str::to_string);
     if item.get("status_code").and_then(Value::as_u64) != Some(200) {
         return Ok(Ranked { found: false, decimal: None, integer: None, rank: None, updated });
@@ -102,33 +109,26 @@ fn parse_answer(body: &[u8], domain: &str) -> Result<Ranked, ApiError> {
     let decimal = item.get("page_rank_decimal").and_then(Value::as_f64).filter(|d| (0.0..=10.0).contains(d));
     let integer = item.get("page_rank_integer").and_then(Value::as_u64).filter(|i| *i <= 10).map(|i| i as u8);
     if decimal.is_none() && integer.is_none() {
-        return Err(provider::malformed(&OPEN_PAGERANK, "a ranked domain without a rank from 0 to 10"));
+        return Err(OPEN_PAGERANK.malformed("a ranked domain without a rank from 0 to 10"));
     }
     Ok(Ranked { found: true, decimal: decimal.or(integer.map(f64::from)), integer, rank, updated })
 }
 
 /// The rank of `domain`, from the cache or the provider.
 async fn rank(ctx: &Ctx, domain: &str) -> Result<(Ranked, bool), ApiError> {
-    let providers = &ctx.net.config.providers;
-    let key = providers.openpagerank_key.as_ref().ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::ProviderNotConfigured,
-            "page ranks come from Open PageRank, which needs a free API key: set WRENCH_PROVIDER_OPENPAGERANK_KEY",
-        )
-    })?;
+    let base = OPEN_PAGERANK.url(ctx)?;
+    let key = OPEN_PAGERANK.key(ctx).ok_or_else(|| ApiError::internal("a required key is checked by url()"))?;
     let cache_key = format!("cache:openpagerank:{domain}");
     if let Some(hit) = provider::cached(ctx, &cache_key).await.and_then(|b| serde_json::from_slice(&b).ok()) {
         return Ok((hit, true));
     }
-    let mut url = providers
-        .openpagerank_url
-        .join("getPageRank")
-        .map_err(|e| ApiError::internal(format!("the Open PageRank URL: {e}")))?;
+    let mut url = base.join("getPageRank").map_err(|e| ApiError::internal(format!("the Open PageRank URL: {e}")))?;
     url.query_pairs_mut().append_pair("domains[]", domain);
     let mut headers = HeaderMap::new();
     let value = HeaderValue::from_str(key.expose()).map_err(|_| ApiError::internal("the Open PageRank key"))?;
     headers.insert("api-opr", value);
-    let (status, body) = provider::get(ctx, &OPEN_PAGERANK, url, &headers).await?;
+    let answer = OPEN_PAGERANK.get(ctx, url, &headers).await?;
+    let (status, body) = (answer.status, answer.body);
     match status {
         200 => {}
         401 | 403 => {
@@ -259,14 +259,20 @@ mod tests {
         let ctx = crate::testing::fake_ctx(&[]);
         let mut headers = HeaderMap::new();
         headers.insert("api-opr", HeaderValue::from_static("k-123"));
-        let p = Provider { name: "echo", setting: "none" };
+        let p = Provider {
+            id: "OPENPAGERANK",
+            name: "echo",
+            timeout: Duration::from_secs(5),
+            max_bytes: 65_536,
+            budgets: &[],
+        };
         for (to, carried) in
             [("/echo", true), ("http://www.site.example:8080/echo", false), ("http://127.0.0.2:8080/echo", true)]
         {
             let url = url::Url::parse(&format!("http://127.0.0.2:8080/redirect?to={to}")).unwrap();
-            let (status, body) = provider::get(&ctx, &p, url, &headers).await.unwrap();
-            assert_eq!(status, 200);
-            let echo: Value = serde_json::from_slice(&body).unwrap();
+            let answer = p.get(&ctx, url, &headers).await.unwrap();
+            assert_eq!(answer.status, 200);
+            let echo: Value = serde_json::from_slice(&answer.body).unwrap();
             assert_eq!(echo["headers"].get("api-opr").is_some(), carried, "{to}: {echo}");
         }
     }

@@ -165,21 +165,37 @@ struct FileConfig {
     tls_extra_roots: Option<toml::Value>,
     rdap_bootstrap_url: Option<toml::Value>,
     whois_servers: Option<toml::Value>,
-    provider_openpagerank_key: Option<toml::Value>,
-    provider_openpagerank_url: Option<toml::Value>,
-    provider_greenweb_url: Option<toml::Value>,
-    provider_bin_url: Option<toml::Value>,
-    provider_torexits_url: Option<toml::Value>,
-    provider_geocoder_url: Option<toml::Value>,
-    provider_geocoder_rate: Option<toml::Value>,
     geoip_city_db: Option<toml::Value>,
     geoip_asn_db: Option<toml::Value>,
     dataset_recheck_seconds: Option<toml::Value>,
+    /// The `provider_*` keys, taken out of the table before the rest is read (their names
+    /// follow the provider list, `providers::PROVIDERS`).
+    #[serde(skip)]
+    providers: Vec<(String, toml::Value)>,
 }
 
 impl FileConfig {
+    /// Reads the file's text: `provider_*` keys are set apart, every other key must be one of
+    /// the struct's.
+    fn parse(text: &str) -> Result<FileConfig, String> {
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+        let names: Vec<String> = table.keys().filter(|k| k.starts_with("provider_")).cloned().collect();
+        let mut providers = Vec::new();
+        for name in names {
+            if let Some(v) = table.remove(&name) {
+                if !providers::is_key(&format!("WRENCH_{}", name.to_ascii_uppercase())) {
+                    return Err(format!("{name}: not a provider setting"));
+                }
+                providers.push((name, v));
+            }
+        }
+        let mut file: FileConfig = table.try_into().map_err(|e: toml::de::Error| e.to_string())?;
+        file.providers = providers;
+        Ok(file)
+    }
+
     /// The outbound settings of the file, as (variable name, text in the variable's syntax).
-    fn outbound(&self) -> Result<Vec<(&'static str, String)>, String> {
+    fn outbound(&self) -> Result<Vec<(String, String)>, String> {
         let values = [
             ("WRENCH_DNS_SERVERS", &self.dns_servers),
             ("WRENCH_DNS_PROPAGATION_RESOLVERS", &self.dns_propagation_resolvers),
@@ -192,19 +208,15 @@ impl FileConfig {
             ("WRENCH_TLS_EXTRA_ROOTS", &self.tls_extra_roots),
             ("WRENCH_RDAP_BOOTSTRAP_URL", &self.rdap_bootstrap_url),
             ("WRENCH_WHOIS_SERVERS", &self.whois_servers),
-            ("WRENCH_PROVIDER_OPENPAGERANK_KEY", &self.provider_openpagerank_key),
-            ("WRENCH_PROVIDER_OPENPAGERANK_URL", &self.provider_openpagerank_url),
-            ("WRENCH_PROVIDER_GREENWEB_URL", &self.provider_greenweb_url),
-            ("WRENCH_PROVIDER_BIN_URL", &self.provider_bin_url),
-            ("WRENCH_PROVIDER_TOREXITS_URL", &self.provider_torexits_url),
-            ("WRENCH_PROVIDER_GEOCODER_URL", &self.provider_geocoder_url),
-            ("WRENCH_PROVIDER_GEOCODER_RATE", &self.provider_geocoder_rate),
             ("WRENCH_GEOIP_CITY_DB", &self.geoip_city_db),
             ("WRENCH_GEOIP_ASN_DB", &self.geoip_asn_db),
             ("WRENCH_DATASET_RECHECK_SECONDS", &self.dataset_recheck_seconds),
         ];
+        let providers: Vec<(String, Option<&toml::Value>)> =
+            self.providers.iter().map(|(k, v)| (format!("WRENCH_{}", k.to_ascii_uppercase()), Some(v))).collect();
+        let named = values.into_iter().map(|(name, value)| (name.to_string(), value.as_ref()));
         let mut out = Vec::new();
-        for (name, value) in values {
+        for (name, value) in named.chain(providers) {
             let key = name.trim_start_matches("WRENCH_").to_ascii_lowercase();
             let text = match value {
                 None => continue,
@@ -240,7 +252,7 @@ impl Config {
             Some(path) => {
                 let text =
                     std::fs::read_to_string(&path).map_err(|e| format!("config file {}: {e}", path.display()))?;
-                toml::from_str::<FileConfig>(&text).map_err(|e| format!("config file {}: {e}", path.display()))?
+                FileConfig::parse(&text).map_err(|e| format!("config file {}: {e}", path.display()))?
             }
             None => FileConfig::default(),
         };
@@ -255,6 +267,7 @@ impl Config {
     fn from_parts(file: FileConfig, vars: &[(String, String)]) -> Result<Config, String> {
         let mut c = Config::default();
         for (name, text) in file.outbound()? {
+            let name = name.as_str();
             let applied =
                 if datasets::KEYS.contains(&name) { c.datasets.set(name, &text) } else { c.outbound.set(name, &text) };
             applied.map_err(|e| e.replacen(name, &name.trim_start_matches("WRENCH_").to_ascii_lowercase(), 1))?;
@@ -326,7 +339,7 @@ impl Config {
             c.trusted_proxies = list.iter().map(|s| parse_net("trusted_proxies", s)).collect::<Result<_, _>>()?;
         }
         for (k, v) in vars {
-            if outbound::KEYS.contains(&k.as_str()) {
+            if outbound::KEYS.contains(&k.as_str()) || providers::is_key(k) {
                 c.outbound.set(k, v)?;
                 continue;
             }
@@ -547,6 +560,14 @@ mod tests {
         let c = Config::from_parts(file, &vars(&[("WRENCH_OUTBOUND_REDIRECTS", "2")])).unwrap();
         assert!(c.outbound.ports.contains(8050) && !c.outbound.ports.contains(443));
         assert_eq!((c.outbound.redirects, &c.outbound.dns_servers), (2, &outbound::DnsServers::System));
+        // Provider keys follow the provider list; one not on it is refused by name.
+        let file =
+            FileConfig::parse("provider_hibp_url = \"off\"\nprovider_npm_url = \"https://registry.site.example\"")
+                .unwrap();
+        let c = Config::from_parts(file, &[]).unwrap();
+        assert!(c.outbound.providers.url("HIBP").is_none());
+        assert_eq!(c.outbound.providers.url("NPM").unwrap().as_str(), "https://registry.site.example/");
+        assert!(FileConfig::parse("provider_nope_url = \"x\"").unwrap_err().contains("provider_nope_url"));
         let file: FileConfig = toml::from_str("outbound_timeout = 0").unwrap();
         let e = Config::from_parts(file, &[]).unwrap_err();
         assert!(e.starts_with("outbound_timeout"), "{e}");

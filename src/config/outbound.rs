@@ -129,13 +129,6 @@ pub const KEYS: &[&str] = &[
     "WRENCH_TLS_EXTRA_ROOTS",
     "WRENCH_RDAP_BOOTSTRAP_URL",
     "WRENCH_WHOIS_SERVERS",
-    "WRENCH_PROVIDER_OPENPAGERANK_KEY",
-    "WRENCH_PROVIDER_OPENPAGERANK_URL",
-    "WRENCH_PROVIDER_GREENWEB_URL",
-    "WRENCH_PROVIDER_BIN_URL",
-    "WRENCH_PROVIDER_TOREXITS_URL",
-    "WRENCH_PROVIDER_GEOCODER_URL",
-    "WRENCH_PROVIDER_GEOCODER_RATE",
 ];
 
 impl OutboundConfig {
@@ -193,7 +186,7 @@ impl OutboundConfig {
                 self.rdap_bootstrap_url = url;
             }
             "WRENCH_WHOIS_SERVERS" => self.whois_servers = parse_whois_servers(name, value)?,
-            _ if super::providers::KEYS.contains(&name) => self.providers.set(name, value)?,
+            _ if super::providers::is_key(name) => self.providers.set(name, value)?,
             _ => return Err(format!("{name}: not an outbound setting")),
         }
         Ok(())

@@ -96,6 +96,15 @@ impl Chain {
     }
 }
 
+/// The time and size a fetch may take.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    timeout: Duration,
+    max_bytes: usize,
+    /// The limits are the layer's settings, which messages then name.
+    settings: bool,
+}
+
 /// reqwest's resolver for every client of this module: it answers nothing, so the only
 /// addresses a request can reach are the ones given to the client after they were judged.
 struct NoLookups;
@@ -131,12 +140,35 @@ impl Net {
         self.fetch_with(url, options, headers).await.into_result(self.config.redirects)
     }
 
+    /// [`Net::get_with`] within a tighter time limit and body size than the layer's own (a
+    /// provider's): each is the smaller of the two.
+    pub async fn get_limited(
+        &self,
+        url: Url,
+        headers: &HeaderMap,
+        timeout: Duration,
+        max_bytes: usize,
+    ) -> Result<Chain, OutboundError> {
+        let options = FetchOptions { follow: true, read_body: true };
+        let limits = Limits {
+            timeout: timeout.min(self.config.timeout),
+            max_bytes: max_bytes.min(self.config.max_bytes),
+            settings: timeout >= self.config.timeout && max_bytes >= self.config.max_bytes,
+        };
+        self.fetch_within(url, options, headers, limits).await.into_result(self.config.redirects)
+    }
+
     /// [`Net::fetch`] with request header fields of the caller's (a provider's key), sent only
     /// to the origin of `url`: a redirect elsewhere never carries them.
     pub async fn fetch_with(&self, url: Url, options: FetchOptions, headers: &HeaderMap) -> Chain {
+        let limits = Limits { timeout: self.config.timeout, max_bytes: self.config.max_bytes, settings: true };
+        self.fetch_within(url, options, headers, limits).await
+    }
+
+    async fn fetch_within(&self, url: Url, options: FetchOptions, headers: &HeaderMap, limits: Limits) -> Chain {
         let origin = url.origin();
         let started = Instant::now();
-        let deadline = tokio::time::Instant::now() + self.config.timeout;
+        let deadline = tokio::time::Instant::now() + limits.timeout;
         let mut chain = Chain { hops: Vec::new(), end: ChainEnd::Done, body: None, elapsed: Duration::ZERO };
         let mut visited: HashSet<Url> = HashSet::new();
         let mut next = url;
@@ -144,9 +176,10 @@ impl Net {
             visited.insert(next.clone());
             let timeout = || {
                 OutboundError::Timeout(format!(
-                    "{} did not answer within {} s (WRENCH_OUTBOUND_TIMEOUT)",
+                    "{} did not answer within {} s{}",
                     host_of(&next),
-                    self.config.timeout.as_secs()
+                    limits.timeout.as_secs_f64(),
+                    if limits.settings { " (WRENCH_OUTBOUND_TIMEOUT)" } else { "" }
                 ))
             };
             let target = match within(deadline, self.target(&next), timeout).await {
@@ -183,7 +216,7 @@ impl Net {
             let redirect = matches!(status, 301 | 302 | 303 | 307 | 308) && location.is_some();
             if !(options.follow && redirect) {
                 if options.read_body {
-                    match within(deadline, self.read_body(&mut response, &target), timeout).await {
+                    match within(deadline, self.read_body(&mut response, &target, limits), timeout).await {
                         Ok(body) => chain.body = Some(body),
                         Err(e) => chain.end = ChainEnd::Stopped(e),
                     }
@@ -244,14 +277,16 @@ impl Net {
     }
 
     /// The body, counted while it arrives and refused past the byte limit.
-    async fn read_body(&self, response: &mut reqwest::Response, target: &Target) -> Result<Vec<u8>, OutboundError> {
-        let limit = self.config.max_bytes;
-        let too_large = || {
-            OutboundError::Unreachable(format!(
-                "{} answered with more than {limit} bytes (WRENCH_OUTBOUND_MAX_BYTES)",
-                target.host
-            ))
-        };
+    async fn read_body(
+        &self,
+        response: &mut reqwest::Response,
+        target: &Target,
+        limits: Limits,
+    ) -> Result<Vec<u8>, OutboundError> {
+        let limit = limits.max_bytes;
+        let setting = if limits.settings { " (WRENCH_OUTBOUND_MAX_BYTES)" } else { "" };
+        let too_large =
+            || OutboundError::Unreachable(format!("{} answered with more than {limit} bytes{setting}", target.host));
         if response.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_large());
         }

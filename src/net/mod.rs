@@ -12,6 +12,7 @@ pub mod connect;
 pub mod error;
 pub mod fetch;
 pub mod policy;
+pub mod provider;
 pub mod resolver;
 pub mod target;
 pub mod timed;

@@ -228,7 +228,8 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
         return page(200, &headers, TECH_PAGE);
     }
     if let Some(path) = req.uri().path().strip_prefix("/providers")
-        && let Some((status, kind, body)) = crate::providers::route(path, &query(&req), req.headers())
+        && let Some((status, kind, body)) =
+            crate::providers::route(path, &query(&req), req.uri().query().unwrap_or(""), req.headers())
     {
         return page(status, &[("content-type", kind)], body);
     }

@@ -11,6 +11,7 @@ pub mod counting;
 pub mod dns;
 pub mod geocoder;
 pub mod http;
+pub mod live;
 pub mod providers;
 pub mod tls;
 pub mod whois;
@@ -54,6 +55,14 @@ impl Fakes {
             ("WRENCH_PROVIDER_BIN_URL", format!("http://{}/providers/binlist/", self.http)),
             ("WRENCH_PROVIDER_TOREXITS_URL", format!("http://{}/providers/tor/torbulkexitlist", self.http)),
             ("WRENCH_PROVIDER_GEOCODER_URL", format!("http://{}/providers/nominatim/", self.http)),
+            ("WRENCH_PROVIDER_HIBP_URL", format!("http://{}/providers/hibp/", self.http)),
+            ("WRENCH_PROVIDER_OPENMETEO_URL", format!("http://{}/providers/openmeteo/v1/", self.http)),
+            ("WRENCH_PROVIDER_OPENMETEO_AIR_URL", format!("http://{}/providers/openmeteo-air/v1/", self.http)),
+            ("WRENCH_PROVIDER_OPENMETEO_ELEVATION_URL", format!("http://{}/providers/openmeteo/v1/", self.http)),
+            ("WRENCH_PROVIDER_COINGECKO_URL", format!("http://{}/providers/coingecko/api/v3/", self.http)),
+            ("WRENCH_PROVIDER_AGIFY_URL", format!("http://{}/providers/agify/", self.http)),
+            ("WRENCH_PROVIDER_GENDERIZE_URL", format!("http://{}/providers/genderize/", self.http)),
+            ("WRENCH_PROVIDER_NATIONALIZE_URL", format!("http://{}/providers/nationalize/", self.http)),
             // The fake has no limit; a high rate keeps tests from waiting on the budget.
             ("WRENCH_PROVIDER_GEOCODER_RATE", "1000".to_string()),
             // The small IP data sets of tests/fixtures/geoip (see make.py there): both city

@@ -12,6 +12,7 @@
 //!   address per line.
 //! - `/providers/nominatim/search` and `/providers/nominatim/reverse`: a Nominatim geocoder
 //!   (`geocoder.rs`).
+//! - the live data providers of `live.rs`.
 
 /// The key the fake Open PageRank accepts.
 pub const OPENPAGERANK_KEY: &str = "fake-opr-key";
@@ -42,8 +43,12 @@ pub const TOR_EXITS: &[&str] = &["81.2.69.142", "2001:db8:200::66", "185.220.101
 pub fn route(
     path: &str,
     query: &[(String, String)],
+    raw_query: &str,
     headers: &hyper::HeaderMap,
 ) -> Option<(u16, &'static str, String)> {
+    if let Some(answer) = crate::live::route(path, query, raw_query, headers) {
+        return Some(answer);
+    }
     let json = "application/json";
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let api_key = header("api-opr");

@@ -1,0 +1,324 @@
+//! Third-party data providers, one way: every call to a provider goes through a [`Provider`],
+//! which knows its settings (`WRENCH_PROVIDER_<ID>_URL` and `_KEY`, `config/providers.rs`), its
+//! time limit, the largest answer it reads, and the request budget its published limits allow,
+//! counted in the store so that every instance shares it. Answers an operation wants kept are
+//! cached in the store too, with the time they were fetched, so every answer can say how old
+//! its data is.
+//!
+//! Failures are the provider's, never the caller's: 503 PROVIDER_NOT_CONFIGURED naming the
+//! setting when it is off or lacks a required key, 503 PROVIDER_BUSY when its budget is spent
+//! (with the seconds until it renews), 502 UPSTREAM_ERROR or 504 UPSTREAM_TIMEOUT naming it
+//! when it fails. A key travels in a header or parameter sent only to the provider's origin
+//! (redirects elsewhere never carry it) and never into a message.
+
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use serde::{Deserialize, Serialize};
+
+use super::OutboundError;
+use crate::{
+    config::providers::{KeyUse, Secret, provider as definition},
+    envelope::{ApiError, ErrorCode},
+    op::Ctx,
+};
+
+/// How many requests a provider may receive in a clock window, from every instance together.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub limit: u32,
+    /// The window, in seconds: 60, 3,600 or 86,400.
+    pub window: u64,
+    /// Only while no key is set (the free tier of a provider whose key raises the limit).
+    pub without_key_only: bool,
+}
+
+impl Budget {
+    pub const fn per_minute(limit: u32) -> Budget {
+        Budget { limit, window: 60, without_key_only: false }
+    }
+
+    pub const fn per_hour(limit: u32) -> Budget {
+        Budget { limit, window: 3_600, without_key_only: false }
+    }
+
+    pub const fn per_day(limit: u32) -> Budget {
+        Budget { limit, window: 86_400, without_key_only: false }
+    }
+
+    /// The same budget, kept only while no key is set.
+    pub const fn without_key(self) -> Budget {
+        Budget { without_key_only: true, ..self }
+    }
+
+    fn unit(&self) -> &'static str {
+        match self.window {
+            60 => "minute",
+            3_600 => "hour",
+            _ => "day",
+        }
+    }
+}
+
+/// A provider as an operation calls it.
+#[derive(Debug)]
+pub struct Provider {
+    /// The id of `config::providers::PROVIDERS` (`HIBP`).
+    pub id: &'static str,
+    /// As messages name it: `Have I Been Pwned`.
+    pub name: &'static str,
+    /// Longest wait for one answer (within `WRENCH_OUTBOUND_TIMEOUT`).
+    pub timeout: Duration,
+    /// Largest answer read (within `WRENCH_OUTBOUND_MAX_BYTES`).
+    pub max_bytes: usize,
+    /// Every limit it publishes; none where it publishes none (the time limit and the cache
+    /// are then the only brakes).
+    pub budgets: &'static [Budget],
+}
+
+/// A provider's answer, fresh or from the cache.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Answer {
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// Unix seconds when the provider gave it.
+    pub fetched: i64,
+    /// It came from the cache.
+    #[serde(skip)]
+    pub cached: bool,
+}
+
+impl Answer {
+    /// When the provider gave it, RFC 3339.
+    pub fn fetched_at(&self) -> String {
+        jiff::Timestamp::from_second(self.fetched).map(|t| t.to_string()).unwrap_or_default()
+    }
+
+    /// The body as JSON, or the provider's malformed-answer error.
+    pub fn json(&self, provider: &Provider) -> Result<serde_json::Value, ApiError> {
+        serde_json::from_slice(&self.body).map_err(|e| provider.malformed(format!("not JSON ({e})")))
+    }
+}
+
+impl Provider {
+    fn url_setting(&self) -> String {
+        format!("WRENCH_PROVIDER_{}_URL", self.id)
+    }
+
+    fn key_setting(&self) -> String {
+        format!("WRENCH_PROVIDER_{}_KEY", self.id)
+    }
+
+    /// The provider's URL, or 503 PROVIDER_NOT_CONFIGURED naming the settings to give.
+    pub fn url<'a>(&self, ctx: &'a Ctx) -> Result<&'a url::Url, ApiError> {
+        let settings = &ctx.config.outbound.providers;
+        let def = definition(self.id);
+        let Some(url) = settings.url(self.id) else {
+            let why = if def.default_url.is_some() { "is turned off" } else { "has no default address" };
+            return Err(ApiError::new(
+                ErrorCode::ProviderNotConfigured,
+                format!("{} {why}: set {} to its address", self.name, self.url_setting()),
+            ));
+        };
+        if def.key == KeyUse::Required && settings.key(self.id).is_none() {
+            return Err(ApiError::new(
+                ErrorCode::ProviderNotConfigured,
+                format!("{} needs a key (free from the provider): set {}", self.name, self.key_setting()),
+            ));
+        }
+        Ok(url)
+    }
+
+    /// The key, when one is set.
+    pub fn key<'a>(&self, ctx: &'a Ctx) -> Option<&'a Secret> {
+        ctx.config.outbound.providers.key(self.id)
+    }
+
+    /// A provider's answer that is not what its API documents.
+    pub fn malformed(&self, what: impl std::fmt::Display) -> ApiError {
+        ApiError::new(ErrorCode::UpstreamError, format!("{} answered in an unexpected form: {what}", self.name))
+    }
+
+    /// A provider's answer with a status its API uses for failure.
+    pub fn failed(&self, status: u16) -> ApiError {
+        let what = match status {
+            401 | 403 => "refused the request; check the key".to_string(),
+            429 => "refused more requests for now (429)".to_string(),
+            s => format!("answered status {s}"),
+        };
+        ApiError::new(ErrorCode::UpstreamError, format!("{} ({}) {what}", self.name, self.url_setting()))
+    }
+
+    /// `GET url` with `headers` (sent only to the URL's origin), within the provider's budget,
+    /// time limit and size cap.
+    pub async fn get(&self, ctx: &Ctx, url: url::Url, headers: &HeaderMap) -> Result<Answer, ApiError> {
+        self.spend(ctx).await?;
+        let blame = |e: OutboundError| {
+            let (code, m) = match e {
+                OutboundError::Timeout(m) => (ErrorCode::UpstreamTimeout, m),
+                other => (ErrorCode::UpstreamError, other.to_string()),
+            };
+            ApiError::new(code, format!("{} ({}) could not be used: {m}", self.name, self.url_setting()))
+        };
+        let chain = ctx.net.get_limited(url, headers, self.timeout, self.max_bytes).await.map_err(blame)?;
+        let status = chain.last().map_or(0, |h| h.status);
+        Ok(Answer {
+            status,
+            body: chain.body.unwrap_or_default(),
+            fetched: jiff::Timestamp::now().as_second(),
+            cached: false,
+        })
+    }
+
+    /// [`Provider::get`] through the store's cache: an answer kept under `key` (a provider's
+    /// answer with a status `keep` accepts) is reused for `ttl`.
+    pub async fn get_cached(
+        &self,
+        ctx: &Ctx,
+        key: &str,
+        ttl: Duration,
+        url: url::Url,
+        headers: &HeaderMap,
+        keep: impl Fn(u16) -> bool,
+    ) -> Result<Answer, ApiError> {
+        let key = format!("cache:{}:{key}", self.id.to_ascii_lowercase());
+        if let Some(bytes) = cached(ctx, &key).await
+            && let Ok(mut answer) = serde_json::from_slice::<Answer>(&bytes)
+        {
+            answer.cached = true;
+            return Ok(answer);
+        }
+        let answer = self.get(ctx, url, headers).await?;
+        if keep(answer.status)
+            && let Ok(bytes) = serde_json::to_vec(&answer)
+        {
+            remember(ctx, &key, &bytes, ttl).await;
+        }
+        Ok(answer)
+    }
+
+    /// Counts one request against the budget, or answers 503 PROVIDER_BUSY with the seconds
+    /// until the budget renews. A store that cannot count does not stop the request: the
+    /// provider's own limit is then the brake, and its refusal is reported as such.
+    async fn spend(&self, ctx: &Ctx) -> Result<(), ApiError> {
+        for budget in self.budgets {
+            if budget.without_key_only && self.key(ctx).is_some() {
+                continue;
+            }
+            self.spend_one(ctx, budget.limit, budget.window, budget.unit()).await?;
+        }
+        Ok(())
+    }
+
+    async fn spend_one(&self, ctx: &Ctx, limit: u32, window: u64, what: &str) -> Result<(), ApiError> {
+        let now = jiff::Timestamp::now().as_second().max(0) as u64;
+        let index = now / window;
+        let renews = (index + 1) * window - now;
+        let key = format!("budget:{}:{what}:{index}", self.id.to_ascii_lowercase());
+        match ctx.store.incr(&key, Some(Duration::from_secs(window + 60))).await {
+            Ok((n, _)) if n > i64::from(limit) => Err(ApiError::new(
+                ErrorCode::ProviderBusy,
+                format!(
+                    "{} takes {limit} requests a {what} from this service, as its published limits allow, \
+                     and they are spent; the budget renews in {renews} s",
+                    self.name
+                ),
+            )
+            .with_retry_after(renews)),
+            Ok(_) => Ok(()),
+            Err(e) => {
+                tracing::debug!(error = %e, provider = self.id, "a provider budget could not be counted");
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A cached answer under `key`, if the store has one and can be asked.
+pub async fn cached(ctx: &Ctx, key: &str) -> Option<Vec<u8>> {
+    match ctx.store.get(key).await {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::debug!(error = %e, "a provider cache read failed; asking the provider");
+            None
+        }
+    }
+}
+
+/// Keeps `value` under `key` for `ttl`; a failing store is logged and otherwise ignored.
+pub async fn remember(ctx: &Ctx, key: &str, value: &[u8], ttl: Duration) {
+    if let Err(e) = ctx.store.put(key, value, Some(ttl)).await {
+        tracing::debug!(error = %e, "a provider answer could not be cached");
+    }
+}
+
+/// Waits for a turn to call provider `name`, which may receive `per_second` requests a second
+/// from every instance together: turns are the boundaries of 1/`per_second`-second intervals,
+/// each claimed by one request through a counter in the store (shared by instances), so two
+/// requests never start closer than one interval apart. Returns once the claimed turn has
+/// come; an error when no turn is free before `deadline`, or when the store cannot count (then
+/// the provider is not called at all rather than called without a budget).
+pub async fn take_turn(ctx: &Ctx, name: &str, per_second: u32, deadline: tokio::time::Instant) -> Result<(), String> {
+    let interval_ms = (1000 / u64::from(per_second.max(1))).max(1);
+    let now_ms = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis();
+    let start = now_ms() as u64;
+    let mut turn = start.div_ceil(interval_ms);
+    loop {
+        let at_ms = turn * interval_ms;
+        let wait = Duration::from_millis(at_ms.saturating_sub(start));
+        if tokio::time::Instant::now() + wait > deadline {
+            return Err(format!("its request budget ({per_second} a second) is spent for now"));
+        }
+        let key = format!("budget:{name}:{turn}");
+        match ctx.store.incr(&key, Some(Duration::from_millis(interval_ms) + Duration::from_secs(5))).await {
+            Ok((1, _)) => {
+                let left = Duration::from_millis(at_ms.saturating_sub(now_ms() as u64));
+                tokio::time::sleep(left).await;
+                return Ok(());
+            }
+            Ok(_) => turn += 1,
+            Err(e) => return Err(format!("its request budget could not be counted ({e})")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn turns_are_one_interval_apart_and_end_at_the_deadline() {
+        let ctx = crate::testing::fake_ctx(&[]);
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(1_100);
+        let mut started = Vec::new();
+        let refusal = loop {
+            match take_turn(&ctx, "test-turns", 4, deadline).await {
+                Ok(()) => started.push(std::time::Instant::now()),
+                Err(e) => break e,
+            }
+            assert!(started.len() <= 5, "more turns than 4 a second allow in 1.1 s");
+        };
+        // Turns of 250 ms: four or five fit in 1.1 s, depending on where the first boundary falls.
+        assert!((4..=5).contains(&started.len()), "{}", started.len());
+        assert!(refusal.contains("spent"), "{refusal}");
+        for pair in started.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(gap >= Duration::from_millis(240), "{gap:?}");
+        }
+        // Another caller of the same provider (another instance, through the same store) does not
+        // get a turn already claimed: concurrent claimants are spread out too.
+        let deadline = tokio::time::Instant::now() + Duration::from_millis(2_100);
+        let (a, b) = tokio::join!(
+            async {
+                take_turn(&ctx, "test-shared", 2, deadline).await.unwrap();
+                std::time::Instant::now()
+            },
+            async {
+                take_turn(&ctx, "test-shared", 2, deadline).await.unwrap();
+                std::time::Instant::now()
+            }
+        );
+        let gap = if a > b { a - b } else { b - a };
+        assert!(gap >= Duration::from_millis(490), "{gap:?}");
+    }
+}
