@@ -11,5 +11,6 @@ pub(crate) mod breach;
 pub(crate) mod elevation;
 pub(crate) mod estimates;
 pub(crate) mod exchange;
+pub(crate) mod npm;
 pub(crate) mod open_meteo;
 pub(crate) mod weather;

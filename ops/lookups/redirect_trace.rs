@@ -97,7 +97,7 @@ async fn redirect_trace(input: TraceInput, ctx: &Ctx) -> Result<TraceOutput, Api
             match e {
                 OutboundError::Forbidden(_) | OutboundError::Invalid(_) => TraceEnd::Refused,
                 OutboundError::Timeout(_) => TraceEnd::Timeout,
-                OutboundError::Unreachable(_) => TraceEnd::Unreachable,
+                OutboundError::Unreachable(_) | OutboundError::TooLarge(_) => TraceEnd::Unreachable,
             },
             Some(e.message().to_string()),
         ),

@@ -16,6 +16,8 @@ pub enum OutboundError {
     Unreachable(String),
     /// The target did not answer within the time allowed.
     Timeout(String),
+    /// The answer's body is larger than the fetch reads.
+    TooLarge(String),
 }
 
 impl OutboundError {
@@ -24,7 +26,7 @@ impl OutboundError {
         match self {
             OutboundError::Invalid(m) => ApiError::invalid(field, m),
             OutboundError::Forbidden(m) => ApiError::new(ErrorCode::TargetForbidden, m),
-            OutboundError::Unreachable(m) => ApiError::new(ErrorCode::UpstreamError, m),
+            OutboundError::Unreachable(m) | OutboundError::TooLarge(m) => ApiError::new(ErrorCode::UpstreamError, m),
             OutboundError::Timeout(m) => ApiError::new(ErrorCode::UpstreamTimeout, m),
         }
     }
@@ -34,7 +36,8 @@ impl OutboundError {
             OutboundError::Invalid(m)
             | OutboundError::Forbidden(m)
             | OutboundError::Unreachable(m)
-            | OutboundError::Timeout(m) => m,
+            | OutboundError::Timeout(m)
+            | OutboundError::TooLarge(m) => m,
         }
     }
 }

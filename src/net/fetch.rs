@@ -140,8 +140,9 @@ impl Net {
         self.fetch_with(url, options, headers).await.into_result(self.config.redirects)
     }
 
-    /// [`Net::get_with`] within a tighter time limit and body size than the layer's own (a
-    /// provider's): each is the smaller of the two.
+    /// [`Net::get_with`] within a time limit and body size of the caller's instead of the
+    /// layer's settings: a provider's, which wrench chooses for that provider's data (an npm
+    /// registry's documents are larger than most pages, a geocoder's answers smaller).
     pub async fn get_limited(
         &self,
         url: Url,
@@ -150,11 +151,7 @@ impl Net {
         max_bytes: usize,
     ) -> Result<Chain, OutboundError> {
         let options = FetchOptions { follow: true, read_body: true };
-        let limits = Limits {
-            timeout: timeout.min(self.config.timeout),
-            max_bytes: max_bytes.min(self.config.max_bytes),
-            settings: timeout >= self.config.timeout && max_bytes >= self.config.max_bytes,
-        };
+        let limits = Limits { timeout, max_bytes, settings: false };
         self.fetch_within(url, options, headers, limits).await.into_result(self.config.redirects)
     }
 
@@ -286,7 +283,7 @@ impl Net {
         let limit = limits.max_bytes;
         let setting = if limits.settings { " (WRENCH_OUTBOUND_MAX_BYTES)" } else { "" };
         let too_large =
-            || OutboundError::Unreachable(format!("{} answered with more than {limit} bytes{setting}", target.host));
+            || OutboundError::TooLarge(format!("{} answered with more than {limit} bytes{setting}", target.host));
         if response.content_length().is_some_and(|n| n > limit as u64) {
             return Err(too_large());
         }

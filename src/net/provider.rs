@@ -80,6 +80,9 @@ pub struct Provider {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Answer {
     pub status: u16,
+    /// Kept in the cache as text (providers answer JSON or text); an answer that is not UTF-8
+    /// is not cached.
+    #[serde(with = "text_body")]
     pub body: Vec<u8>,
     /// Unix seconds when the provider gave it.
     pub fetched: i64,
@@ -152,22 +155,41 @@ impl Provider {
     /// `GET url` with `headers` (sent only to the URL's origin), within the provider's budget,
     /// time limit and size cap.
     pub async fn get(&self, ctx: &Ctx, url: url::Url, headers: &HeaderMap) -> Result<Answer, ApiError> {
-        self.spend(ctx).await?;
-        let blame = |e: OutboundError| {
-            let (code, m) = match e {
-                OutboundError::Timeout(m) => (ErrorCode::UpstreamTimeout, m),
-                other => (ErrorCode::UpstreamError, other.to_string()),
-            };
-            ApiError::new(code, format!("{} ({}) could not be used: {m}", self.name, self.url_setting()))
+        match self.fetch(ctx, url, headers).await? {
+            Ok(answer) => Ok(answer),
+            Err(e) => Err(self.blame(e)),
+        }
+    }
+
+    /// The error that names the provider for an outbound failure.
+    pub fn blame(&self, e: OutboundError) -> ApiError {
+        let (code, m) = match e {
+            OutboundError::Timeout(m) => (ErrorCode::UpstreamTimeout, m),
+            other => (ErrorCode::UpstreamError, other.to_string()),
         };
-        let chain = ctx.net.get_limited(url, headers, self.timeout, self.max_bytes).await.map_err(blame)?;
+        ApiError::new(code, format!("{} ({}) could not be used: {m}", self.name, self.url_setting()))
+    }
+
+    /// [`Provider::get`] with the outbound failure kept apart (an answer too large to read can
+    /// be asked for again in a smaller form); the outer error is the budget's.
+    pub async fn fetch(
+        &self,
+        ctx: &Ctx,
+        url: url::Url,
+        headers: &HeaderMap,
+    ) -> Result<Result<Answer, OutboundError>, ApiError> {
+        self.spend(ctx).await?;
+        let chain = match ctx.net.get_limited(url, headers, self.timeout, self.max_bytes).await {
+            Ok(chain) => chain,
+            Err(e) => return Ok(Err(e)),
+        };
         let status = chain.last().map_or(0, |h| h.status);
-        Ok(Answer {
+        Ok(Ok(Answer {
             status,
             body: chain.body.unwrap_or_default(),
             fetched: jiff::Timestamp::now().as_second(),
             cached: false,
-        })
+        }))
     }
 
     /// [`Provider::get`] through the store's cache: an answer kept under `key` (a provider's
@@ -231,6 +253,19 @@ impl Provider {
                 Ok(())
             }
         }
+    }
+}
+
+/// A body as a JSON string rather than an array of numbers, four times smaller in the store.
+mod text_body {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error as _, ser::Error as _};
+
+    pub fn serialize<S: Serializer>(body: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(std::str::from_utf8(body).map_err(|_| S::Error::custom("a body that is not UTF-8"))?)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        String::deserialize(d).map(String::into_bytes).map_err(D::Error::custom)
     }
 }
 

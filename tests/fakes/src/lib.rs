@@ -12,6 +12,7 @@ pub mod dns;
 pub mod geocoder;
 pub mod http;
 pub mod live;
+pub mod npm;
 pub mod providers;
 pub mod tls;
 pub mod whois;
@@ -63,6 +64,7 @@ impl Fakes {
             ("WRENCH_PROVIDER_AGIFY_URL", format!("http://{}/providers/agify/", self.http)),
             ("WRENCH_PROVIDER_GENDERIZE_URL", format!("http://{}/providers/genderize/", self.http)),
             ("WRENCH_PROVIDER_NATIONALIZE_URL", format!("http://{}/providers/nationalize/", self.http)),
+            ("WRENCH_PROVIDER_NPM_URL", format!("http://{}/providers/npm/", self.http)),
             // The fake has no limit; a high rate keeps tests from waiting on the budget.
             ("WRENCH_PROVIDER_GEOCODER_RATE", "1000".to_string()),
             // The small IP data sets of tests/fixtures/geoip (see make.py there): both city

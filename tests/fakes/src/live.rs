@@ -10,6 +10,7 @@
 //!   `x-cg-demo-api-key`, when sent, must be [`COINGECKO_KEY`]).
 //! - `/providers/agify/`, `/providers/genderize/`, `/providers/nationalize/`: the three name
 //!   APIs (`?name=`, optional `country_id` and `apikey`).
+//! - `/providers/npm/...`: an npm registry (`npm.rs`).
 //!
 //! Every request is recorded ([`requests`]) so tests can check what left wrench.
 
@@ -81,7 +82,7 @@ const JSON: &str = "application/json; charset=utf-8";
 
 /// The answer to `path` (below `/providers`), or `None` when it is not one of these fakes.
 pub fn route(path: &str, query: &[(String, String)], raw_query: &str, headers: &hyper::HeaderMap) -> Option<Answer> {
-    let known = ["/hibp/", "/broken/", "/openmeteo", "/coingecko/", "/agify/", "/genderize/", "/nationalize/"];
+    let known = ["/hibp/", "/broken/", "/openmeteo", "/coingecko/", "/agify/", "/genderize/", "/nationalize/", "/npm/"];
     if !known.iter().any(|k| path.starts_with(k)) {
         return None;
     }
@@ -122,6 +123,9 @@ pub fn route(path: &str, query: &[(String, String)], raw_query: &str, headers: &
             "search" => coingecko_search(get("query").unwrap_or_default()),
             _ => (404, JSON, r#"{"error":"Not found"}"#.into()),
         });
+    }
+    if let Some(name) = path.strip_prefix("/npm/") {
+        return Some(crate::npm::route(name, header("accept")));
     }
     for api in ["agify", "genderize", "nationalize"] {
         if path == format!("/{api}/") {
