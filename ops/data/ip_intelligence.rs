@@ -134,7 +134,7 @@ async fn ip_intelligence(ctx: &Ctx, input: IntelligenceInput) -> Result<Intellig
     let reverse_dns = dns_part.map_err(|reason| unavailable.push(Unavailable { part: "reverseDns", reason })).ok();
     let tor = match tor_part {
         Ok(list) => Tor {
-            exit_node: Some(list.addresses.contains(&ip)),
+            exit_node: Some(list.data.contains(&ip)),
             list_age_seconds: Some(list.age_seconds()),
             list_fetched_at: Some(list.fetched_at.clone()),
         },

@@ -13,4 +13,5 @@ pub(crate) mod estimates;
 pub(crate) mod exchange;
 pub(crate) mod npm;
 pub(crate) mod open_meteo;
+pub(crate) mod phishing;
 pub(crate) mod weather;

@@ -152,17 +152,41 @@ impl Net {
     ) -> Result<Chain, OutboundError> {
         let options = FetchOptions { follow: true, read_body: true };
         let limits = Limits { timeout, max_bytes, settings: false };
-        self.fetch_within(url, options, headers, limits).await.into_result(self.config.redirects)
+        self.fetch_within(url, options, headers, limits, None).await.into_result(self.config.redirects)
+    }
+
+    /// [`Net::get_limited`] as a POST of an HTML form (`application/x-www-form-urlencoded`),
+    /// for the provider APIs that take their questions so. Redirects are not followed: a POST
+    /// API that redirects is answering wrongly, and its answer says so.
+    pub async fn post_form_limited(
+        &self,
+        url: Url,
+        headers: &HeaderMap,
+        form: &[(&str, &str)],
+        timeout: Duration,
+        max_bytes: usize,
+    ) -> Result<Chain, OutboundError> {
+        let options = FetchOptions { follow: false, read_body: true };
+        let limits = Limits { timeout, max_bytes, settings: false };
+        let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+        self.fetch_within(url, options, headers, limits, Some(body)).await.into_result(self.config.redirects)
     }
 
     /// [`Net::fetch`] with request header fields of the caller's (a provider's key), sent only
     /// to the origin of `url`: a redirect elsewhere never carries them.
     pub async fn fetch_with(&self, url: Url, options: FetchOptions, headers: &HeaderMap) -> Chain {
         let limits = Limits { timeout: self.config.timeout, max_bytes: self.config.max_bytes, settings: true };
-        self.fetch_within(url, options, headers, limits).await
+        self.fetch_within(url, options, headers, limits, None).await
     }
 
-    async fn fetch_within(&self, url: Url, options: FetchOptions, headers: &HeaderMap, limits: Limits) -> Chain {
+    async fn fetch_within(
+        &self,
+        url: Url,
+        options: FetchOptions,
+        headers: &HeaderMap,
+        limits: Limits,
+        form: Option<String>,
+    ) -> Chain {
         let origin = url.origin();
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + limits.timeout;
@@ -188,13 +212,14 @@ impl Net {
             };
             let sent = Instant::now();
             let extra = (target.url.origin() == origin).then_some(headers);
-            let mut response = match within(deadline, self.send(&target, deadline, extra), timeout).await {
-                Ok(r) => r,
-                Err(e) => {
-                    chain.end = ChainEnd::Stopped(e);
-                    break;
-                }
-            };
+            let mut response =
+                match within(deadline, self.send(&target, deadline, extra, form.as_deref()), timeout).await {
+                    Ok(r) => r,
+                    Err(e) => {
+                        chain.end = ChainEnd::Stopped(e);
+                        break;
+                    }
+                };
             let status = response.status().as_u16();
             let location = response
                 .headers()
@@ -241,12 +266,14 @@ impl Net {
         chain
     }
 
-    /// Sends one GET to a judged target, through a client that can reach nothing else.
+    /// Sends one GET (or, with `form`, a form POST) to a judged target, through a client that
+    /// can reach nothing else.
     async fn send(
         &self,
         target: &Target,
         deadline: tokio::time::Instant,
         extra: Option<&HeaderMap>,
+        form: Option<&str>,
     ) -> Result<reqwest::Response, OutboundError> {
         let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
         let mut builder = reqwest::Client::builder()
@@ -263,10 +290,15 @@ impl Net {
         }
         let client =
             builder.build().map_err(|e| OutboundError::Unreachable(format!("could not prepare the request: {e}")))?;
-        let mut request = client
-            .get(target.url.clone())
-            .header(reqwest::header::ACCEPT, "*/*")
-            .header(reqwest::header::ACCEPT_ENCODING, "identity");
+        let request = match form {
+            None => client.get(target.url.clone()),
+            Some(body) => client
+                .post(target.url.clone())
+                .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(body.to_string()),
+        };
+        let mut request =
+            request.header(reqwest::header::ACCEPT, "*/*").header(reqwest::header::ACCEPT_ENCODING, "identity");
         if let Some(extra) = extra {
             request = request.headers(extra.clone());
         }

@@ -10,6 +10,7 @@
 pub mod certificate;
 pub mod connect;
 pub mod error;
+pub mod feed;
 pub mod fetch;
 pub mod policy;
 pub mod provider;

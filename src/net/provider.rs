@@ -192,6 +192,28 @@ impl Provider {
         }))
     }
 
+    /// A form POST to `url`, within the provider's budget, time limit and size cap.
+    pub async fn post_form(
+        &self,
+        ctx: &Ctx,
+        url: url::Url,
+        headers: &HeaderMap,
+        form: &[(&str, &str)],
+    ) -> Result<Answer, ApiError> {
+        self.spend(ctx).await?;
+        let chain = ctx
+            .net
+            .post_form_limited(url, headers, form, self.timeout, self.max_bytes)
+            .await
+            .map_err(|e| self.blame(e))?;
+        Ok(Answer {
+            status: chain.last().map_or(0, |h| h.status),
+            body: chain.body.unwrap_or_default(),
+            fetched: jiff::Timestamp::now().as_second(),
+            cached: false,
+        })
+    }
+
     /// [`Provider::get`] through the store's cache: an answer kept under `key` (a provider's
     /// answer with a status `keep` accepts) is reused for `ttl`.
     pub async fn get_cached(

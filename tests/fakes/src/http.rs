@@ -227,11 +227,22 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
         ];
         return page(200, &headers, TECH_PAGE);
     }
-    if let Some(path) = req.uri().path().strip_prefix("/providers")
-        && let Some((status, kind, body)) =
-            crate::providers::route(path, &query(&req), req.uri().query().unwrap_or(""), req.headers())
-    {
-        return page(status, &[("content-type", kind)], body);
+    if let Some(path) = req.uri().path().strip_prefix("/providers").map(str::to_string) {
+        // A form POST's fields join the query's, as the provider APIs that take forms read them.
+        let raw_query = req.uri().query().unwrap_or("").to_string();
+        let headers = req.headers().clone();
+        let mut pairs = query(&req);
+        if req.method() == hyper::Method::POST {
+            let body = http_body_util::BodyExt::collect(http_body_util::Limited::new(req.into_body(), 64 * 1024))
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            pairs.extend(form_urlencoded::parse(&body).into_owned());
+        }
+        if let Some((status, kind, body)) = crate::providers::route(&path, &pairs, &raw_query, &headers) {
+            return page(status, &[("content-type", kind)], body);
+        }
+        return page(404, &[("content-type", "text/plain")], "no such provider route");
     }
     if let Some((status, body)) = req.uri().path().strip_prefix("/rdap").and_then(crate::whois::rdap_route) {
         return page(status, &[("content-type", "application/rdap+json")], body);

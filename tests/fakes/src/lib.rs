@@ -65,6 +65,9 @@ impl Fakes {
             ("WRENCH_PROVIDER_GENDERIZE_URL", format!("http://{}/providers/genderize/", self.http)),
             ("WRENCH_PROVIDER_NATIONALIZE_URL", format!("http://{}/providers/nationalize/", self.http)),
             ("WRENCH_PROVIDER_NPM_URL", format!("http://{}/providers/npm/", self.http)),
+            ("WRENCH_PROVIDER_OPENPHISH_URL", format!("http://{}/providers/openphish/feed.txt", self.http)),
+            ("WRENCH_PROVIDER_URLHAUS_URL", format!("http://{}/providers/urlhaus/v1/", self.http)),
+            ("WRENCH_PROVIDER_URLHAUS_KEY", live::URLHAUS_KEY.to_string()),
             // The fake has no limit; a high rate keeps tests from waiting on the budget.
             ("WRENCH_PROVIDER_GEOCODER_RATE", "1000".to_string()),
             // The small IP data sets of tests/fixtures/geoip (see make.py there): both city

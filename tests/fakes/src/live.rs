@@ -11,6 +11,9 @@
 //! - `/providers/agify/`, `/providers/genderize/`, `/providers/nationalize/`: the three name
 //!   APIs (`?name=`, optional `country_id` and `apikey`).
 //! - `/providers/npm/...`: an npm registry (`npm.rs`).
+//! - `/providers/openphish/feed.txt`: a phishing feed, one URL a line ([`PHISH_FEED`]).
+//! - `/providers/urlhaus/v1/url/` and `/v1/host/`: URLhaus's lookups (form POSTs, the key in
+//!   `Auth-Key`); `http://malware.site.example/bins/x86` and its host are listed.
 //!
 //! Every request is recorded ([`requests`]) so tests can check what left wrench.
 
@@ -72,6 +75,13 @@ pub const PWNED: &[(&str, u64)] = &[
     ("7987035A34D6AC84D5A4F1196B7C16DE96DC3EC6", 42),
 ];
 
+/// The URLs of the fake OpenPhish feed.
+pub const PHISH_FEED: &[&str] =
+    &["http://login-verify.phish.site.example/account/", "https://secure-bank.phish.site.example/signin?session=1"];
+
+/// The key the fake URLhaus accepts.
+pub const URLHAUS_KEY: &str = "fixture-urlhaus-key";
+
 /// The demo key the fake CoinGecko accepts.
 pub const COINGECKO_KEY: &str = "CG-fixture-demo-key";
 /// The key the fake name APIs accept.
@@ -82,7 +92,18 @@ const JSON: &str = "application/json; charset=utf-8";
 
 /// The answer to `path` (below `/providers`), or `None` when it is not one of these fakes.
 pub fn route(path: &str, query: &[(String, String)], raw_query: &str, headers: &hyper::HeaderMap) -> Option<Answer> {
-    let known = ["/hibp/", "/broken/", "/openmeteo", "/coingecko/", "/agify/", "/genderize/", "/nationalize/", "/npm/"];
+    let known = [
+        "/hibp/",
+        "/broken/",
+        "/openmeteo",
+        "/coingecko/",
+        "/agify/",
+        "/genderize/",
+        "/nationalize/",
+        "/npm/",
+        "/openphish/",
+        "/urlhaus/",
+    ];
     if !known.iter().any(|k| path.starts_with(k)) {
         return None;
     }
@@ -123,6 +144,12 @@ pub fn route(path: &str, query: &[(String, String)], raw_query: &str, headers: &
             "search" => coingecko_search(get("query").unwrap_or_default()),
             _ => (404, JSON, r#"{"error":"Not found"}"#.into()),
         });
+    }
+    if path == "/openphish/feed.txt" {
+        return Some((200, "text/plain; charset=utf-8", PHISH_FEED.join("\n") + "\n"));
+    }
+    if let Some(endpoint) = path.strip_prefix("/urlhaus/v1/") {
+        return Some(urlhaus(endpoint, &get, header("auth-key")));
     }
     if let Some(name) = path.strip_prefix("/npm/") {
         return Some(crate::npm::route(name, header("accept")));
@@ -357,6 +384,23 @@ fn names<'a>(api: &str, get: &dyn Fn(&str) -> Option<&'a str>) -> Answer {
             format!(r#"{{"count":{},"name":"{shown}","country":[{}]}}"#, n.1, list.join(","))
         }
         (_, None) => format!(r#"{{"count":0,"name":"{shown}","country":[]}}"#),
+    };
+    (200, JSON, body)
+}
+
+fn urlhaus<'a>(endpoint: &str, get: &dyn Fn(&str) -> Option<&'a str>, key: Option<&str>) -> Answer {
+    if key != Some(URLHAUS_KEY) {
+        return (401, JSON, r#"{"query_status":"unknown_auth_key"}"#.into());
+    }
+    const LISTED: &str = "http://malware.site.example/bins/x86";
+    let body = match (endpoint, get("url"), get("host")) {
+        ("url/", Some(LISTED), _) => format!(
+            r#"{{"query_status":"ok","id":"3085471","urlhaus_reference":"https://urlhaus.abuse.ch/url/3085471/","url":"{LISTED}","url_status":"online","host":"malware.site.example","date_added":"2026-11-20 08:12:55 UTC","threat":"malware_download","blacklists":{{"spamhaus_dbl":"not listed","surbl":"not listed"}},"reporter":"fixture","larted":"true","takedown_time_seconds":null,"tags":["elf","mirai"],"payloads":[]}}"#
+        ),
+        ("url/", Some(_), _) => r#"{"query_status":"no_results"}"#.into(),
+        ("host/", _, Some("malware.site.example")) => r#"{"query_status":"ok","urlhaus_reference":"https://urlhaus.abuse.ch/host/malware.site.example/","host":"malware.site.example","firstseen":"2026-11-20 08:12:55 UTC","url_count":"1","blacklists":{},"urls":[]}"#.into(),
+        ("host/", _, Some(_)) => r#"{"query_status":"no_results"}"#.into(),
+        _ => r#"{"query_status":"invalid_url"}"#.into(),
     };
     (200, JSON, body)
 }
