@@ -335,3 +335,13 @@ impl Reply {
         Ok(Reply::Redirect(redirect))
     }
 }
+
+impl crate::net::provider::Reach for Ctx {
+    fn net(&self) -> &crate::net::Net {
+        &self.net
+    }
+
+    fn store(&self) -> &dyn crate::store::Store {
+        self.store.as_ref()
+    }
+}

@@ -20,8 +20,16 @@ use super::OutboundError;
 use crate::{
     config::providers::{KeyUse, Secret, provider as definition},
     envelope::{ApiError, ErrorCode},
-    op::Ctx,
+    store::Store,
 };
+
+/// What a provider call needs of a request's context: the outbound layer (whose settings hold
+/// the providers') and the store (cache and budgets). The operation context implements it;
+/// this module does not reach up to it.
+pub trait Reach: Send + Sync {
+    fn net(&self) -> &super::Net;
+    fn store(&self) -> &dyn Store;
+}
 
 /// How many requests a provider may receive in a clock window, from every instance together.
 #[derive(Debug, Clone, Copy)]
@@ -113,8 +121,8 @@ impl Provider {
     }
 
     /// The provider's URL, or 503 PROVIDER_NOT_CONFIGURED naming the settings to give.
-    pub fn url<'a>(&self, ctx: &'a Ctx) -> Result<&'a url::Url, ApiError> {
-        let settings = &ctx.config.outbound.providers;
+    pub fn url<'a>(&self, ctx: &'a dyn Reach) -> Result<&'a url::Url, ApiError> {
+        let settings = &ctx.net().config.providers;
         let def = definition(self.id);
         let Some(url) = settings.url(self.id) else {
             let why = if def.default_url.is_some() { "is turned off" } else { "has no default address" };
@@ -133,8 +141,8 @@ impl Provider {
     }
 
     /// The key, when one is set.
-    pub fn key<'a>(&self, ctx: &'a Ctx) -> Option<&'a Secret> {
-        ctx.config.outbound.providers.key(self.id)
+    pub fn key<'a>(&self, ctx: &'a dyn Reach) -> Option<&'a Secret> {
+        ctx.net().config.providers.key(self.id)
     }
 
     /// A provider's answer that is not what its API documents.
@@ -154,7 +162,7 @@ impl Provider {
 
     /// `GET url` with `headers` (sent only to the URL's origin), within the provider's budget,
     /// time limit and size cap.
-    pub async fn get(&self, ctx: &Ctx, url: url::Url, headers: &HeaderMap) -> Result<Answer, ApiError> {
+    pub async fn get(&self, ctx: &dyn Reach, url: url::Url, headers: &HeaderMap) -> Result<Answer, ApiError> {
         match self.fetch(ctx, url, headers).await? {
             Ok(answer) => Ok(answer),
             Err(e) => Err(self.blame(e)),
@@ -174,12 +182,12 @@ impl Provider {
     /// be asked for again in a smaller form); the outer error is the budget's.
     pub async fn fetch(
         &self,
-        ctx: &Ctx,
+        ctx: &dyn Reach,
         url: url::Url,
         headers: &HeaderMap,
     ) -> Result<Result<Answer, OutboundError>, ApiError> {
         self.spend(ctx).await?;
-        let chain = match ctx.net.get_limited(url, headers, self.timeout, self.max_bytes).await {
+        let chain = match ctx.net().get_limited(url, headers, self.timeout, self.max_bytes).await {
             Ok(chain) => chain,
             Err(e) => return Ok(Err(e)),
         };
@@ -195,14 +203,14 @@ impl Provider {
     /// A form POST to `url`, within the provider's budget, time limit and size cap.
     pub async fn post_form(
         &self,
-        ctx: &Ctx,
+        ctx: &dyn Reach,
         url: url::Url,
         headers: &HeaderMap,
         form: &[(&str, &str)],
     ) -> Result<Answer, ApiError> {
         self.spend(ctx).await?;
         let chain = ctx
-            .net
+            .net()
             .post_form_limited(url, headers, form, self.timeout, self.max_bytes)
             .await
             .map_err(|e| self.blame(e))?;
@@ -218,7 +226,7 @@ impl Provider {
     /// answer with a status `keep` accepts) is reused for `ttl`.
     pub async fn get_cached(
         &self,
-        ctx: &Ctx,
+        ctx: &dyn Reach,
         key: &str,
         ttl: Duration,
         url: url::Url,
@@ -244,7 +252,7 @@ impl Provider {
     /// Counts one request against the budget, or answers 503 PROVIDER_BUSY with the seconds
     /// until the budget renews. A store that cannot count does not stop the request: the
     /// provider's own limit is then the brake, and its refusal is reported as such.
-    async fn spend(&self, ctx: &Ctx) -> Result<(), ApiError> {
+    async fn spend(&self, ctx: &dyn Reach) -> Result<(), ApiError> {
         for budget in self.budgets {
             if budget.without_key_only && self.key(ctx).is_some() {
                 continue;
@@ -254,12 +262,12 @@ impl Provider {
         Ok(())
     }
 
-    async fn spend_one(&self, ctx: &Ctx, limit: u32, window: u64, what: &str) -> Result<(), ApiError> {
+    async fn spend_one(&self, ctx: &dyn Reach, limit: u32, window: u64, what: &str) -> Result<(), ApiError> {
         let now = jiff::Timestamp::now().as_second().max(0) as u64;
         let index = now / window;
         let renews = (index + 1) * window - now;
         let key = format!("budget:{}:{what}:{index}", self.id.to_ascii_lowercase());
-        match ctx.store.incr(&key, Some(Duration::from_secs(window + 60))).await {
+        match ctx.store().incr(&key, Some(Duration::from_secs(window + 60))).await {
             Ok((n, _)) if n > i64::from(limit) => Err(ApiError::new(
                 ErrorCode::ProviderBusy,
                 format!(
@@ -292,8 +300,8 @@ mod text_body {
 }
 
 /// A cached answer under `key`, if the store has one and can be asked.
-pub async fn cached(ctx: &Ctx, key: &str) -> Option<Vec<u8>> {
-    match ctx.store.get(key).await {
+pub async fn cached(ctx: &dyn Reach, key: &str) -> Option<Vec<u8>> {
+    match ctx.store().get(key).await {
         Ok(v) => v,
         Err(e) => {
             tracing::debug!(error = %e, "a provider cache read failed; asking the provider");
@@ -303,8 +311,8 @@ pub async fn cached(ctx: &Ctx, key: &str) -> Option<Vec<u8>> {
 }
 
 /// Keeps `value` under `key` for `ttl`; a failing store is logged and otherwise ignored.
-pub async fn remember(ctx: &Ctx, key: &str, value: &[u8], ttl: Duration) {
-    if let Err(e) = ctx.store.put(key, value, Some(ttl)).await {
+pub async fn remember(ctx: &dyn Reach, key: &str, value: &[u8], ttl: Duration) {
+    if let Err(e) = ctx.store().put(key, value, Some(ttl)).await {
         tracing::debug!(error = %e, "a provider answer could not be cached");
     }
 }
@@ -315,7 +323,12 @@ pub async fn remember(ctx: &Ctx, key: &str, value: &[u8], ttl: Duration) {
 /// requests never start closer than one interval apart. Returns once the claimed turn has
 /// come; an error when no turn is free before `deadline`, or when the store cannot count (then
 /// the provider is not called at all rather than called without a budget).
-pub async fn take_turn(ctx: &Ctx, name: &str, per_second: u32, deadline: tokio::time::Instant) -> Result<(), String> {
+pub async fn take_turn(
+    ctx: &dyn Reach,
+    name: &str,
+    per_second: u32,
+    deadline: tokio::time::Instant,
+) -> Result<(), String> {
     let interval_ms = (1000 / u64::from(per_second.max(1))).max(1);
     let now_ms = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis();
     let start = now_ms() as u64;
@@ -327,7 +340,7 @@ pub async fn take_turn(ctx: &Ctx, name: &str, per_second: u32, deadline: tokio::
             return Err(format!("its request budget ({per_second} a second) is spent for now"));
         }
         let key = format!("budget:{name}:{turn}");
-        match ctx.store.incr(&key, Some(Duration::from_millis(interval_ms) + Duration::from_secs(5))).await {
+        match ctx.store().incr(&key, Some(Duration::from_millis(interval_ms) + Duration::from_secs(5))).await {
             Ok((1, _)) => {
                 let left = Duration::from_millis(at_ms.saturating_sub(now_ms() as u64));
                 tokio::time::sleep(left).await;
@@ -346,10 +359,11 @@ mod tests {
     #[tokio::test]
     async fn turns_are_one_interval_apart_and_end_at_the_deadline() {
         let ctx = crate::testing::fake_ctx(&[]);
+        let ctx: &dyn Reach = &ctx;
         let deadline = tokio::time::Instant::now() + Duration::from_millis(1_100);
         let mut started = Vec::new();
         let refusal = loop {
-            match take_turn(&ctx, "test-turns", 4, deadline).await {
+            match take_turn(ctx, "test-turns", 4, deadline).await {
                 Ok(()) => started.push(std::time::Instant::now()),
                 Err(e) => break e,
             }
@@ -367,11 +381,11 @@ mod tests {
         let deadline = tokio::time::Instant::now() + Duration::from_millis(2_100);
         let (a, b) = tokio::join!(
             async {
-                take_turn(&ctx, "test-shared", 2, deadline).await.unwrap();
+                take_turn(ctx, "test-shared", 2, deadline).await.unwrap();
                 std::time::Instant::now()
             },
             async {
-                take_turn(&ctx, "test-shared", 2, deadline).await.unwrap();
+                take_turn(ctx, "test-shared", 2, deadline).await.unwrap();
                 std::time::Instant::now()
             }
         );
