@@ -7,6 +7,7 @@
 //! log line of the request (method, path without query, status, duration; never bodies, query
 //! strings or keys).
 
+pub mod client_hello;
 pub mod limits;
 mod pipeline;
 pub mod server;
