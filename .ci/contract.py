@@ -8,7 +8,8 @@ does not exist is a 502, and that is the contract (the server points at local fa
 generated request leaves the machine). Every other check, and every other operation, keeps
 Schemathesis's defaults, except that 413, 414 and 431 count as correct answers to a body,
 request target or header section over the server's limits (1 MiB, 65,534 bytes, 32 KiB):
-Schemathesis does not know them and can generate larger ones.
+Schemathesis does not know them and can generate larger ones. Operations that document 503
+PROVIDER_BUSY may answer it once fuzzing has spent a provider's request budget.
 """
 
 import json
@@ -22,10 +23,18 @@ operations = [
     for op in item.values()
     if isinstance(op, dict) and "operationId" in op
 ]
+def busy(op):
+    """Whether the operation documents 503 PROVIDER_BUSY (a provider's request budget, which
+    wrench keeps to the provider's published limits, spent): fuzzing many requests a minute
+    spends it, and then that answer is the contract."""
+    ref = op["responses"].get("503", {}).get("$ref", "")
+    return "ProviderBusy" in ref
+
+
 groups = {}
 for op in operations:
-    key = ("x-rejects" in op, "502" in op["responses"] or "504" in op["responses"])
-    if key != (False, False):
+    key = ("x-rejects" in op, "502" in op["responses"] or "504" in op["responses"], busy(op))
+    if key != (False, False, False):
         groups.setdefault(key, []).append(op["operationId"])
 
 print('base-url = "http://127.0.0.1:${ST_PORT}"')
@@ -38,11 +47,13 @@ print()
 print("[checks.positive_data_acceptance]")
 print('expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "413", "414", "429", "431"]')
 POSITIVE = ["2xx", "3xx", "401", "403", "404", "409", "413", "414", "429", "431"]
-for (rejects, upstream), ids in sorted(groups.items()):
-    positive = POSITIVE + (["400"] if rejects else []) + (["502", "504"] if upstream else [])
+for (rejects, upstream, budget), ids in sorted(groups.items()):
+    extra = (["502", "504"] if upstream else []) + (["503"] if budget else [])
+    positive = POSITIVE + (["400"] if rejects else []) + extra
     print()
     print("[[operations]]")
     print("include-operation-id = [" + ", ".join(json.dumps(i) for i in sorted(ids)) + "]")
     print("checks.positive_data_acceptance.expected-statuses = [" + ", ".join(json.dumps(x) for x in positive) + "]")
-    if upstream:
-        print('checks.not_a_server_error.expected-statuses = ["2xx", "3xx", "4xx", "502", "504"]')
+    if extra:
+        statuses = ", ".join(json.dumps(x) for x in ["2xx", "3xx", "4xx"] + extra)
+        print(f"checks.not_a_server_error.expected-statuses = [{statuses}]")

@@ -1,7 +1,8 @@
 //! `exchange/price` and `exchange/search`: cryptocurrency prices and coin search from
 //! CoinGecko's public API (`WRENCH_PROVIDER_COINGECKO_URL`). Without a key the public API
-//! allows a few requests a minute; a demo key (`x-cg-demo-api-key`, 30 a minute) or a pro key
-//! (`x-cg-pro-api-key`, chosen when the URL is CoinGecko's pro address) raises it. Prices are
+//! allows a few requests a minute (10 are sent); a demo key (`x-cg-demo-api-key`, 30 a minute)
+//! or a pro key (`x-cg-pro-api-key`, chosen when the URL is CoinGecko's pro address) raises it,
+//! and CoinGecko then counts. Prices are
 //! reused for 60 seconds, searches for an hour.
 
 use std::time::Duration;
@@ -18,7 +19,9 @@ const COINGECKO: Provider = Provider {
     name: "CoinGecko",
     timeout: Duration::from_secs(10),
     max_bytes: 512 * 1024,
-    budgets: &[Budget::per_minute(10).without_key(), Budget::per_minute(30)],
+    // Without a key the public API allows about 10 a minute; with one, CoinGecko counts
+    // (30 a minute on the demo plan, more on paid ones) and refuses the excess with 429.
+    budgets: &[Budget::per_minute(10).without_key()],
 };
 const ATTRIBUTION: &str = "Data provided by CoinGecko";
 const PRICE_CACHE: Duration = Duration::from_secs(60);

@@ -61,6 +61,15 @@ impl Fakes {
             ("WRENCH_PROVIDER_OPENMETEO_AIR_URL", format!("http://{}/providers/openmeteo-air/v1/", self.http)),
             ("WRENCH_PROVIDER_OPENMETEO_ELEVATION_URL", format!("http://{}/providers/openmeteo/v1/", self.http)),
             ("WRENCH_PROVIDER_COINGECKO_URL", format!("http://{}/providers/coingecko/api/v3/", self.http)),
+            // Keys lift the free tiers' budgets, which contract fuzzing would spend in seconds;
+            // the budgets themselves are tested without keys.
+            ("WRENCH_PROVIDER_COINGECKO_KEY", live::COINGECKO_KEY.to_string()),
+            ("WRENCH_PROVIDER_AGIFY_KEY", live::NAMES_KEY.to_string()),
+            ("WRENCH_PROVIDER_GENDERIZE_KEY", live::NAMES_KEY.to_string()),
+            ("WRENCH_PROVIDER_NATIONALIZE_KEY", live::NAMES_KEY.to_string()),
+            ("WRENCH_PROVIDER_OPENMETEO_KEY", "fixture-open-meteo-key".to_string()),
+            ("WRENCH_PROVIDER_OPENMETEO_AIR_KEY", "fixture-open-meteo-key".to_string()),
+            ("WRENCH_PROVIDER_OPENMETEO_ELEVATION_KEY", "fixture-open-meteo-key".to_string()),
             ("WRENCH_PROVIDER_AGIFY_URL", format!("http://{}/providers/agify/", self.http)),
             ("WRENCH_PROVIDER_GENDERIZE_URL", format!("http://{}/providers/genderize/", self.http)),
             ("WRENCH_PROVIDER_NATIONALIZE_URL", format!("http://{}/providers/nationalize/", self.http)),
