@@ -325,6 +325,10 @@ mod tests {
         }
         for bad in [
             r#"{"n": 7.5}"#,
+            // One unit in the last place below 1: a number JSON Schema calls not an integer,
+            // which a parser rounding to the nearest float but one would read as 1.
+            r#"{"n": 0.9999999999999999}"#,
+            r#"{"n": 7.000000000000001}"#,
             r#"{"n": 256}"#,
             r#"{"n": -1}"#,
             r#"{"n": "x"}"#,
