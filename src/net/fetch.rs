@@ -370,7 +370,13 @@ fn describe(e: &reqwest::Error, target: &Target) -> OutboundError {
         return OutboundError::Timeout(format!("{host} did not answer in time"));
     }
     let what = if e.is_connect() { "could not connect to" } else { "failed answering from" };
-    let cause = if cause.is_empty() { e.to_string() } else { cause };
+    // reqwest's own message names the URL, query included, which may hold a provider's key.
+    let cause = if cause.is_empty() {
+        let shown = e.to_string();
+        e.url().map_or(shown.clone(), |u| shown.replace(u.as_str(), "the URL"))
+    } else {
+        cause
+    };
     OutboundError::Unreachable(format!("{what} {host}: {cause}"))
 }
 
