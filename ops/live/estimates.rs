@@ -9,8 +9,6 @@
 
 use std::time::Duration;
 
-use reqwest::header::HeaderMap;
-
 use crate::{
     datasets::countries,
     net::provider::{Budget, Provider},
@@ -65,11 +63,7 @@ async fn ask(ctx: &Ctx, provider: &Provider, name: &str, country: Option<&str>) 
     if let Some(c) = country {
         url.query_pairs_mut().append_pair("country_id", c);
     }
-    let cache_key = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(url.as_str().as_bytes()));
-    if let Some(key) = provider.key(ctx) {
-        url.query_pairs_mut().append_pair("apikey", key.expose());
-    }
-    let answer = provider.get_cached(ctx, &cache_key, CACHE_FOR, url, &HeaderMap::new(), |s| s == 200).await?;
+    let answer = provider.get_cached_key_in_query(ctx, url, "apikey", CACHE_FOR).await?;
     if answer.status != 200 {
         return Err(provider.failed(answer.status));
     }

@@ -218,12 +218,12 @@ async fn npm_info(ctx: &Ctx, input: NpmInput) -> Result<NpmOutput, ApiError> {
 
 /// The answer for package `name` (at registry path `path`), from the registry.
 async fn describe(ctx: &Ctx, name: String, path: &str) -> Result<NpmOutput, ApiError> {
-    let path = path.to_string();
     let mut notes = Vec::new();
-    let (full, manifest_of_version, answer) = match ask(ctx, &path, "application/json").await? {
+    // `abbreviated`: the version's manifest is not in the document and is read on its own.
+    let (full, abbreviated, answer) = match ask(ctx, path, "application/json").await? {
         Ok(answer) => {
             let (doc, answer) = document(answer, &name)?;
-            (doc, None, answer)
+            (doc, false, answer)
         }
         Err(OutboundError::TooLarge(_)) => {
             notes.push(format!(
@@ -231,9 +231,9 @@ async fn describe(ctx: &Ctx, name: String, path: &str) -> Result<NpmOutput, ApiE
                  abbreviated one was read instead, which has no creation or publication dates",
                 FULL_LIMIT / (1024 * 1024)
             ));
-            let answer = ask(ctx, &path, "application/vnd.npm.install-v1+json").await?.map_err(|e| NPM.blame(e))?;
+            let answer = ask(ctx, path, "application/vnd.npm.install-v1+json").await?.map_err(|e| NPM.blame(e))?;
             let (doc, answer) = document(answer, &name)?;
-            (doc, Some(()), answer)
+            (doc, true, answer)
         }
         Err(e) => return Err(NPM.blame(e)),
     };
@@ -241,12 +241,11 @@ async fn describe(ctx: &Ctx, name: String, path: &str) -> Result<NpmOutput, ApiE
     let versions: Vec<String> = full["versions"].as_object().map(|v| v.keys().cloned().collect()).unwrap_or_default();
     let version = chosen_version(&tags, &versions)
         .ok_or_else(|| ApiError::not_found(format!("the npm package {name:?} has no published version")))?;
-    let manifest = match manifest_of_version {
-        None => full["versions"][&version].clone(),
-        Some(()) => {
-            let answer = ask(ctx, &format!("{path}/{version}"), "application/json").await?.map_err(|e| NPM.blame(e))?;
-            document(answer, &name)?.0
-        }
+    let manifest = if abbreviated {
+        let answer = ask(ctx, &format!("{path}/{version}"), "application/json").await?.map_err(|e| NPM.blame(e))?;
+        document(answer, &name)?.0
+    } else {
+        full["versions"][&version].clone()
     };
     if !manifest.is_object() {
         return Err(NPM.malformed(format!("no document for version {version}")));

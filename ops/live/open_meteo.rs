@@ -10,9 +10,6 @@
 
 use std::time::Duration;
 
-use reqwest::header::HeaderMap;
-use sha2::Digest;
-
 use crate::{
     net::provider::{Answer, Budget, Provider},
     prelude::*,
@@ -67,11 +64,7 @@ pub(super) async fn ask(
 ) -> Result<(Value, Answer), ApiError> {
     let mut url = provider.url(ctx)?.join(endpoint).map_err(|e| provider.malformed(e))?;
     url.query_pairs_mut().extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
-    let cache_key = hex::encode(sha2::Sha256::digest(url.as_str().as_bytes()));
-    if let Some(key) = provider.key(ctx) {
-        url.query_pairs_mut().append_pair("apikey", key.expose());
-    }
-    let answer = provider.get_cached(ctx, &cache_key, ttl, url, &HeaderMap::new(), |s| s == 200).await?;
+    let answer = provider.get_cached_key_in_query(ctx, url, "apikey", ttl).await?;
     let v = answer.json(provider)?;
     if answer.status != 200 {
         // Open-Meteo explains a refusal in `reason`.

@@ -117,6 +117,10 @@ struct SourceState {
     fetched_at: Option<String>,
     /// Age of the feed in seconds (the feed is refreshed hourly).
     age_seconds: Option<u64>,
+    /// It is not configured (rather than failing), which decides the error when no source
+    /// could be asked.
+    #[serde(skip)]
+    off: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -137,10 +141,17 @@ struct PhishingOutput {
 
 /// The OpenPhish part: threats found, and the source's state.
 async fn openphish(ctx: &Ctx, url: &str, host: &str) -> (Vec<Threat>, SourceState) {
-    let mut state =
-        SourceState { source: "OpenPhish", checked: false, reason: None, fetched_at: None, age_seconds: None };
+    let mut state = SourceState {
+        source: "OpenPhish",
+        checked: false,
+        reason: None,
+        fetched_at: None,
+        age_seconds: None,
+        off: false,
+    };
     let Some(feed_url) = ctx.config.outbound.providers.url("OPENPHISH").cloned() else {
         state.reason = Some("off (WRENCH_PROVIDER_OPENPHISH_URL)".into());
+        state.off = true;
         return (Vec::new(), state);
     };
     let feed = match OPENPHISH.get(&ctx.net, &OPENPHISH_SPEC, &feed_url, HeaderMap::new()).await {
@@ -204,9 +215,16 @@ async fn urlhaus_lookup(ctx: &Ctx, endpoint: &str, field: &str, value: &str) -> 
 
 /// The URLhaus part.
 async fn urlhaus(ctx: &Ctx, url: &str, host: &str) -> (Vec<Threat>, SourceState) {
-    let mut state =
-        SourceState { source: "URLhaus", checked: false, reason: None, fetched_at: None, age_seconds: None };
+    let mut state = SourceState {
+        source: "URLhaus",
+        checked: false,
+        reason: None,
+        fetched_at: None,
+        age_seconds: None,
+        off: false,
+    };
     if let Err(e) = URLHAUS.url(ctx) {
+        state.off = e.code == ErrorCode::ProviderNotConfigured;
         state.reason = Some(e.message.to_string());
         return (Vec::new(), state);
     }
@@ -279,8 +297,7 @@ async fn phishing_check(ctx: &Ctx, input: PhishingInput) -> Result<PhishingOutpu
             phish.reason.as_deref().unwrap_or_default(),
             haus.reason.as_deref().unwrap_or_default()
         );
-        let off = |s: &SourceState| s.reason.as_deref().is_some_and(|r| r.contains("off") || r.contains("set WRENCH"));
-        let code = if off(&phish) && off(&haus) { ErrorCode::ProviderNotConfigured } else { ErrorCode::UpstreamError };
+        let code = if phish.off && haus.off { ErrorCode::ProviderNotConfigured } else { ErrorCode::UpstreamError };
         return Err(ApiError::new(code, reasons));
     }
     let malicious = threats.iter().any(|t| t.matched == "url");

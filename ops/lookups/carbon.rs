@@ -22,10 +22,7 @@ use super::{
     dns_common::now,
     page::{fetch_page, read_page},
 };
-use crate::{
-    net::provider::{self, Provider},
-    prelude::*,
-};
+use crate::{net::provider::Provider, prelude::*};
 
 /// The most subresources fetched for one estimate.
 pub(crate) const MAX_SUBRESOURCES: usize = 40;
@@ -220,19 +217,12 @@ async fn hosting(ctx: &Ctx, host: &str, given: Option<bool>) -> Hosting {
         out.error = Some("the green hosting check is off (WRENCH_PROVIDER_GREENWEB_URL=off)".into());
         return out;
     };
-    let cache_key = format!("cache:greencheck:{host}");
-    let body = match provider::cached(ctx, &cache_key).await {
-        Some(b) => Ok(b),
-        None => match base.join(host) {
-            Err(e) => Err(e.to_string()),
-            Ok(url) => match GREEN_WEB.get(ctx, url, &HeaderMap::new()).await {
-                Ok(a) if a.status == 200 => {
-                    provider::remember(ctx, &cache_key, &a.body, GREEN_CACHE_FOR).await;
-                    Ok(a.body)
-                }
-                Ok(a) => Err(format!("the Green Web Foundation answered HTTP {}", a.status)),
-                Err(e) => Err(e.message.to_string()),
-            },
+    let body = match base.join(host) {
+        Err(e) => Err(e.to_string()),
+        Ok(url) => match GREEN_WEB.get_cached(ctx, host, GREEN_CACHE_FOR, url, &HeaderMap::new(), |s| s == 200).await {
+            Ok(a) if a.status == 200 => Ok(a.body),
+            Ok(a) => Err(format!("the Green Web Foundation answered HTTP {}", a.status)),
+            Err(e) => Err(e.message.to_string()),
         },
     };
     match body.and_then(|b| serde_json::from_slice::<Value>(&b).map_err(|e| e.to_string())) {

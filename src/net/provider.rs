@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
-use super::OutboundError;
+use super::{Chain, OutboundError};
 use crate::{
     config::providers::{KeyUse, Secret, provider as definition},
     envelope::{ApiError, ErrorCode},
@@ -75,9 +76,10 @@ pub struct Provider {
     pub id: &'static str,
     /// As messages name it: `Have I Been Pwned`.
     pub name: &'static str,
-    /// Longest wait for one answer (within `WRENCH_OUTBOUND_TIMEOUT`).
+    /// Longest wait for one answer, redirects included; the provider's own, in place of
+    /// `WRENCH_OUTBOUND_TIMEOUT`.
     pub timeout: Duration,
-    /// Largest answer read (within `WRENCH_OUTBOUND_MAX_BYTES`).
+    /// Largest answer read; the provider's own, in place of `WRENCH_OUTBOUND_MAX_BYTES`.
     pub max_bytes: usize,
     /// Every limit it publishes; none where it publishes none (the time limit and the cache
     /// are then the only brakes).
@@ -100,6 +102,16 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// The last answer of a chain, fetched now.
+    fn of(chain: Chain) -> Answer {
+        Answer {
+            status: chain.last().map_or(0, |h| h.status),
+            body: chain.body.unwrap_or_default(),
+            fetched: jiff::Timestamp::now().as_second(),
+            cached: false,
+        }
+    }
+
     /// When the provider gave it, RFC 3339.
     pub fn fetched_at(&self) -> String {
         jiff::Timestamp::from_second(self.fetched).map(|t| t.to_string()).unwrap_or_default()
@@ -187,17 +199,7 @@ impl Provider {
         headers: &HeaderMap,
     ) -> Result<Result<Answer, OutboundError>, ApiError> {
         self.spend(ctx).await?;
-        let chain = match ctx.net().get_limited(url, headers, self.timeout, self.max_bytes).await {
-            Ok(chain) => chain,
-            Err(e) => return Ok(Err(e)),
-        };
-        let status = chain.last().map_or(0, |h| h.status);
-        Ok(Ok(Answer {
-            status,
-            body: chain.body.unwrap_or_default(),
-            fetched: jiff::Timestamp::now().as_second(),
-            cached: false,
-        }))
+        Ok(ctx.net().get_limited(url, headers, self.timeout, self.max_bytes).await.map(Answer::of))
     }
 
     /// A form POST to `url`, within the provider's budget, time limit and size cap.
@@ -209,17 +211,11 @@ impl Provider {
         form: &[(&str, &str)],
     ) -> Result<Answer, ApiError> {
         self.spend(ctx).await?;
-        let chain = ctx
-            .net()
+        ctx.net()
             .post_form_limited(url, headers, form, self.timeout, self.max_bytes)
             .await
-            .map_err(|e| self.blame(e))?;
-        Ok(Answer {
-            status: chain.last().map_or(0, |h| h.status),
-            body: chain.body.unwrap_or_default(),
-            fetched: jiff::Timestamp::now().as_second(),
-            cached: false,
-        })
+            .map(Answer::of)
+            .map_err(|e| self.blame(e))
     }
 
     /// [`Provider::get`] through the store's cache: an answer kept under `key` (a provider's
@@ -247,6 +243,23 @@ impl Provider {
             remember(ctx, &key, &bytes, ttl).await;
         }
         Ok(answer)
+    }
+
+    /// [`Provider::get_cached`] for a provider whose key travels as the query parameter
+    /// `param` (when one is set): the cache is keyed by a digest of the URL without it, so the
+    /// key never becomes part of a store key. Answers with status 200 are kept.
+    pub async fn get_cached_key_in_query(
+        &self,
+        ctx: &dyn Reach,
+        mut url: url::Url,
+        param: &str,
+        ttl: Duration,
+    ) -> Result<Answer, ApiError> {
+        let cache_key = hex::encode(Sha256::digest(url.as_str().as_bytes()));
+        if let Some(key) = self.key(ctx) {
+            url.query_pairs_mut().append_pair(param, key.expose());
+        }
+        self.get_cached(ctx, &cache_key, ttl, url, &HeaderMap::new(), |s| s == 200).await
     }
 
     /// Counts one request against the budget, or answers 503 PROVIDER_BUSY with the seconds
