@@ -137,11 +137,13 @@ async fn from_provider(ctx: &Ctx, base: &url::Url, bin: &str) -> Result<(Option<
 /// the embedded prefix table; and the issuing bank, country, currency, card type (debit or
 /// credit), product and prepaid flag from the BIN service configured in
 /// `WRENCH_PROVIDER_BIN_URL` (binlist-compatible; answers cached 30 days). When the service is
-/// off or does not know the BIN, those fields are null and `issuerSource` says which. Digits
-/// past the eighth are dropped before anything else is done with them.
+/// off or does not know the BIN, those fields are null and `issuerSource` says which. The public
+/// service takes 5 lookups an hour from this service in all; past them an uncached BIN is 503
+/// PROVIDER_BUSY with `Retry-After`. Digits past the eighth are dropped before anything else is
+/// done with them.
 #[op(post "/v1/bin/lookup" as binLookup, tag = Lookups,
      rejects = "fewer than 6 digits, or characters other than digits, spaces and dashes",
-     errors(UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     errors(PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.issuerSource"),
      example(visa_dankort, {"bin": "45717360"}),
      example(amex_unknown_issuer, {"bin": "378282"}),
