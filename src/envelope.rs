@@ -49,6 +49,7 @@ error_codes! {
     ValidationError = (400, "VALIDATION_ERROR", "The input breaks the schema or a semantic rule; the message names the field."),
     InvalidSlug = (400, "INVALID_SLUG", "A custom short-link slug breaks the slug rules."),
     DecryptionFailed = (400, "DECRYPTION_FAILED", "The password is wrong or the ciphertext was altered; nothing else is revealed."),
+    HttpsRequired = (400, "HTTPS_REQUIRED", "A plain HTTP request reached the HTTPS listener; use an https:// URL."),
     ResultTooLarge = (400, "RESULT_TOO_LARGE", "The answer would be larger than the response limit; the message gives both sizes."),
     Unauthorized = (401, "UNAUTHORIZED", "An API key was sent and is not valid."),
     TargetForbidden = (403, "TARGET_FORBIDDEN", "A URL or host resolves to a private, loopback or metadata address."),

@@ -13,6 +13,7 @@ extern crate self as wrench;
 pub mod bounds;
 pub mod checksum;
 pub mod config;
+pub mod connection;
 pub mod cpu;
 pub mod crypto;
 pub mod datasets;

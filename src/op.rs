@@ -266,6 +266,8 @@ pub struct Ctx {
     /// The request's headers, moved here once the pipeline has read them (no copy), for the
     /// operations that describe the caller (`User-Agent`, `Sec-CH-UA*` client hints).
     pub headers: HeaderMap,
+    /// The TLS session the request came on, when wrench's HTTPS listener terminated it.
+    pub tls: Option<Arc<crate::connection::TlsConnection>>,
 }
 
 impl Ctx {
@@ -283,6 +285,7 @@ impl Ctx {
             caller: Caller::Anonymous,
             client_ip: None,
             headers: HeaderMap::new(),
+            tls: None,
         }
     }
 }

@@ -34,7 +34,7 @@ async fn start(config: Config) -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let config = Arc::new(config);
     let app = wrench::http::app(config.clone(), wrench::operations()).unwrap();
     let handle = tokio::spawn(async move {
-        wrench::http::server::serve(listener, app, &config, std::future::pending()).await.unwrap();
+        wrench::http::server::serve(listener, None, app, &config, std::future::pending()).await.unwrap();
     });
     (addr, handle)
 }

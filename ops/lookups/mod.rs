@@ -36,6 +36,7 @@ pub(crate) mod ssl;
 pub(crate) mod ssl_cert;
 pub(crate) mod tech_rules;
 pub(crate) mod tls_common;
+pub(crate) mod tls_fingerprint;
 pub(crate) mod url_metadata;
 pub(crate) mod whois;
 pub(crate) mod whois_text;

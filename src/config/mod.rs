@@ -89,6 +89,17 @@ pub struct Config {
     pub outbound: OutboundConfig,
     /// The large data sets given as files (see `datasets.rs`).
     pub datasets: datasets::DatasetsConfig,
+    /// `WRENCH_TLS_LISTEN`, `WRENCH_TLS_CERT`, `WRENCH_TLS_KEY`: an HTTPS listener beside the
+    /// plain one, serving the same routes (off unless all three are set).
+    pub tls: Option<TlsListener>,
+}
+
+/// Where the HTTPS listener listens and the PEM files of its certificate chain and key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsListener {
+    pub listen: SocketAddr,
+    pub cert: PathBuf,
+    pub key: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +135,7 @@ impl Default for Config {
             inbox_rate_per_minute: 600,
             outbound: OutboundConfig::default(),
             datasets: Default::default(),
+            tls: None,
         }
     }
 }
@@ -133,6 +145,9 @@ impl Default for Config {
 #[serde(deny_unknown_fields)]
 struct FileConfig {
     listen: Option<String>,
+    tls_listen: Option<String>,
+    tls_cert: Option<String>,
+    tls_key: Option<String>,
     api_keys: Option<Vec<String>>,
     body_limit: Option<toml::Value>,
     log: Option<String>,
@@ -275,6 +290,8 @@ impl Config {
         if let Some(v) = file.listen {
             c.listen = parse_listen("listen", &v)?;
         }
+        // The HTTPS listener's three settings, file first, the environment over it.
+        let mut tls = [file.tls_listen, file.tls_cert, file.tls_key];
         if let Some(keys) = file.api_keys {
             c.api_keys = keys.iter().map(|k| parse_digest("api_keys", k)).collect::<Result<_, _>>()?;
         }
@@ -349,6 +366,9 @@ impl Config {
             }
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
+                "WRENCH_TLS_LISTEN" => tls[0] = Some(v.clone()),
+                "WRENCH_TLS_CERT" => tls[1] = Some(v.clone()),
+                "WRENCH_TLS_KEY" => tls[2] = Some(v.clone()),
                 "WRENCH_API_KEYS" => {
                     c.api_keys = v
                         .split(',')
@@ -392,6 +412,7 @@ impl Config {
                 _ => {}
             }
         }
+        c.tls = tls_listener(tls)?;
         if let Some(url) = &c.redis_url
             && !["redis://", "rediss://", "redis-cluster://", "redis-sentinel://"].iter().any(|p| url.starts_with(p))
         {
@@ -463,6 +484,24 @@ fn parse_net(name: &str, v: &str) -> Result<ipnet::IpNet, String> {
     v.parse::<ipnet::IpNet>()
         .or_else(|_| v.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
         .map_err(|_| format!("{name}: {v:?} is neither an IP address nor a CIDR range"))
+}
+
+/// The HTTPS listener from its three settings: none when none is set (or the address is
+/// empty), else all three are needed. The files are read when the server starts.
+fn tls_listener([listen, cert, key]: [Option<String>; 3]) -> Result<Option<TlsListener>, String> {
+    let given = |v: Option<String>| v.filter(|s| !s.trim().is_empty());
+    match (given(listen), given(cert), given(key)) {
+        (None, None, None) => Ok(None),
+        (Some(listen), Some(cert), Some(key)) => Ok(Some(TlsListener {
+            listen: parse_listen("WRENCH_TLS_LISTEN", &listen)?,
+            cert: cert.into(),
+            key: key.into(),
+        })),
+        (None, ..) => {
+            Err("WRENCH_TLS_CERT / WRENCH_TLS_KEY: set WRENCH_TLS_LISTEN too, or neither (the HTTPS listener needs an address)".to_string())
+        }
+        _ => Err("WRENCH_TLS_LISTEN: the HTTPS listener needs both WRENCH_TLS_CERT (PEM certificate chain) and WRENCH_TLS_KEY (PEM private key)".to_string()),
+    }
 }
 
 fn parse_listen(name: &str, v: &str) -> Result<SocketAddr, String> {
@@ -571,6 +610,29 @@ mod tests {
         let file: FileConfig = toml::from_str("outbound_timeout = 0").unwrap();
         let e = Config::from_parts(file, &[]).unwrap_err();
         assert!(e.starts_with("outbound_timeout"), "{e}");
+    }
+
+    #[test]
+    fn https_listener_needs_all_three_settings() {
+        assert_eq!(Config::from_vars(&[]).unwrap().tls, None);
+        let all = [("WRENCH_TLS_LISTEN", "127.0.0.1:8443"), ("WRENCH_TLS_CERT", "c.pem"), ("WRENCH_TLS_KEY", "k.pem")];
+        let c = Config::from_vars(&vars(&all)).unwrap();
+        let tls = c.tls.unwrap();
+        assert_eq!((tls.listen.port(), tls.cert.to_str(), tls.key.to_str()), (8443, Some("c.pem"), Some("k.pem")));
+        let e = Config::from_vars(&vars(&all[..2])).unwrap_err();
+        assert!(e.contains("WRENCH_TLS_KEY"), "{e}");
+        let e = Config::from_vars(&vars(&all[1..])).unwrap_err();
+        assert!(e.contains("set WRENCH_TLS_LISTEN"), "{e}");
+        let e = Config::from_vars(&vars(&[all[0], all[1], all[2], ("WRENCH_TLS_LISTEN", "8443")])).unwrap_err();
+        assert!(e.starts_with("WRENCH_TLS_LISTEN"), "{e}");
+        // The file's keys, with an empty address in the environment turning the listener off.
+        let file: FileConfig =
+            toml::from_str("tls_listen = \"127.0.0.1:8443\"\ntls_cert = \"c.pem\"\ntls_key = \"k.pem\"").unwrap();
+        let c = Config::from_parts(
+            file,
+            &vars(&[("WRENCH_TLS_LISTEN", ""), ("WRENCH_TLS_CERT", ""), ("WRENCH_TLS_KEY", "")]),
+        );
+        assert_eq!(c.unwrap().tls, None);
     }
 
     #[test]

@@ -7,11 +7,11 @@
 //! log line of the request (method, path without query, status, duration; never bodies, query
 //! strings or keys).
 
-pub mod client_hello;
 pub mod limits;
 mod pipeline;
 pub mod server;
 mod site;
+pub mod tls;
 
 use std::{
     collections::BTreeMap,
@@ -265,8 +265,19 @@ pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("WRENCH_LISTEN ({}): {e}", config.listen))?;
+    let tls = match &config.tls {
+        Some(settings) => {
+            let acceptor = tls::acceptor(settings)?;
+            let listener = tokio::net::TcpListener::bind(settings.listen)
+                .await
+                .map_err(|e| format!("WRENCH_TLS_LISTEN ({}): {e}", settings.listen))?;
+            info!(listen = %settings.listen, "wrench listening for HTTPS");
+            Some((listener, acceptor))
+        }
+        None => None,
+    };
     info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
-    server::serve(listener, app, &config, shutdown_signal()).await.map_err(|e| format!("server: {e}"))?;
+    server::serve(listener, tls, app, &config, shutdown_signal()).await.map_err(|e| format!("server: {e}"))?;
     info!("wrench stopped");
     Ok(())
 }

@@ -116,6 +116,7 @@ async fn call(
         request_id: meta.id.clone(),
         caller,
         client_ip,
+        tls: req.extensions().get::<Arc<crate::connection::TlsConnection>>().cloned(),
         // Nothing reads the request's headers after this point.
         headers: std::mem::take(req.headers_mut()),
     };

@@ -17,6 +17,10 @@
 //!   envelope, like every other error; header sections over 32 KiB that hyper accepts are
 //!   refused by the app itself ([`super::App`]).
 //!
+//! The optional HTTPS listener (`WRENCH_TLS_LISTEN`) shares the connection cap and the limits;
+//! its handshake (see [`super::tls`]) counts against the header timeout, and a plain HTTP
+//! request sent to it is answered with a 400 envelope saying to use `https://`.
+//!
 //! Graceful shutdown: on the signal the loop stops accepting, idle connections close, and
 //! requests in flight get `WRENCH_SHUTDOWN_GRACE` to finish.
 
@@ -40,13 +44,14 @@ use hyper_util::{
 };
 use poem::{Endpoint, web::LocalAddr};
 use tokio::{
-    io::{AsyncRead, AsyncWrite, ReadBuf},
+    io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf},
     net::{TcpListener, TcpStream},
     sync::{Notify, Semaphore},
 };
+use tokio_rustls::TlsAcceptor;
 
 use super::App;
-use crate::config::Config;
+use crate::{config::Config, connection::TlsConnection};
 
 /// Longest header section hyper buffers; beyond it hyper answers 431 itself (rewritten into
 /// the envelope). The app refuses far smaller sections first (see `MAX_HEADER_BYTES`).
@@ -62,10 +67,11 @@ pub struct Timeouts {
     pub idle: Duration,
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then lets requests in flight finish
-/// within `grace`.
+/// Serves `app` on `listener` (and on the HTTPS listener `tls`, if any) until `shutdown`
+/// completes, then lets requests in flight finish within `grace`.
 pub async fn serve(
     listener: TcpListener,
+    tls: Option<(TcpListener, TlsAcceptor)>,
     app: App,
     config: &Config,
     shutdown: impl Future<Output = ()>,
@@ -77,6 +83,10 @@ pub async fn serve(
     let slots = Arc::new(Semaphore::new(config.max_connections));
     let stopping = Arc::new(Notify::new());
     let local = listener.local_addr()?;
+    let tls = match tls {
+        Some((l, acceptor)) => Some((l.local_addr()?, l, Arc::new(acceptor))),
+        None => None,
+    };
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -86,24 +96,33 @@ pub async fn serve(
                 Err(_) => break,
             },
         };
-        let (stream, peer) = tokio::select! {
+        let (accepted, secure) = tokio::select! {
             _ = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(e) => {
-                    back_off(&e).await;
-                    continue;
-                }
-            },
+            accepted = listener.accept() => (accepted, false),
+            accepted = accept_on(tls.as_ref().map(|t| &t.1)) => (accepted, true),
+        };
+        let (stream, peer) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                back_off(&e).await;
+                continue;
+            }
         };
         let _ = stream.set_nodelay(true);
         let (app, stopping) = (app.clone(), stopping.clone());
+        let tls = if secure { tls.as_ref().map(|(local, _, acceptor)| (*local, acceptor.clone())) } else { None };
         tokio::spawn(async move {
-            serve_connection(stream, local, peer, app, timeouts, stopping).await;
+            match tls {
+                None => serve_connection(stream, local, peer, None, app, timeouts, stopping).await,
+                Some((local, acceptor)) => {
+                    serve_tls_connection(stream, local, peer, &acceptor, app, timeouts, stopping).await
+                }
+            }
             drop(permit);
         });
     }
     drop(listener);
+    drop(tls);
     // Idle connections close now; the others after their request. All permits back means
     // every connection has closed.
     stopping.notify_waiters();
@@ -114,6 +133,45 @@ pub async fn serve(
         tracing::warn!(connections = open, "shutdown grace over; closing what is left");
     }
     Ok(())
+}
+
+/// The next connection on `listener`; never, without one.
+async fn accept_on(listener: Option<&TcpListener>) -> io::Result<(TcpStream, SocketAddr)> {
+    match listener {
+        Some(l) => l.accept().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A connection to the HTTPS listener: the ClientHello read and the handshake completed within
+/// the header timeout from the connection's opening, then served like any other.
+async fn serve_tls_connection(
+    stream: TcpStream,
+    local: SocketAddr,
+    peer: SocketAddr,
+    acceptor: &TlsAcceptor,
+    app: Arc<App>,
+    limits: Timeouts,
+    stopping: Arc<Notify>,
+) {
+    let activity = Activity::new();
+    match tokio::time::timeout(limits.header, super::tls::accept(stream, acceptor)).await {
+        Ok(Ok((tls, connection))) => {
+            serve_with(tls, activity, local, peer, Some(connection), app, limits, stopping).await
+        }
+        Ok(Err(super::tls::Refused::PlainHttp(mut stream))) => {
+            use crate::envelope::{ApiError, ErrorCode};
+            let err = ApiError::new(
+                ErrorCode::HttpsRequired,
+                "this port speaks HTTPS (TLS); a plain HTTP request was sent to it: use an https:// URL",
+            );
+            // Best effort: the client may already be gone.
+            let _ = tokio::time::timeout(limits.header, stream.write_all(&raw_envelope(&err))).await;
+            let _ = stream.shutdown().await;
+        }
+        Ok(Err(super::tls::Refused::Failed(e))) => tracing::debug!(error = %e, "TLS handshake failed"),
+        Err(_) => tracing::debug!("TLS handshake not finished within the header timeout"),
+    }
 }
 
 /// After a failed `accept`: resource exhaustion waits 100 ms (the condition lasts, and retrying
@@ -196,23 +254,44 @@ async fn serve_connection(
     stream: TcpStream,
     local: SocketAddr,
     peer: SocketAddr,
+    tls: Option<Arc<TlsConnection>>,
     app: Arc<App>,
     limits: Timeouts,
     stopping: Arc<Notify>,
 ) {
-    let activity = Arc::new(Activity::new());
+    serve_with(stream, Activity::new(), local, peer, tls, app, limits, stopping).await
+}
+
+/// Serves HTTP on `stream` (a socket, or a TLS session on one) until it closes or its limits
+/// pass; `activity` was started when the connection opened.
+#[allow(clippy::too_many_arguments)]
+async fn serve_with<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
+    stream: S,
+    activity: Activity,
+    local: SocketAddr,
+    peer: SocketAddr,
+    tls: Option<Arc<TlsConnection>>,
+    app: Arc<App>,
+    limits: Timeouts,
+    stopping: Arc<Notify>,
+) {
+    let activity = Arc::new(activity);
+    let scheme = if tls.is_some() { poem::http::uri::Scheme::HTTPS } else { poem::http::uri::Scheme::HTTP };
     let io = Watched { inner: stream, activity: activity.clone(), rewrite: Vec::new(), rewritten: 0 };
     let service = {
         let activity = activity.clone();
-        hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-            let (app, activity) = (app.clone(), activity.clone());
+        hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+            let (app, activity, scheme) = (app.clone(), activity.clone(), scheme.clone());
+            if let Some(tls) = &tls {
+                req.extensions_mut().insert(tls.clone());
+            }
             async move {
                 activity.request_started();
                 let req: poem::Request = (
                     req,
                     LocalAddr(poem::Addr::SocketAddr(local)),
                     poem::web::RemoteAddr(poem::Addr::SocketAddr(peer)),
-                    poem::http::uri::Scheme::HTTP,
+                    scheme,
                 )
                     .into();
                 let resp = app.get_response(req).await;
@@ -266,15 +345,15 @@ async fn serve_connection(
 }
 
 /// The socket, telling the watchdog about reads, and rewriting hyper's own bare error answers.
-struct Watched {
-    inner: TcpStream,
+struct Watched<S> {
+    inner: S,
     activity: Arc<Activity>,
     /// An envelope answer being written in place of hyper's bare one.
     rewrite: Vec<u8>,
     rewritten: usize,
 }
 
-impl AsyncRead for Watched {
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
@@ -285,7 +364,7 @@ impl AsyncRead for Watched {
     }
 }
 
-impl AsyncWrite for Watched {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         // A response written while no request is with the app is hyper's own answer to a
         // request it could not parse.
@@ -335,9 +414,15 @@ fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
     } else {
         return None;
     };
+    Some(raw_envelope(&err))
+}
+
+/// `err` as a whole HTTP/1.1 response that closes the connection, for answers written
+/// outside hyper.
+fn raw_envelope(err: &crate::envelope::ApiError) -> Vec<u8> {
     let meta = super::RequestMeta::new();
     let id = &meta.id;
-    let body = crate::envelope::error_bytes(&err, &meta.envelope_meta().as_meta());
+    let body = crate::envelope::error_bytes(err, &meta.envelope_meta().as_meta());
     let status = err.status();
     let mut out = format!(
         "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",
@@ -347,5 +432,5 @@ fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
     )
     .into_bytes();
     out.extend_from_slice(&body);
-    Some(out)
+    out
 }
