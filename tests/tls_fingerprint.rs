@@ -181,11 +181,14 @@ fn curl_client(root: &Path, port: u16) -> Option<Value> {
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
 
-/// Python's ssl module with its default context, over HTTP/1.1 without ALPN.
-fn python_client(root: &Path, port: u16) -> Option<Value> {
+/// Python's ssl module with its default context, over HTTP/1.1, offering the ALPN protocols
+/// `alpn` (comma-separated; none when empty).
+fn python_client(root: &Path, port: u16, alpn: &str) -> Option<Value> {
     const SCRIPT: &str = r#"
 import json, socket, ssl, sys
 ctx = ssl.create_default_context(cafile=sys.argv[1])
+if sys.argv[4]:
+    ctx.set_alpn_protocols(sys.argv[4].split(","))
 with socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=20) as raw:
     with ctx.wrap_socket(raw, server_hostname=sys.argv[3]) as s:
         s.sendall(b"GET /v1/tls/fingerprint HTTP/1.1\r\nHost: " + sys.argv[3].encode() + b"\r\nConnection: close\r\n\r\n")
@@ -196,7 +199,15 @@ head, _, body = data.partition(b"\r\n\r\n")
 assert head.startswith(b"HTTP/1.1 200"), head
 sys.stdout.write(body.decode())
 "#;
-    let out = Command::new("python3").arg("-c").arg(SCRIPT).arg(root).arg(port.to_string()).arg(NAME).output().ok()?;
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(SCRIPT)
+        .arg(root)
+        .arg(port.to_string())
+        .arg(NAME)
+        .arg(alpn)
+        .output()
+        .ok()?;
     assert!(out.status.success(), "python failed: {}", String::from_utf8_lossy(&out.stderr));
     Some(serde_json::from_slice(&out.stdout).unwrap())
 }
@@ -247,7 +258,14 @@ async fn three_client_stacks_are_told_apart_and_match_an_independent_reading() {
     let (port, records) = relay(server.tls).await;
 
     let mut answers = vec![("rustls", rustls_client(&root, port).await)];
-    for (name, answer) in [("curl", curl_client(&root, port)), ("python ssl", python_client(&root, port))] {
+    // The last client offers 200 protocol names of 255 bytes before `http/1.1`: a ClientHello
+    // of about 52 KB, which arrives in four TLS records.
+    let long_alpn = format!("{},http/1.1", vec!["x".repeat(255); 200].join(","));
+    for (name, answer) in [
+        ("curl", curl_client(&root, port)),
+        ("python ssl", python_client(&root, port, "")),
+        ("python ssl with a 52 KB hello", python_client(&root, port, &long_alpn)),
+    ] {
         match answer {
             Some(a) => answers.push((name, a)),
             None => eprintln!("SKIPPED: the {name} client (not installed)"),
@@ -271,6 +289,12 @@ async fn three_client_stacks_are_told_apart_and_match_an_independent_reading() {
     let negotiated: Vec<&Value> = answers.iter().map(|(_, a)| &a["data"]["negotiated"]).collect();
     assert_eq!(negotiated[0]["alpn"], "h2", "rustls offered h2 and got it");
     assert_eq!(negotiated[0]["version"], "TLS 1.3");
+    if let Some((i, (_, answer))) = answers.iter().enumerate().find(|(_, (name, _))| name.contains("52 KB")) {
+        let first = usize::from(u16::from_be_bytes([captures[i][3], captures[i][4]]));
+        assert!(first < 50_000 && captures[i][5 + first] == 22, "the hello continues in a second record");
+        assert_eq!(answer["data"]["clientHello"]["alpn"].as_array().unwrap().len(), 201);
+        assert_eq!(negotiated[i]["alpn"], "http/1.1");
+    }
 
     // Different stacks, different fingerprints.
     for i in 0..answers.len() {

@@ -11,19 +11,18 @@ use crate::connection::{TlsConnection, client_hello::is_grease, names};
 
 use crate::prelude::*;
 
-/// Which of wrench's listeners the request reached.
+/// Which of wrench's listeners the request reached: `https` (`WRENCH_TLS_LISTEN`, where
+/// wrench terminates TLS itself) or `http` (`WRENCH_LISTEN`, directly or through a proxy).
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "lowercase")]
-enum Listener {
-    /// The HTTPS listener (`WRENCH_TLS_LISTEN`): wrench terminated TLS itself.
+enum TlsListener {
     Https,
-    /// The plain HTTP listener (`WRENCH_LISTEN`), directly or through a proxy.
     Http,
 }
 
 /// One number from the ClientHello, with its registry name.
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
-struct Code {
+struct TlsCode {
     /// The value, decimal (as JA3 writes it).
     id: u16,
     /// The value as four hex digits (as JA4's raw form writes it).
@@ -34,34 +33,34 @@ struct Code {
     grease: bool,
 }
 
-fn codes<N: Into<String>>(values: &[u16], name: impl Fn(u16) -> Option<N>) -> Vec<Code> {
+fn codes<N: Into<String>>(values: &[u16], name: impl Fn(u16) -> Option<N>) -> Vec<TlsCode> {
     values
         .iter()
-        .map(|&v| Code { id: v, hex: format!("{v:04x}"), name: name(v).map(Into::into), grease: is_grease(v) })
+        .map(|&v| TlsCode { id: v, hex: format!("{v:04x}"), name: name(v).map(Into::into), grease: is_grease(v) })
         .collect()
 }
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "camelCase")]
-struct Hello {
+struct TlsHello {
     /// The ClientHello's `legacy_version` (TLS 1.2's number for TLS 1.3 hellos), as JA3 uses it.
-    legacy_version: Code,
+    legacy_version: TlsCode,
     /// The highest version offered (from `supported_versions` when sent), as JA4 uses it.
     highest_version: Option<String>,
     /// The versions of `supported_versions`, in the order sent.
-    supported_versions: Vec<Code>,
+    supported_versions: Vec<TlsCode>,
     /// The host name sent as SNI, or null.
     server_name: Option<String>,
     /// The ALPN protocols offered, in order.
     alpn: Vec<String>,
     /// The cipher suites offered, in order.
-    cipher_suites: Vec<Code>,
+    cipher_suites: Vec<TlsCode>,
     /// The extensions, in the order sent.
-    extensions: Vec<Code>,
+    extensions: Vec<TlsCode>,
     /// The `supported_groups` offered, in order.
-    supported_groups: Vec<Code>,
+    supported_groups: Vec<TlsCode>,
     /// The `signature_algorithms` offered, in order.
-    signature_algorithms: Vec<Code>,
+    signature_algorithms: Vec<TlsCode>,
     /// The `ec_point_formats` offered, in order.
     point_formats: Vec<u8>,
 }
@@ -69,7 +68,7 @@ struct Hello {
 /// What the handshake agreed.
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "camelCase")]
-struct Negotiated {
+struct TlsNegotiated {
     /// `TLS 1.3` or `TLS 1.2`.
     version: Option<String>,
     /// The cipher suite, by its IANA name.
@@ -86,11 +85,12 @@ struct TlsFingerprintOutput {
     available: bool,
     /// Why it is not available; null when it is.
     reason: Option<String>,
-    listener: Listener,
+    listener: TlsListener,
     /// The JA3 string: version, ciphers, extensions, groups and point formats, decimal, in
     /// the order sent, GREASE left out.
     ja3: Option<String>,
-    /// The MD5 of the JA3 string, hex: the JA3 fingerprint.
+    /// The MD5 of the JA3 string, hex: the JA3 fingerprint. It follows the extension order,
+    /// which some clients (Chrome, rustls) shuffle on every connection; JA4 sorts and stays.
     ja3_hash: Option<String>,
     /// The JA4 fingerprint (`t13d1516h2_8daaf6152771_d8a2da3f94cd`).
     ja4: Option<String>,
@@ -98,9 +98,9 @@ struct TlsFingerprintOutput {
     /// with the signature algorithms, before hashing.
     ja4_raw: Option<String>,
     /// The ClientHello's fields.
-    client_hello: Option<Hello>,
+    client_hello: Option<TlsHello>,
     /// What the handshake agreed; null on the plain listener.
-    negotiated: Option<Negotiated>,
+    negotiated: Option<TlsNegotiated>,
 }
 
 /// The caller's own TLS fingerprint (JA3 and JA4).
@@ -124,7 +124,7 @@ fn describe(ctx: &Ctx) -> TlsFingerprintOutput {
     let mut out = TlsFingerprintOutput {
         available: false,
         reason: None,
-        listener: if ctx.tls.is_some() { Listener::Https } else { Listener::Http },
+        listener: if ctx.tls.is_some() { TlsListener::Https } else { TlsListener::Http },
         ja3: None,
         ja3_hash: None,
         ja4: None,
@@ -136,7 +136,7 @@ fn describe(ctx: &Ctx) -> TlsFingerprintOutput {
         out.reason = Some(plain_reason(ctx));
         return out;
     };
-    out.negotiated = Some(Negotiated {
+    out.negotiated = Some(TlsNegotiated {
         version: tls.version.clone(),
         cipher_suite: tls.cipher_suite.clone(),
         alpn: tls.alpn.clone(),
@@ -158,7 +158,7 @@ fn fill(out: &mut TlsFingerprintOutput, tls: &TlsConnection) {
     out.ja3_hash = Some(hello.ja3_md5());
     out.ja4 = Some(hello.ja4());
     out.ja4_raw = Some(hello.ja4_raw());
-    out.client_hello = Some(Hello {
+    out.client_hello = Some(TlsHello {
         legacy_version: codes(&[hello.legacy_version], names::version).remove(0),
         highest_version: names::version(hello.highest_version()).map(str::to_string),
         supported_versions: codes(&hello.supported_versions, names::version),
@@ -197,29 +197,24 @@ fn plain_reason(ctx: &Ctx) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use crate::connection::client_hello::parse;
+    use crate::connection::client_hello::{MAX_HELLO, hello_bytes, parse};
 
     use super::*;
 
-    /// A ClientHello as rustls's client sends it to `wrench.test` (fields in the order sent).
+    /// A ClientHello to `wrench.test` with two cipher suites and GREASE, SNI, ALPN, groups,
+    /// signature algorithms and versions, in that order.
     fn hello() -> Vec<u8> {
-        let mut body = vec![0x03, 0x03];
-        body.extend([7u8; 32]);
-        body.push(0);
-        body.extend([0, 6, 0x13, 0x02, 0x13, 0x01, 0xfa, 0xfa]);
-        body.extend([1, 0]);
-        let sni = [0, 0, 0, 16, 0, 14, 0, 0, 11, b'w', b'r', b'e', b'n', b'c', b'h', b'.', b't', b'e', b's', b't'];
-        let alpn = [0, 16, 0, 5, 0, 3, 2, b'h', b'2'];
-        let groups = [0, 10, 0, 4, 0, 2, 0, 29];
-        let algorithms = [0, 13, 0, 4, 0, 2, 0x08, 0x04];
-        let versions = [0, 43, 0, 3, 2, 0x03, 0x04];
-        let ext: Vec<u8> = [&sni[..], &alpn, &groups, &algorithms, &versions].concat();
-        body.extend((ext.len() as u16).to_be_bytes());
-        body.extend(ext);
-        let mut message = vec![1, 0];
-        message.extend((body.len() as u16).to_be_bytes());
-        message.extend(body);
-        message
+        let sni = [0, 14, 0, 0, 11, b'w', b'r', b'e', b'n', b'c', b'h', b'.', b't', b'e', b's', b't'];
+        hello_bytes(
+            &[0x1302, 0x1301, 0xfafa],
+            &[
+                (0, sni.to_vec()),
+                (16, vec![0, 3, 2, b'h', b'2']),
+                (10, vec![0, 2, 0, 29]),
+                (13, vec![0, 2, 0x08, 0x04]),
+                (43, vec![2, 0x03, 0x04]),
+            ],
+        )
     }
 
     fn tls_ctx(hello: Result<Vec<u8>, String>) -> Ctx {
@@ -237,7 +232,7 @@ mod tests {
     fn a_hello_is_described_with_both_fingerprints() {
         let out = describe(&tls_ctx(Ok(hello())));
         assert!(out.available && out.reason.is_none());
-        assert_eq!(out.listener, Listener::Https);
+        assert_eq!(out.listener, TlsListener::Https);
         // Worked by hand from the fields above: GREASE 0xfafa left out of JA3's ciphers and of
         // JA4's count; JA4 drops SNI (0) and ALPN (16) from its sorted extension list.
         assert_eq!(out.ja3.as_deref(), Some("771,4866-4865,0-16-10-13-43,29,"));
@@ -253,6 +248,24 @@ mod tests {
         assert_eq!(out.negotiated.unwrap().alpn.as_deref(), Some("h2"));
     }
 
+    /// The largest hellos the listener reads (64 KiB): nothing but cipher suites, or nothing
+    /// but extensions. The answer stays well within the default response limit.
+    #[test]
+    fn the_largest_hellos_fit_in_an_answer() {
+        for (ciphers, extensions) in [(32_000u16, 0u16), (1, 16_000)] {
+            let message = hello_bytes(
+                &(0..ciphers).collect::<Vec<_>>(),
+                &(0..extensions).map(|e| (e + 100, vec![])).collect::<Vec<_>>(),
+            );
+            assert!(message.len() <= MAX_HELLO);
+            let out = describe(&tls_ctx(Ok(message)));
+            let hello = out.client_hello.as_ref().unwrap();
+            assert_eq!((hello.cipher_suites.len(), hello.extensions.len()), (ciphers.into(), extensions.into()));
+            let size = serde_json::to_vec(&out).unwrap().len();
+            assert!(size < crate::bounds::DEFAULT_RESPONSE_LIMIT / 2, "{size} bytes");
+        }
+    }
+
     #[test]
     fn nothing_is_invented_without_a_hello() {
         let out = describe(&tls_ctx(Err("a ClientHello of 70000 bytes".into())));
@@ -263,7 +276,7 @@ mod tests {
         let mut ctx = Ctx::for_tests();
         let out = describe(&ctx);
         assert!(!out.available && out.negotiated.is_none() && out.ja3_hash.is_none());
-        assert_eq!(out.listener, Listener::Http);
+        assert_eq!(out.listener, TlsListener::Http);
         assert!(out.reason.unwrap().contains("WRENCH_TLS_LISTEN"), "the setting is named");
 
         ctx.headers.insert("x-forwarded-proto", "https".parse().unwrap());

@@ -256,34 +256,36 @@ impl ClientHello {
     }
 }
 
+/// A ClientHello with the given fields, each extension with the data it would carry.
+#[cfg(test)]
+/// A ClientHello with the given fields, each extension with the data it would carry.
+pub fn hello_bytes(ciphers: &[u16], extensions: &[(u16, Vec<u8>)]) -> Vec<u8> {
+    let mut body = vec![0x03, 0x03];
+    body.extend([7u8; 32]);
+    body.push(32);
+    body.extend([9u8; 32]);
+    body.extend(((ciphers.len() * 2) as u16).to_be_bytes());
+    for c in ciphers {
+        body.extend(c.to_be_bytes());
+    }
+    body.extend([1, 0]);
+    let mut ext = Vec::new();
+    for (kind, data) in extensions {
+        ext.extend(kind.to_be_bytes());
+        ext.extend((data.len() as u16).to_be_bytes());
+        ext.extend(data);
+    }
+    body.extend((ext.len() as u16).to_be_bytes());
+    body.extend(ext);
+    let mut message = vec![1, 0];
+    message.extend((body.len() as u16).to_be_bytes());
+    message.extend(body);
+    message
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A ClientHello with the given fields, each extension with the data it would carry.
-    fn hello_bytes(ciphers: &[u16], extensions: &[(u16, Vec<u8>)]) -> Vec<u8> {
-        let mut body = vec![0x03, 0x03];
-        body.extend([7u8; 32]);
-        body.push(32);
-        body.extend([9u8; 32]);
-        body.extend(((ciphers.len() * 2) as u16).to_be_bytes());
-        for c in ciphers {
-            body.extend(c.to_be_bytes());
-        }
-        body.extend([1, 0]);
-        let mut ext = Vec::new();
-        for (kind, data) in extensions {
-            ext.extend(kind.to_be_bytes());
-            ext.extend((data.len() as u16).to_be_bytes());
-            ext.extend(data);
-        }
-        body.extend((ext.len() as u16).to_be_bytes());
-        body.extend(ext);
-        let mut message = vec![1, 0];
-        message.extend((body.len() as u16).to_be_bytes());
-        message.extend(body);
-        message
-    }
 
     fn list16(values: &[u16], width: usize) -> Vec<u8> {
         let mut out = if width == 1 {

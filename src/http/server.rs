@@ -109,14 +109,18 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let (app, stopping) = (app.clone(), stopping.clone());
-        let tls = if secure { tls.as_ref().map(|(local, _, acceptor)| (*local, acceptor.clone())) } else { None };
+        let mut conn = Conn { local, peer, app: app.clone(), limits: timeouts, stopping: stopping.clone() };
+        let acceptor = match (secure, &tls) {
+            (true, Some((tls_local, _, acceptor))) => {
+                conn.local = *tls_local;
+                Some(acceptor.clone())
+            }
+            _ => None,
+        };
         tokio::spawn(async move {
-            match tls {
-                None => serve_connection(stream, local, peer, None, app, timeouts, stopping).await,
-                Some((local, acceptor)) => {
-                    serve_tls_connection(stream, local, peer, &acceptor, app, timeouts, stopping).await
-                }
+            match acceptor {
+                None => serve_with(stream, Activity::new(), None, conn).await,
+                Some(acceptor) => serve_tls_connection(stream, &acceptor, conn).await,
             }
             drop(permit);
         });
@@ -145,20 +149,11 @@ async fn accept_on(listener: Option<&TcpListener>) -> io::Result<(TcpStream, Soc
 
 /// A connection to the HTTPS listener: the ClientHello read and the handshake completed within
 /// the header timeout from the connection's opening, then served like any other.
-async fn serve_tls_connection(
-    stream: TcpStream,
-    local: SocketAddr,
-    peer: SocketAddr,
-    acceptor: &TlsAcceptor,
-    app: Arc<App>,
-    limits: Timeouts,
-    stopping: Arc<Notify>,
-) {
+async fn serve_tls_connection(stream: TcpStream, acceptor: &TlsAcceptor, conn: Conn) {
     let activity = Activity::new();
+    let limits = conn.limits;
     match tokio::time::timeout(limits.header, super::tls::accept(stream, acceptor)).await {
-        Ok(Ok((tls, connection))) => {
-            serve_with(tls, activity, local, peer, Some(connection), app, limits, stopping).await
-        }
+        Ok(Ok((tls, connection))) => serve_with(tls, activity, Some(connection), conn).await,
         Ok(Err(super::tls::Refused::PlainHttp(mut stream))) => {
             use crate::envelope::{ApiError, ErrorCode};
             let err = ApiError::new(
@@ -250,31 +245,25 @@ impl Activity {
     }
 }
 
-async fn serve_connection(
-    stream: TcpStream,
+/// What serving one connection needs besides its stream.
+struct Conn {
+    /// The address of the listener it arrived on.
     local: SocketAddr,
     peer: SocketAddr,
-    tls: Option<Arc<TlsConnection>>,
     app: Arc<App>,
     limits: Timeouts,
     stopping: Arc<Notify>,
-) {
-    serve_with(stream, Activity::new(), local, peer, tls, app, limits, stopping).await
 }
 
 /// Serves HTTP on `stream` (a socket, or a TLS session on one) until it closes or its limits
-/// pass; `activity` was started when the connection opened.
-#[allow(clippy::too_many_arguments)]
+/// pass; `activity` was started when the connection opened; `tls` describes the session.
 async fn serve_with<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(
     stream: S,
     activity: Activity,
-    local: SocketAddr,
-    peer: SocketAddr,
     tls: Option<Arc<TlsConnection>>,
-    app: Arc<App>,
-    limits: Timeouts,
-    stopping: Arc<Notify>,
+    conn: Conn,
 ) {
+    let Conn { local, peer, app, limits, stopping } = conn;
     let activity = Arc::new(activity);
     let scheme = if tls.is_some() { poem::http::uri::Scheme::HTTPS } else { poem::http::uri::Scheme::HTTP };
     let io = Watched { inner: stream, activity: activity.clone(), rewrite: Vec::new(), rewritten: 0 };
