@@ -3,6 +3,8 @@
 //! every kind and the intermediate). Fingerprint, serial number, validity, names and key size
 //! must agree. Without an `openssl` executable the test says it skipped.
 
+mod common;
+
 use std::process::Command;
 
 use wrench::net::certificate::summarize;
@@ -38,7 +40,7 @@ fn openssl_date(text: &str) -> String {
 #[test]
 fn summaries_agree_with_openssl() {
     if Command::new("openssl").arg("version").output().is_err() {
-        eprintln!("SKIPPED: no openssl executable to compare certificate summaries with");
+        common::skipped("no openssl executable to compare certificate summaries with");
         return;
     }
     let certificates = wrench_fakes::tls::TestCa::new().site_certificates();

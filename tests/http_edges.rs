@@ -341,3 +341,42 @@ async fn images_carry_their_media_type_and_caching_while_errors_stay_json() {
     assert_eq!(headers["content-type"], "application/json");
     assert_eq!(v["error"]["field"], "size");
 }
+
+#[tokio::test]
+async fn cors_answers_preflights_and_marks_answers_for_listed_origins_only() {
+    let origin = "https://app.example.com";
+    let config = Config { cors: wrench::config::CorsOrigins::List(vec![origin.into()]), ..config() };
+    let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
+    let preflight = |from: &'static str| {
+        cli.request(poem::http::Method::OPTIONS, "/v1/base64/encode")
+            .header("origin", from)
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "content-type, x-api-key")
+    };
+    let resp = preflight(origin).send().await;
+    let h = resp.0.headers().clone();
+    assert_eq!(resp.0.status(), StatusCode::NO_CONTENT);
+    assert_eq!(h["access-control-allow-origin"], origin);
+    assert_eq!(h["vary"], "Origin");
+    assert!(h["access-control-allow-methods"].to_str().unwrap().contains("POST"));
+    assert_eq!(h["access-control-allow-headers"], "X-API-Key, Authorization, Content-Type");
+    assert_eq!(h["access-control-max-age"], "600");
+    assert!(!h.contains_key("access-control-allow-credentials"));
+
+    let (status, h, v) = body(preflight("https://evil.example").send().await).await;
+    assert_error(status, &v, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED");
+    assert!(!h.contains_key("access-control-allow-origin"));
+
+    // Answers, errors included, are readable by the listed origin's pages and no other's.
+    let call = |from: &'static str, text: &'static str| {
+        cli.post("/v1/base64/encode").header("origin", from).content_type("application/json").body(text)
+    };
+    let (status, h, _) = body(call(origin, r#"{"text":"hi"}"#).send().await).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(h["access-control-allow-origin"], origin);
+    assert!(h["access-control-expose-headers"].to_str().unwrap().contains("RateLimit-Remaining"));
+    let (status, h, _) = body(call(origin, "{").send().await).await;
+    assert_eq!((status, &h["access-control-allow-origin"]), (StatusCode::BAD_REQUEST, &origin.parse().unwrap()));
+    let (_, h, _) = body(call("https://evil.example", r#"{"text":"hi"}"#).send().await).await;
+    assert!(!h.contains_key("access-control-allow-origin") && !h.contains_key("access-control-expose-headers"));
+}

@@ -71,7 +71,7 @@ fn ssrf_corpus_in_a_loopback_only_namespace() {
         outcome => {
             let why = format!("no loopback-only network namespace could be made (unshare -rn: {outcome:?})");
             assert!(!required, "{why}; WRENCH_TEST_REQUIRE_NETNS is set");
-            eprintln!("SKIPPED the SSRF corpus: {why}. It sends hostile traffic and runs only inside one.");
+            common::skipped(&format!("the SSRF corpus: {why}. It sends hostile traffic and runs only inside one."));
         }
     }
 }

@@ -29,7 +29,7 @@ fn start_redis(port: u16) -> Option<Child> {
     match child {
         Ok(c) => Some(c),
         Err(e) => {
-            eprintln!("redis-server not available ({e}): skipping");
+            common::skipped(&format!("redis-server does not start here ({e})"));
             None
         }
     }

@@ -268,7 +268,7 @@ async fn three_client_stacks_are_told_apart_and_match_an_independent_reading() {
     ] {
         match answer {
             Some(a) => answers.push((name, a)),
-            None => eprintln!("SKIPPED: the {name} client (not installed)"),
+            None => common::skipped(&format!("the {name} client (not installed)")),
         }
     }
     assert!(answers.len() >= 2, "at least two client stacks are needed (rustls and curl or python3)");
@@ -316,7 +316,7 @@ async fn three_client_stacks_are_told_apart_and_match_an_independent_reading() {
         }
         Err(why) => {
             assert!(std::env::var_os("WRENCH_TEST_REQUIRE_TLS_REFERENCE").is_none(), "{why}");
-            eprintln!("SKIPPED: the comparison with an independent implementation: {why}");
+            common::skipped(&format!("the comparison with an independent implementation: {why}"));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -92,6 +92,20 @@ pub struct Config {
     /// `WRENCH_TLS_LISTEN`, `WRENCH_TLS_CERT`, `WRENCH_TLS_KEY`: an HTTPS listener beside the
     /// plain one, serving the same routes (off unless all three are set).
     pub tls: Option<TlsListener>,
+    /// `WRENCH_CORS_ORIGINS`: the web origins whose pages may call the API from a browser.
+    pub cors: CorsOrigins,
+}
+
+/// Which browser origins may call the API (the CORS protocol of the Fetch standard).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CorsOrigins {
+    /// None: no CORS headers are sent, so browsers keep pages of other origins out.
+    #[default]
+    None,
+    /// `*`: any origin (for keyless public deployments; credentials are never allowed).
+    Any,
+    /// These origins exactly (`https://app.example.com`, lower case, no path).
+    List(Vec<String>),
 }
 
 /// Where the HTTPS listener listens and the PEM files of its certificate chain and key.
@@ -136,6 +150,7 @@ impl Default for Config {
             outbound: OutboundConfig::default(),
             datasets: Default::default(),
             tls: None,
+            cors: CorsOrigins::None,
         }
     }
 }
@@ -148,6 +163,7 @@ struct FileConfig {
     tls_listen: Option<String>,
     tls_cert: Option<String>,
     tls_key: Option<String>,
+    cors_origins: Option<String>,
     api_keys: Option<Vec<String>>,
     body_limit: Option<toml::Value>,
     log: Option<String>,
@@ -292,6 +308,9 @@ impl Config {
         }
         // The HTTPS listener's three settings, file first, the environment over it.
         let mut tls = [file.tls_listen, file.tls_cert, file.tls_key];
+        if let Some(v) = file.cors_origins {
+            c.cors = parse_cors("cors_origins", &v)?;
+        }
         if let Some(keys) = file.api_keys {
             c.api_keys = keys.iter().map(|k| parse_digest("api_keys", k)).collect::<Result<_, _>>()?;
         }
@@ -366,6 +385,7 @@ impl Config {
             }
             match k.as_str() {
                 "WRENCH_LISTEN" => c.listen = parse_listen(k, v)?,
+                "WRENCH_CORS_ORIGINS" => c.cors = parse_cors(k, v)?,
                 "WRENCH_TLS_LISTEN" => tls[0] = Some(v.clone()),
                 "WRENCH_TLS_CERT" => tls[1] = Some(v.clone()),
                 "WRENCH_TLS_KEY" => tls[2] = Some(v.clone()),
@@ -484,6 +504,38 @@ fn parse_net(name: &str, v: &str) -> Result<ipnet::IpNet, String> {
     v.parse::<ipnet::IpNet>()
         .or_else(|_| v.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
         .map_err(|_| format!("{name}: {v:?} is neither an IP address nor a CIDR range"))
+}
+
+/// `*`, or comma-separated origins (`scheme://host[:port]`); empty for none.
+fn parse_cors(name: &str, v: &str) -> Result<CorsOrigins, String> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(CorsOrigins::None);
+    }
+    if v == "*" {
+        return Ok(CorsOrigins::Any);
+    }
+    let mut list = Vec::new();
+    for origin in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        // Stored as browsers send it: lower case, no default port, no trailing slash.
+        let serialized = url::Url::parse(origin).ok().filter(|u| {
+            matches!(u.scheme(), "http" | "https")
+                && u.host().is_some()
+                && u.path() == "/"
+                && u.query().is_none()
+                && u.fragment().is_none()
+                && u.username().is_empty()
+        });
+        match serialized {
+            Some(u) => list.push(u.origin().ascii_serialization()),
+            None => {
+                return Err(format!(
+                    "{name}: {origin:?} is not an origin; give scheme, host and port only, such as https://app.example.com or http://localhost:3000, or * for any"
+                ));
+            }
+        }
+    }
+    Ok(CorsOrigins::List(list))
 }
 
 /// The HTTPS listener from its three settings: none when none is set (or the address is
@@ -610,6 +662,27 @@ mod tests {
         let file: FileConfig = toml::from_str("outbound_timeout = 0").unwrap();
         let e = Config::from_parts(file, &[]).unwrap_err();
         assert!(e.starts_with("outbound_timeout"), "{e}");
+    }
+
+    #[test]
+    fn cors_origins() {
+        assert_eq!(Config::from_vars(&[]).unwrap().cors, CorsOrigins::None);
+        let c = Config::from_vars(&vars(&[("WRENCH_CORS_ORIGINS", "*")])).unwrap();
+        assert_eq!(c.cors, CorsOrigins::Any);
+        let c =
+            Config::from_vars(&vars(&[("WRENCH_CORS_ORIGINS", "https://App.example.com:443/, http://localhost:3000")]))
+                .unwrap();
+        assert_eq!(c.cors, CorsOrigins::List(vec!["https://app.example.com".into(), "http://localhost:3000".into()]));
+        for bad in [
+            "https://app.example.com/path",
+            "app.example.com",
+            "ftp://x.example",
+            "https://u@x.example",
+            "https://x.example?q",
+        ] {
+            let e = Config::from_vars(&vars(&[("WRENCH_CORS_ORIGINS", bad)])).unwrap_err();
+            assert!(e.starts_with("WRENCH_CORS_ORIGINS"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! log line of the request (method, path without query, status, duration; never bodies, query
 //! strings or keys).
 
+mod cors;
 pub mod limits;
 mod pipeline;
 pub mod server;
@@ -83,6 +84,7 @@ fn meta_of(req: &Request) -> Arc<RequestMeta> {
 pub struct App {
     route: poem::Route,
     datasets: Arc<crate::datasets::Datasets>,
+    cors: crate::config::CorsOrigins,
 }
 
 /// Builds the app with a store that lives in memory only: for tests and throw-away use.
@@ -127,8 +129,9 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
     for (path, routes) in by_path {
         route = route.at(path, PathEndpoint { state: state.clone(), routes });
     }
+    let cors = state.config.cors.clone();
     route = site::mount(route, state);
-    Ok(App { route, datasets })
+    Ok(App { route, datasets, cors })
 }
 
 /// One route of an operation, as the router holds it.
@@ -182,8 +185,10 @@ impl Endpoint for App {
         req.extensions_mut().insert(meta.clone());
         let method = req.method().clone();
         let path = req.uri().path().to_string();
+        let cors = cors::allowed(&self.cors, &req);
         let routed = match edge_error(&req) {
             Some(err) => Ok(error_response(&err, &meta.envelope_meta().as_meta())),
+            None if cors.is_some() && cors::is_preflight(&req) => Ok(cors::preflight()),
             None => self.route.call(req).await,
         };
         let mut resp = match routed {
@@ -203,6 +208,9 @@ impl Endpoint for App {
             }
         };
         let h = resp.headers_mut();
+        if let Some(origin) = cors {
+            cors::mark(h, origin);
+        }
         if let Ok(v) = HeaderValue::from_str(&meta.id) {
             h.insert("x-request-id", v);
         }

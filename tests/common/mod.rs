@@ -4,6 +4,15 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+/// Says that a test, or part of one, did not run, and why, where `cargo test` shows it: the
+/// harness captures `eprintln!` of passing tests, not writes to the process's standard error.
+#[allow(dead_code)]
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    let _ = writeln!(std::io::stderr().lock(), "SKIPPED in {test}: {why}");
+}
+
 /// Sends a raw HTTP/1.1 request on a connection and returns the response's head (status line
 /// and headers, lower-cased) and body.
 #[allow(dead_code)]
@@ -61,7 +70,7 @@ pub async fn start_limited(
 ) -> Option<(std::process::Child, u16, std::path::PathBuf)> {
     use std::process::{Command, Stdio};
     if Command::new("prlimit").arg("--version").output().is_err() {
-        eprintln!("skipped: no `prlimit` on this machine");
+        skipped("no `prlimit` on this machine");
         return None;
     }
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
