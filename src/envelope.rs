@@ -68,6 +68,7 @@ error_codes! {
     StoreUnavailable = (503, "STORE_UNAVAILABLE", "The store (Redis or the embedded file) is not answering."),
     ProviderNotConfigured = (503, "PROVIDER_NOT_CONFIGURED", "The operation needs a provider that is not configured; the message says what to set."),
     ProviderBusy = (503, "PROVIDER_BUSY", "The provider's request budget, kept to its published limits, is spent for now; see Retry-After."),
+    NotReady = (503, "NOT_READY", "The instance cannot serve everything yet: the store is not answering or a configured data set has not loaded (GET /ready says which)."),
     DatasetNotInstalled = (503, "DATASET_NOT_INSTALLED", "The operation needs a data set that is not installed; the message gives the command."),
     UpstreamTimeout = (504, "UPSTREAM_TIMEOUT", "A provider or target did not answer in time."),
 }

@@ -6,7 +6,9 @@ const USAGE: &str = "\
 wrench: a self-hostable HTTP API of developer utilities
 
 Usage:
-  wrench [serve] [--config FILE]   run the server (settings: WRENCH_* variables, see README)
+  wrench [serve] [--config FILE] [--dev]
+                                   run the server (settings: WRENCH_* variables, see README);
+                                   --dev turns the anonymous rate limits off, for local use
   wrench openapi                   print the OpenAPI document
   wrench data [--config FILE]      load the configured data sets and say what each holds
   wrench keys new                  print a fresh API key and the digest to configure
@@ -14,7 +16,13 @@ Usage:
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let dev = args.contains(&"--dev");
+    args.retain(|a| *a != "--dev");
+    if dev && !matches!(args.as_slice(), [] | ["serve", ..] | ["--config", _]) {
+        eprintln!("--dev applies to `wrench serve` only\n\n{USAGE}");
+        return ExitCode::from(2);
+    }
     match args.as_slice() {
         ["--help" | "-h" | "help"] => {
             println!("{USAGE}");
@@ -43,8 +51,8 @@ fn main() -> ExitCode {
         },
         ["data"] => data(None),
         ["data", "--config", file] => data(Some(PathBuf::from(file))),
-        [] | ["serve"] => serve(None),
-        ["serve", "--config", file] | ["--config", file] => serve(Some(PathBuf::from(file))),
+        [] | ["serve"] => serve(None, dev),
+        ["serve", "--config", file] | ["--config", file] => serve(Some(PathBuf::from(file)), dev),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
@@ -52,11 +60,17 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve(file: Option<PathBuf>) -> ExitCode {
-    let config = match wrench::config::Config::load(file.as_deref()) {
+fn serve(file: Option<PathBuf>, dev: bool) -> ExitCode {
+    let mut config = match wrench::config::Config::load(file.as_deref()) {
         Ok(c) => c,
         Err(e) => return fail(&format!("configuration: {e}")),
     };
+    if dev {
+        // For a developer's own machine: Swagger UI's "Try it out" and local scripts are not
+        // stopped by the anonymous quota. Keyed quotas and everything else stay as configured.
+        config.anon_quota = wrench::config::Quota::UNLIMITED;
+        eprintln!("wrench: --dev: anonymous rate limits are off; do not expose this instance to others");
+    }
     // Parsers recurse once per nesting level (up to the shared limit of 128): 8 MiB of stack
     // per thread is reserved address space, touched only as deep as a request goes.
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(8 << 20).build() {

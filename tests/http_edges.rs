@@ -380,3 +380,22 @@ async fn cors_answers_preflights_and_marks_answers_for_listed_origins_only() {
     let (_, h, _) = body(call("https://evil.example", r#"{"text":"hi"}"#).send().await).await;
     assert!(!h.contains_key("access-control-allow-origin") && !h.contains_key("access-control-expose-headers"));
 }
+
+#[tokio::test]
+async fn readiness_waits_for_the_store_and_the_configured_data_sets() {
+    let cli = TestClient::new(app());
+    let (status, _, v) = body(cli.get("/ready").send().await).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["data"]["ready"], true);
+
+    // A city database that is configured but not loaded (nothing has started loading it).
+    let mut config = config();
+    config.datasets.geoip_city = vec!["/nonexistent/city.mmdb".into()];
+    let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
+    let (status, _, v) = body(cli.get("/ready").send().await).await;
+    assert_error(status, &v, StatusCode::SERVICE_UNAVAILABLE, "NOT_READY");
+    assert!(v["error"]["message"].as_str().unwrap().contains("WRENCH_GEOIP_CITY_DB"), "{v}");
+    // Liveness stays 200 meanwhile.
+    let (status, _, v) = body(cli.get("/health").send().await).await;
+    assert_eq!((status, &v["data"]["status"]), (StatusCode::OK, &json!("ok")));
+}

@@ -143,3 +143,41 @@ async fn a_flood_of_silent_sockets_under_a_small_descriptor_limit_neither_spins_
     assert!(spent < 0.5, "the accept loop spun: {spent:.2} s of CPU in 1.5 s");
     assert!(head.starts_with("http/1.1 200"), "{head}");
 }
+
+#[tokio::test]
+async fn dev_mode_turns_the_anonymous_limits_off() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data_dir = std::env::temp_dir().join(format!("wrench-dev-test-{port}"));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wrench"))
+        .args(["serve", "--dev"])
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_LOG", "warn")
+        .env("WRENCH_DATA_DIR", &data_dir)
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let mut stream = loop {
+        match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+            Ok(s) => break s,
+            Err(_) if started.elapsed() < Duration::from_secs(10) => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            Err(e) => panic!("server did not start: {e}"),
+        }
+    };
+    // The default anonymous quota is 5 a minute; the 6th to 10th would be 429 without --dev.
+    for i in 0..10 {
+        let request = common::json_request("POST", "/v1/base64/encode", "", r#"{"text":"x"}"#);
+        let (head, _) = common::exchange(&mut stream, &request).await;
+        assert!(head.starts_with("http/1.1 200") && !head.contains("ratelimit-limit"), "request {i}: {head}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&data_dir);
+    // Only `serve` takes the flag.
+    let out = Command::new(env!("CARGO_BIN_EXE_wrench")).args(["openapi", "--dev"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--dev applies to `wrench serve` only"));
+}

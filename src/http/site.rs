@@ -1,4 +1,7 @@
-//! The routes that are not operations: the document, Swagger UI, the index and health.
+//! The routes that are not operations: the document, Swagger UI, the index, liveness
+//! (`/health`: the process answers; always 200, with the store's and data sets' state) and
+//! readiness (`/ready`: 200 once the store answers and every configured data set is loaded,
+//! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators).
 //!
 //! Swagger UI is compiled into the binary (utoipa-swagger-ui's vendored copy), so `/docs`
 //! works offline. Its "Try it out" calls the serving host, because the document declares no
@@ -12,7 +15,7 @@ use poem::{
 };
 
 use super::{State, meta_of, method_not_allowed};
-use crate::envelope::{self, ApiError};
+use crate::envelope::{self, ApiError, ErrorCode};
 
 #[derive(Clone, Copy)]
 enum Page {
@@ -21,6 +24,7 @@ enum Page {
     DocsFile,
     Index,
     Health,
+    Ready,
 }
 
 struct SiteEndpoint {
@@ -43,6 +47,7 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
         .at("/docs/*tail", ep(Page::DocsFile))
         .at("/", ep(Page::Index))
         .at("/health", ep(Page::Health))
+        .at("/ready", ep(Page::Ready))
 }
 
 impl Endpoint for SiteEndpoint {
@@ -58,6 +63,10 @@ impl Endpoint for SiteEndpoint {
             Response::builder()
                 .content_type("application/json")
                 .body(envelope::success_bytes(&bytes, &meta.envelope_meta().as_meta()))
+        };
+        let store_reachable = || async {
+            let store = &self.state.store;
+            matches!(tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await, Ok(Ok(())))
         };
         Ok(match self.page {
             Page::OpenApi => Response::builder()
@@ -94,8 +103,7 @@ impl Endpoint for SiteEndpoint {
             Page::Health => {
                 // Liveness is always "ok"; the store's state is reported beside it, bounded in time.
                 let store = &self.state.store;
-                let reachable =
-                    matches!(tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await, Ok(Ok(())));
+                let reachable = store_reachable().await;
                 json(serde_json::json!({
                     "status": "ok",
                     "store": {"backend": store.backend(), "reachable": reachable},
@@ -105,6 +113,26 @@ impl Endpoint for SiteEndpoint {
                     // use otherwise.
                     "embeddedTablesBuilt": crate::ops::data::WARMED.load(std::sync::atomic::Ordering::Acquire),
                 }))
+            }
+            Page::Ready => {
+                let mut missing = Vec::new();
+                if !store_reachable().await {
+                    missing.push(format!("the {} store does not answer", self.state.store.backend()));
+                }
+                for set in self.state.datasets.status() {
+                    // A set that failed to reload keeps serving its loaded copy ("loaded").
+                    if !matches!(set.state, "loaded" | "not configured") {
+                        missing.push(format!("the {} data set ({}) is {}", set.name, set.setting, set.state));
+                    }
+                }
+                if missing.is_empty() {
+                    json(serde_json::json!({"ready": true}))
+                } else {
+                    envelope::error_response(
+                        &ApiError::new(ErrorCode::NotReady, format!("not ready: {}", missing.join("; "))),
+                        &meta.envelope_meta().as_meta(),
+                    )
+                }
             }
         })
     }
