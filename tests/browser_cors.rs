@@ -12,14 +12,14 @@ mod common;
 use std::{
     path::Path,
     process::{Child, Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
-    net::{TcpListener, TcpStream},
+    net::TcpListener,
 };
 
 const KEY: &str = "wr_browser_test_key_0123456789";
@@ -128,11 +128,7 @@ async fn a_page_of_an_allowed_origin_calls_the_api_and_others_are_refused() {
         .spawn()
         .unwrap();
     let _server = Server(child);
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", api_port)).await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(20), "the server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    common::when_listening(api_port, Duration::from_secs(20)).await;
 
     let seen = visit(&dir, &format!("http://127.0.0.1:{allowed_port}/"));
     assert_eq!(seen["status"], 200, "{seen}");

@@ -29,16 +29,7 @@ async fn serves_logs_safely_and_stops_on_sigterm() {
         .spawn()
         .unwrap();
 
-    let started = Instant::now();
-    let mut stream = loop {
-        match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
-            Ok(s) => break s,
-            Err(_) if started.elapsed() < Duration::from_secs(10) => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(e) => panic!("server did not start: {e}"),
-        }
-    };
+    let mut stream = common::when_listening(port, Duration::from_secs(10)).await;
     let auth = format!("X-API-Key: {key}\r\n");
     let requests = [
         ("/v1/base64/encode?token=QUERY-SECRET", r#"{"text":"TOP-SECRET-BODY-VALUE"}"#),
@@ -157,16 +148,7 @@ async fn dev_mode_turns_the_anonymous_limits_off() {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    let mut stream = loop {
-        match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
-            Ok(s) => break s,
-            Err(_) if started.elapsed() < Duration::from_secs(10) => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(e) => panic!("server did not start: {e}"),
-        }
-    };
+    let mut stream = common::when_listening(port, Duration::from_secs(10)).await;
     // The default anonymous quota is 5 a minute; the 6th to 10th would be 429 without --dev.
     for i in 0..10 {
         let request = common::json_request("POST", "/v1/base64/encode", "", r#"{"text":"x"}"#);

@@ -84,12 +84,8 @@ async fn start(dir: &Path, cert: &Path, key: &Path) -> Server {
         .spawn()
         .unwrap();
     let server = Server { child, plain, tls };
-    let started = Instant::now();
     for port in [plain, tls] {
-        while TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "the server did not start");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        common::when_listening(port, Duration::from_secs(20)).await;
     }
     server
 }

@@ -13,6 +13,20 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED in {test}: {why}");
 }
 
+/// The first connection to a server started on a loopback `port`, retried every 50 ms until it
+/// accepts; fails the test if it does not within `limit`.
+#[allow(dead_code)]
+pub async fn when_listening(port: u16, limit: Duration) -> tokio::net::TcpStream {
+    let started = std::time::Instant::now();
+    loop {
+        match tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+            Ok(s) => return s,
+            Err(_) if started.elapsed() < limit => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(e) => panic!("the server on port {port} did not start within {limit:?}: {e}"),
+        }
+    }
+}
+
 /// Sends a raw HTTP/1.1 request on a connection and returns the response's head (status line
 /// and headers, lower-cased) and body.
 #[allow(dead_code)]
@@ -87,11 +101,7 @@ pub async fn start_limited(
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let started = std::time::Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    when_listening(port, Duration::from_secs(10)).await;
     Some((child, port, data_dir))
 }
 
