@@ -9,10 +9,20 @@ Usage:
   wrench [serve] [--config FILE] [--dev]
                                    run the server (settings: WRENCH_* variables, see README);
                                    --dev turns the anonymous rate limits off, for local use
-  wrench openapi                   print the OpenAPI document
+  wrench openapi [--spec 3.0]      print the OpenAPI 3.1 document (or its 3.0.3 rendering)
   wrench data [--config FILE]      load the configured data sets and say what each holds
   wrench keys new                  print a fresh API key and the digest to configure
   wrench --version | --help";
+
+fn print_json(doc: &serde_json::Value) -> ExitCode {
+    match serde_json::to_string_pretty(doc) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e.to_string()),
+    }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,13 +42,8 @@ fn main() -> ExitCode {
             println!("wrench {} (API {})", env!("CARGO_PKG_VERSION"), wrench::openapi::API_VERSION);
             ExitCode::SUCCESS
         }
-        ["openapi"] => match serde_json::to_string_pretty(&wrench::openapi_document()) {
-            Ok(doc) => {
-                println!("{doc}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => fail(&e.to_string()),
-        },
+        ["openapi"] | ["openapi", "--spec", "3.1"] => print_json(&wrench::openapi_document()),
+        ["openapi", "--spec", "3.0"] => print_json(&wrench::openapi::v30::render(&wrench::openapi_document())),
         ["keys", "new"] => match wrench::keys::new_key() {
             Ok((key, digest)) => {
                 println!("key:    {key}");

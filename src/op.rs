@@ -274,6 +274,12 @@ impl Ctx {
     /// Default settings and an in-memory store, for calling an operation directly in tests.
     #[cfg(test)]
     pub(crate) fn for_tests() -> Ctx {
+        Self::offline()
+    }
+
+    /// Default settings, an in-memory store and no request behind it: for running an
+    /// operation's declared examples outside a server (the document's image examples).
+    pub(crate) fn offline() -> Ctx {
         Ctx {
             config: Arc::new(Config::default()),
             store: Arc::new(crate::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens")),

@@ -57,6 +57,8 @@ pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
                 "description".into(),
                 Value::String(format!("Another spelling of `{name}`; give one of the two.")),
             );
+            // Lets a rendering for generators that cannot hold both spellings drop this one.
+            o.insert("x-alias-of".into(), Value::String(name.to_string()));
         }
         properties.shift_insert(index + 1, alias.to_string(), aliased);
         let required = object.get_mut("required").and_then(Value::as_array_mut);

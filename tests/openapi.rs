@@ -11,20 +11,28 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 const EXPECTED_OPERATIONS: usize = 131;
 const EXPECTED_ROUTES: usize = 144;
 
+/// The 3.0.3 rendering, checked in beside it for the generators that read only 3.0.
+const FILE_30: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi-3.0.json");
+
 #[test]
 fn checked_in_document_is_up_to_date() {
-    let doc = serde_json::to_string_pretty(&wrench::openapi_document()).unwrap() + "\n";
-    if std::env::var_os("UPDATE_OPENAPI").is_some() {
-        std::fs::write(FILE, &doc).unwrap();
-        return;
-    }
-    let on_disk = std::fs::read_to_string(FILE).unwrap_or_default();
-    if on_disk != doc {
-        let diff = similar_lines(&on_disk, &doc);
-        panic!(
-            "openapi/openapi.json is stale. Regenerate it with\n\n    UPDATE_OPENAPI=1 cargo test --test openapi\n\n\
-             (or `cargo run -- openapi > openapi/openapi.json`) and commit the result.\nFirst differences:\n{diff}"
-        );
+    let doc = wrench::openapi_document();
+    let rendered =
+        [(FILE, doc.clone(), "openapi"), (FILE_30, wrench::openapi::v30::render(&doc), "openapi --spec 3.0")];
+    for (file, value, command) in rendered {
+        let text = serde_json::to_string_pretty(&value).unwrap() + "\n";
+        if std::env::var_os("UPDATE_OPENAPI").is_some() {
+            std::fs::write(file, &text).unwrap();
+            continue;
+        }
+        let on_disk = std::fs::read_to_string(file).unwrap_or_default();
+        if on_disk != text {
+            let diff = similar_lines(&on_disk, &text);
+            panic!(
+                "{file} is stale. Regenerate it with\n\n    UPDATE_OPENAPI=1 cargo test --test openapi\n\n\
+                 (or `cargo run -- {command}`) and commit the result.\nFirst differences:\n{diff}"
+            );
+        }
     }
 }
 
@@ -81,7 +89,7 @@ fn document_basics() {
             count += 1;
             assert!(op["operationId"].is_string());
             assert!(op["responses"]["500"].is_object(), "every operation documents 500");
-            let raw = op["requestBody"]["content"]["*/*"].is_object();
+            let raw = op["requestBody"]["content"]["application/octet-stream"].is_object();
             assert!(raw || op["responses"]["401"].is_object(), "every keyed operation documents 401");
         }
     }
@@ -193,6 +201,8 @@ const ENFORCED: &[&str] = &[
     "$ref",
     "title",
     "examples",
+    // An annotation: this property is a second spelling of the one it names.
+    "x-alias-of",
 ];
 
 fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
@@ -204,7 +214,7 @@ fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
                         walk(s, &format!("{path}.{name}"), bad);
                     }
                 }
-                "default" | "examples" | "const" | "enum" | "description" | "title" => {}
+                "default" | "examples" | "const" | "enum" | "description" | "title" | "x-alias-of" => {}
                 _ => {
                     if !ENFORCED.contains(&k.as_str()) {
                         bad.push(format!("{path}: {k}"));
@@ -362,4 +372,94 @@ fn wire_names_follow_one_rule() {
     bad.sort();
     bad.dedup();
     assert!(bad.is_empty(), "names that break the rule (camelCase; see README, Wire names):\n{}", bad.join("\n"));
+}
+
+/// Every schema in `v`, with the path to it (media-type and error examples are data, not
+/// schemas, and are left out).
+fn schemas<'a>(v: &'a Value, path: String, out: &mut Vec<(String, &'a Value)>) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                if k == "example" || k == "examples" {
+                    continue;
+                }
+                out.push((format!("{path}/{k}"), child));
+                schemas(child, format!("{path}/{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                schemas(child, format!("{path}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What SDK generators stumble on (openapi-python-client rejects echoed `oneOf`/`const`
+/// values, openapi-generator refuses `const: true`): no `const` anywhere, and no `oneOf` whose
+/// branches are all single strings.
+#[test]
+fn closed_sets_are_plain_enums_and_nothing_is_const() {
+    let doc = wrench::openapi_document();
+    let mut all = Vec::new();
+    schemas(&doc, String::new(), &mut all);
+    for (path, v) in &all {
+        assert!(!path.ends_with("/const"), "{path} is a const");
+        if path.ends_with("/oneOf") {
+            let strings = v.as_array().unwrap().iter().all(|b| b["type"] == "string");
+            assert!(!strings, "{path} is a oneOf of strings; write an enum");
+        }
+    }
+    let case = &doc["components"]["schemas"]["Case"];
+    assert_eq!(case["enum"], serde_json::json!(["camel", "snake", "kebab", "pascal", "constant"]));
+    assert!(case["description"].as_str().unwrap().contains("- `snake`: snake_case"), "{case}");
+}
+
+/// Swagger UI shows an image operation's own SVG, a described PNG, and for each error status
+/// one example per code that status carries.
+#[test]
+fn images_and_errors_carry_examples_of_their_own() {
+    let doc = wrench::openapi_document();
+    let qr = &doc["paths"]["/v1/qr/generate"]["post"]["responses"]["200"]["content"];
+    let svg = qr["image/svg+xml"]["example"].as_str().expect("an SVG example");
+    assert!(svg.starts_with("<svg") && svg.contains("shape-rendering"), "{svg}");
+    assert_eq!(qr["image/png"]["schema"]["format"], "binary");
+    let png = qr["image/png"]["examples"].as_object().expect("a PNG example");
+    assert!(png.values().all(|e| e["description"].as_str().unwrap().contains(" bytes")));
+    for (name, response) in doc["components"]["responses"].as_object().unwrap() {
+        let content = &response["content"]["application/json"];
+        let schema = content["schema"]["$ref"].as_str().unwrap().trim_start_matches("#/components/schemas/");
+        let allowed = &doc["components"]["schemas"][schema]["properties"]["error"]["properties"]["code"]["enum"];
+        let examples = content["examples"].as_object().expect("error examples");
+        assert_eq!(examples.len(), allowed.as_array().unwrap().len(), "{name}");
+        for e in examples.values() {
+            assert!(allowed.as_array().unwrap().contains(&e["value"]["error"]["code"]), "{name}: {e}");
+            assert_eq!(e["value"]["success"], false);
+        }
+    }
+}
+
+/// The 3.0.3 rendering has none of 3.1's schema forms and the same operations.
+#[test]
+fn the_3_0_rendering_speaks_3_0() {
+    let doc = wrench::openapi_document();
+    let old = wrench::openapi::v30::render(&doc);
+    assert_eq!(old["openapi"], "3.0.3");
+    assert_eq!(old["paths"].as_object().unwrap().len(), doc["paths"].as_object().unwrap().len());
+    let mut all = Vec::new();
+    schemas(&old, String::new(), &mut all);
+    for (path, v) in &all {
+        if path.ends_with("/type") && !path.contains("/properties/type") {
+            assert!(v.is_string(), "{path}: {v}");
+        }
+        assert!(!path.ends_with("/contentMediaType"), "{path}");
+        if let Some(o) = v.as_object() {
+            assert!(!(o.contains_key("$ref") && o.len() > 1), "{path}: a $ref with siblings");
+            let null_branch = ["anyOf", "oneOf"]
+                .iter()
+                .any(|k| o.get(*k).and_then(Value::as_array).is_some_and(|b| b.iter().any(|x| x["type"] == "null")));
+            assert!(!null_branch, "{path}: a null branch");
+        }
+    }
 }

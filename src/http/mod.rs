@@ -42,6 +42,8 @@ pub(crate) struct State {
     pub(crate) datasets: Arc<crate::datasets::Datasets>,
     pub(crate) keys: KeyRing,
     pub(crate) openapi: Vec<u8>,
+    /// The same document rendered as OpenAPI 3.0.3.
+    pub(crate) openapi_30: Vec<u8>,
     pub(crate) operation_count: usize,
 }
 
@@ -113,7 +115,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
             entry.push(Mounted { op: shared.clone(), route: *route, params: template.params().collect() });
         }
     }
-    let doc = crate::openapi::document(&ops);
+    let doc = crate::openapi::with_public_url(crate::openapi::document(&ops), &config.public_url);
     let net = Arc::new(crate::net::Net::new(&config.outbound, &config.public_base())?);
     let datasets = Arc::new(crate::datasets::Datasets::new(&config.datasets));
     let state = Arc::new(State {
@@ -123,6 +125,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         config,
         store,
         openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
+        openapi_30: serde_json::to_vec_pretty(&crate::openapi::v30::render(&doc)).map_err(|e| e.to_string())?,
         operation_count: ops.len(),
     });
     let mut route = poem::Route::new();

@@ -20,6 +20,7 @@ use crate::envelope::{self, ApiError, ErrorCode};
 #[derive(Clone, Copy)]
 enum Page {
     OpenApi,
+    OpenApi30,
     DocsRoot,
     DocsFile,
     Index,
@@ -43,6 +44,7 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
     let ep = |page| SiteEndpoint { page, state: state.clone(), swagger: swagger.clone() };
     route
         .at("/openapi.json", ep(Page::OpenApi))
+        .at("/openapi-3.0.json", ep(Page::OpenApi30))
         .at("/docs", ep(Page::DocsRoot))
         .at("/docs/*tail", ep(Page::DocsFile))
         .at("/", ep(Page::Index))
@@ -73,6 +75,10 @@ impl Endpoint for SiteEndpoint {
                 .content_type("application/json")
                 .header(header::CACHE_CONTROL, "no-cache")
                 .body(self.state.openapi.clone()),
+            Page::OpenApi30 => Response::builder()
+                .content_type("application/json")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(self.state.openapi_30.clone()),
             Page::DocsRoot => Response::builder().status(StatusCode::FOUND).header(header::LOCATION, "/docs/").finish(),
             Page::DocsFile => {
                 let tail = req.raw_path_param("tail").unwrap_or("").to_string();

@@ -54,8 +54,44 @@ pub(super) fn response(codes: &[ErrorCode]) -> Value {
     json!({
         "description": format!("{}. {}", status.canonical_reason().unwrap_or("Error"), lines.join(" ")),
         "headers": headers,
-        "content": {"application/json": {"schema": {"$ref": format!("#/components/schemas/{}", group_name(codes))}}}
+        "content": {"application/json": {
+            "schema": {"$ref": format!("#/components/schemas/{}", group_name(codes))},
+            "examples": examples(codes)
+        }}
     })
+}
+
+/// One example envelope per code of a group, so each status shows the codes it really
+/// carries.
+fn examples(codes: &[ErrorCode]) -> Value {
+    let mut out = Map::new();
+    for &c in codes {
+        let mut error = json!({"code": c.as_str(), "message": c.describe()});
+        match c {
+            ErrorCode::ValidationError => {
+                error["message"] = json!("text: is required");
+                error["field"] = json!("text");
+            }
+            ErrorCode::InvalidJson => {
+                error["message"] = json!("body is not valid JSON: expected value at line 1 column 2");
+                error["line"] = json!(1);
+                error["column"] = json!(2);
+            }
+            _ => {}
+        }
+        out.insert(
+            c.as_str().into(),
+            json!({
+                "summary": c.as_str(),
+                "value": {
+                    "success": false,
+                    "error": error,
+                    "meta": {"requestId": "01JDQ7ZQ6K8V3N5R2T4W6Y8A0C", "duration": 0.4}
+                }
+            }),
+        );
+    }
+    Value::Object(out)
 }
 
 /// The envelope of a group, for `components.schemas`: `error` holds only the group's codes, and
@@ -95,7 +131,7 @@ pub(super) fn schema(codes: &[ErrorCode]) -> Value {
         "type": "object",
         "required": ["success", "error", "meta"],
         "properties": {
-            "success": {"type": "boolean", "const": false},
+            "success": {"type": "boolean", "description": "Always `false` here: the call failed."},
             "error": {"type": "object", "required": ["code", "message"], "properties": properties},
             "meta": {"$ref": "#/components/schemas/Meta"}
         }

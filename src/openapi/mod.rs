@@ -2,17 +2,22 @@
 //!
 //! Each route of each operation becomes one operation object, written once from its descriptor
 //! ([`operation`]); nothing is patched after the fact. Schemas come from schemars, which
-//! writes JSON Schema 2020-12 (OpenAPI 3.1's dialect) and keeps `const`, `oneOf` and
-//! `type: [.., "null"]` intact, so the whole document is plain JSON assembled with serde_json,
-//! one way. Error responses are rendered from the same `ErrorCode` enum the server answers
+//! writes JSON Schema 2020-12 (OpenAPI 3.1's dialect), with one transform so SDK generators
+//! read every closed set of strings the same way ([`enums`]), so the whole document is plain
+//! JSON assembled with serde_json, one way. Image results carry what their own examples render
+//! ([`samples`]). [`v30`] renders the same document as OpenAPI 3.0.3 for the generators that
+//! read only 3.0. Error responses are rendered from the same `ErrorCode` enum the server answers
 //! with, per operation ([`errors`]): the document cannot promise a code the server never sends
 //! or miss one it does.
 //!
 //! The output is deterministic (sorted paths and components), because `openapi/openapi.json`
 //! is checked in and a test compares it with this function's output.
 
+mod enums;
 mod errors;
 mod operation;
+mod samples;
+pub mod v30;
 
 use std::collections::BTreeMap;
 
@@ -47,6 +52,7 @@ fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().with(|s| {
         s.definitions_path = "/components/schemas".into();
         s.meta_schema = None;
+        s.transforms.push(Box::new(enums::PlainEnums));
     })
 }
 
@@ -108,7 +114,7 @@ pub fn document(ops: &[Operation]) -> Value {
                     "type": "object",
                     "required": ["success", "data", "meta"],
                     "properties": {
-                        "success": {"type": "boolean", "const": true},
+                        "success": {"type": "boolean", "description": "Always `true` here: the call succeeded."},
                         "data": data,
                         "meta": {"$ref": "#/components/schemas/Meta"}
                     }
@@ -168,6 +174,9 @@ pub fn document(ops: &[Operation]) -> Value {
             "license": {"name": "MIT OR Apache-2.0", "identifier": "MIT OR Apache-2.0"},
             "version": API_VERSION
         },
+        // Relative: the host that serves the document. A server with WRENCH_PUBLIC_URL set
+        // writes that URL here instead (see `with_public_url`).
+        "servers": [{"url": "/", "description": "The server that serves this document."}],
         "paths": paths,
         "components": {
             "schemas": schemas,
@@ -187,6 +196,14 @@ pub fn document(ops: &[Operation]) -> Value {
         "security": [{}, {"apiKey": []}, {"bearerAuth": []}],
         "tags": tags
     })
+}
+
+/// `doc` with its `servers` entry set to the public URL a deployment is reached at.
+pub fn with_public_url(mut doc: Value, public_url: &str) -> Value {
+    if !public_url.is_empty() {
+        doc["servers"] = json!([{"url": public_url.trim_end_matches('/'), "description": "This deployment."}]);
+    }
+    doc
 }
 
 /// The schemas `roots` refer to, directly or through other schemas, sorted by name. A query
@@ -237,4 +254,16 @@ fn meta_schema() -> Value {
             "duration": {"type": "number", "minimum": 0, "description": "Time spent on the request, in milliseconds."}
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn servers_are_relative_unless_a_public_url_is_set() {
+        let doc = json!({"servers": [{"url": "/"}]});
+        assert_eq!(with_public_url(doc.clone(), "")["servers"][0]["url"], "/");
+        assert_eq!(with_public_url(doc, "https://api.example.com/")["servers"][0]["url"], "https://api.example.com");
+    }
 }

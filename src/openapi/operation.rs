@@ -47,17 +47,19 @@ pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchem
             o.insert("parameters".into(), Value::Array(parameters(&template, &json!({}))));
             o.insert(
                 "requestBody".into(),
+                // Declared as bytes, the one body type every generator can send as is; the
+                // route stores a body of any media type with the Content-Type it came with.
                 json!({
-                    "description": "Any body of any media type, stored as received.",
+                    "description": "Any body, stored as received with its Content-Type: send JSON, a form, text or bytes under any media type.",
                     "required": false,
-                    "content": {"*/*": {"schema": {}}}
+                    "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}}
                 }),
             );
         }
         _ => {}
     }
     let mut responses = Map::new();
-    let (status, success) = success(op.output, envelope);
+    let (status, success) = success(op, envelope);
     responses.insert(status.into(), success);
     for (status, codes) in errors::by_status(&op.error_codes(route)) {
         responses.insert(
@@ -126,9 +128,9 @@ fn parameters(template: &PathTemplate, schema: &Value) -> Vec<Value> {
 }
 
 /// The success response: status and object.
-fn success(output: OutputKind, envelope: Option<&str>) -> (&'static str, Value) {
+fn success(op: &Operation, envelope: Option<&str>) -> (&'static str, Value) {
     let request_id = json!({"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}});
-    match output {
+    match op.output {
         OutputKind::Json => {
             let schema = envelope.map_or_else(|| json!({}), |e| json!({"$ref": format!("#/components/schemas/{e}")}));
             (
@@ -145,11 +147,7 @@ fn success(output: OutputKind, envelope: Option<&str>) -> (&'static str, Value) 
             json!({
                 "description": "The image.",
                 "headers": request_id,
-                "content": {
-                    "image/svg+xml": {"schema": {"type": "string"}},
-                    "image/png": {"schema": {"type": "string", "contentMediaType": "image/png", "contentEncoding": "binary"}},
-                    "text/plain": {"schema": {"type": "string", "description": "A data: URI of the image, for operations that offer a base64 format."}}
-                }
+                "content": super::samples::image_content(op)
             }),
         ),
         OutputKind::Redirect => (

@@ -1,0 +1,87 @@
+"""Calls a running wrench through the Python client openapi-python-client generated from
+openapi/openapi.json: one operation of each kind of input and output.
+
+Usage: WRENCH_URL=http://127.0.0.1:8080 WRENCH_KEY=... python smoke.py (with the generated
+package importable). Exits non-zero, naming the step, on the first answer that is not right.
+"""
+
+import os
+import sys
+
+from wrench_client import AuthenticatedClient
+from wrench_client.api.images import qr_generate
+from wrench_client.api.storage import (
+    create_paste,
+    create_short_url,
+    create_webhook_inbox,
+    follow_short_url,
+    get_paste,
+    list_webhook_payloads,
+    receive_webhook,
+)
+from wrench_client.api.lookups import holidays_list_get
+from wrench_client.api.text_and_data import base_64_decode, base_64_encode
+from wrench_client.models import (
+    Base64DecodeInput,
+    Base64EncodeInput,
+    InvalidJsonOrValidationOrResultTooLargeError,
+    PasteCreateInput,
+    QrInput,
+    QrFormat,
+    ShortUrlCreateInput,
+)
+from wrench_client.types import File
+
+client = AuthenticatedClient(base_url=os.environ["WRENCH_URL"], token=os.environ["WRENCH_KEY"])
+done = []
+
+
+def check(step, ok, detail):
+    if not ok:
+        sys.exit(f"python smoke: {step} failed: {detail}")
+    done.append(step)
+
+
+# JSON in, JSON out.
+r = base_64_encode.sync_detailed(client=client, body=Base64EncodeInput(text="wrench"))
+check("json", r.status_code == 200 and r.parsed.data.encoded == "d3JlbmNo", r.content)
+
+# GET with a query string.
+r = holidays_list_get.sync_detailed(client=client, country="DE", year=2025)
+dates = [h.date for h in r.parsed.data.holidays] if r.status_code == 200 else []
+check("get query", "2025-12-25" in dates, r.content)
+
+# A path parameter.
+created = create_paste.sync(client=client, body=PasteCreateInput(content="fn main() {}", language="rust"))
+r = get_paste.sync_detailed(id=created.data.id, client=client)
+check("path parameter", r.status_code == 200 and r.parsed.data.content == "fn main() {}", r.content)
+
+# Image bytes.
+r = qr_generate.sync_detailed(client=client, body=QrInput(text="hello", format_=QrFormat.PNG, size=120))
+png = r.parsed.payload.read() if isinstance(r.parsed, File) else b""
+check("image bytes", png.startswith(b"\x89PNG\r\n\x1a\n"), (r.headers.get("content-type"), type(r.parsed)))
+
+# A redirect, not followed.
+link = create_short_url.sync(client=client, body=ShortUrlCreateInput(url="https://example.com/smoke"))
+r = follow_short_url.sync_detailed(slug=link.data.slug, client=client)
+check("redirect", r.status_code == 302 and r.headers["location"] == "https://example.com/smoke", r.headers)
+
+# A webhook receive URL with an arbitrary body.
+inbox = create_webhook_inbox.sync(client=client)
+body = b"\x00\x01 not JSON \xff"
+r = receive_webhook.sync_detailed(id=inbox.data.id, client=client, body=File(payload=body, mime_type="application/octet-stream"))
+listed = list_webhook_payloads.sync(id=inbox.data.id, client=client)
+check("webhook receive", r.status_code == 200 and listed.data.total == 1 and listed.data.payloads[0].size == len(body), r.content)
+
+# An error envelope, read as its typed model.
+r = base_64_decode.sync_detailed(client=client, body=Base64DecodeInput(encoded="%%%"))
+err = r.parsed
+check(
+    "typed error",
+    r.status_code == 400
+    and isinstance(err, InvalidJsonOrValidationOrResultTooLargeError)
+    and err.error.code.value == "VALIDATION_ERROR",
+    r.content,
+)
+
+print(f"python smoke: {len(done)} calls worked: {', '.join(done)}")
