@@ -23,6 +23,7 @@ mod flag;
 pub mod http;
 pub mod keys;
 pub mod logging;
+pub mod metrics;
 pub mod net;
 pub mod op;
 pub mod openapi;

@@ -10,6 +10,9 @@ Usage:
                                    run the server (settings: WRENCH_* variables, see README);
                                    --dev turns the anonymous rate limits off, for local use
   wrench openapi [--spec 3.0]      print the OpenAPI 3.1 document (or its 3.0.3 rendering)
+  wrench mcp [--config FILE] [--dev]
+                                   serve every operation as an MCP tool over stdin/stdout
+                                   (WRENCH_API_KEY: the key its calls carry)
   wrench data [--config FILE]      load the configured data sets and say what each holds
   wrench keys new                  print a fresh API key and the digest to configure
   wrench --version | --help";
@@ -29,8 +32,8 @@ fn main() -> ExitCode {
     let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
     let dev = args.contains(&"--dev");
     args.retain(|a| *a != "--dev");
-    if dev && !matches!(args.as_slice(), [] | ["serve", ..] | ["--config", _]) {
-        eprintln!("--dev applies to `wrench serve` only\n\n{USAGE}");
+    if dev && !matches!(args.as_slice(), [] | ["serve", ..] | ["mcp", ..] | ["--config", _]) {
+        eprintln!("--dev applies to `wrench serve` and `wrench mcp` only\n\n{USAGE}");
         return ExitCode::from(2);
     }
     match args.as_slice() {
@@ -56,6 +59,8 @@ fn main() -> ExitCode {
         },
         ["data"] => data(None),
         ["data", "--config", file] => data(Some(PathBuf::from(file))),
+        ["mcp"] => run(None, dev, Serving::McpStdio),
+        ["mcp", "--config", file] => run(Some(PathBuf::from(file)), dev, Serving::McpStdio),
         [] | ["serve"] => serve(None, dev),
         ["serve", "--config", file] | ["--config", file] => serve(Some(PathBuf::from(file)), dev),
         _ => {
@@ -65,7 +70,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// Which way the service is offered.
+enum Serving {
+    Http,
+    /// MCP over stdin and stdout, for desktop clients.
+    McpStdio,
+}
+
 fn serve(file: Option<PathBuf>, dev: bool) -> ExitCode {
+    run(file, dev, Serving::Http)
+}
+
+fn run(file: Option<PathBuf>, dev: bool, serving: Serving) -> ExitCode {
     let mut config = match wrench::config::Config::load(file.as_deref()) {
         Ok(c) => c,
         Err(e) => return fail(&format!("configuration: {e}")),
@@ -82,7 +98,14 @@ fn serve(file: Option<PathBuf>, dev: bool) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };
-    match runtime.block_on(wrench::http::serve(config, wrench::operations())) {
+    let served = match serving {
+        Serving::Http => runtime.block_on(wrench::http::serve(config, wrench::operations())),
+        Serving::McpStdio => {
+            let key = std::env::var("WRENCH_API_KEY").ok().filter(|k| !k.is_empty());
+            runtime.block_on(wrench::http::serve_mcp_stdio(config, wrench::operations(), key))
+        }
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(&e),
     }

@@ -43,6 +43,7 @@ pub async fn count(
         match store.incr(&store_key, Some(Duration::from_secs(reset + 1))).await {
             Ok((count, _)) => windows.push(Window { limit, count, reset }),
             Err(e) => {
+                crate::metrics::store_error();
                 tracing::warn!(error = %e, "rate limit not counted: the store is not answering");
                 return Ok(Vec::new());
             }

@@ -161,5 +161,5 @@ async fn dev_mode_turns_the_anonymous_limits_off() {
     // Only `serve` takes the flag.
     let out = Command::new(env!("CARGO_BIN_EXE_wrench")).args(["openapi", "--dev"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--dev applies to `wrench serve` only"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--dev applies to `wrench serve` and `wrench mcp` only"));
 }

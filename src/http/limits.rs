@@ -80,7 +80,11 @@ pub async fn check(
     key: Quota,
 ) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
     let Some((who, quota)) = subject(caller, ip, keys, anon, key) else { return Ok(Vec::new()) };
-    crate::rate::count(store, &who, quota, "requests", " or use an API key").await
+    let counted = crate::rate::count(store, &who, quota, "requests", " or use an API key").await;
+    if counted.as_ref().is_err_and(|e| e.code == crate::envelope::ErrorCode::RateLimited) {
+        crate::metrics::rate_limited(matches!(caller, Caller::Key(_)));
+    }
+    counted
 }
 
 #[cfg(test)]

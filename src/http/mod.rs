@@ -9,6 +9,7 @@
 
 mod cors;
 pub mod limits;
+pub mod mcp;
 mod pipeline;
 pub mod server;
 mod site;
@@ -84,7 +85,10 @@ fn meta_of(req: &Request) -> Arc<RequestMeta> {
 
 /// The whole service as one poem endpoint.
 pub struct App {
-    route: poem::Route,
+    route: Arc<poem::Route>,
+    /// `/mcp`, whose tool calls go to `route`.
+    mcp: mcp::McpEndpoint,
+    tools: mcp::Tools,
     datasets: Arc<crate::datasets::Datasets>,
     cors: crate::config::CorsOrigins,
 }
@@ -133,8 +137,11 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         route = route.at(path, PathEndpoint { state: state.clone(), routes });
     }
     let cors = state.config.cors.clone();
-    route = site::mount(route, state);
-    Ok(App { route, datasets, cors })
+    let config = state.config.clone();
+    let route = Arc::new(site::mount(route, state));
+    let tools = mcp::Tools::new(&ops, route.clone());
+    let mcp = mcp::McpEndpoint::new(tools.clone(), &config);
+    Ok(App { route, mcp, tools, datasets, cors })
 }
 
 /// One route of an operation, as the router holds it.
@@ -192,6 +199,7 @@ impl Endpoint for App {
         let routed = match edge_error(&req) {
             Some(err) => Ok(error_response(&err, &meta.envelope_meta().as_meta())),
             None if cors.is_some() && cors::is_preflight(&req) => Ok(cors::preflight()),
+            None if path == "/mcp" => self.mcp.call(req).await,
             None => self.route.call(req).await,
         };
         let mut resp = match routed {
@@ -223,6 +231,10 @@ impl Endpoint for App {
         }
         let status = resp.status().as_u16();
         let duration_ms = meta.elapsed_ms();
+        // Operations are counted by the pipeline (MCP tool calls included); here the rest.
+        if meta.op.get().is_none() {
+            crate::metrics::request(None, status, std::time::Duration::from_secs_f64(duration_ms / 1e3));
+        }
         info!(
             target: "wrench::request",
             request_id = %meta.id,
@@ -255,6 +267,22 @@ fn edge_error(req: &Request) -> Option<ApiError> {
         ));
     }
     None
+}
+
+/// Serves every operation as an MCP tool over stdin and stdout until the client closes them.
+/// Calls carry `key` when given and come from 127.0.0.1 otherwise; logs go to stderr.
+pub async fn serve_mcp_stdio(config: Config, ops: Vec<Operation>, key: Option<String>) -> Result<(), String> {
+    let _log_guard = crate::logging::init(&config);
+    let config = Arc::new(config);
+    let store = crate::store::open(&config)?;
+    let app = app_with_store(config, store, ops)?;
+    let warm = app.datasets.clone();
+    tokio::spawn(async move { warm.load_all().await });
+    let tools = match key {
+        Some(k) => app.tools.clone().with_key(&k)?,
+        None => app.tools.clone(),
+    };
+    mcp::serve_stdio(tools).await
 }
 
 /// Runs the server until SIGTERM or Ctrl-C, then lets in-flight requests finish.

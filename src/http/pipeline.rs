@@ -35,6 +35,8 @@ pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta
     for (k, v) in limit_headers {
         resp.headers_mut().insert(k, v);
     }
+    let took = std::time::Duration::from_secs_f64(meta.elapsed_ms() / 1e3);
+    crate::metrics::request(Some(mounted.route.id), resp.status().as_u16(), took);
     resp
 }
 

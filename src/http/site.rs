@@ -19,6 +19,7 @@ use crate::envelope::{self, ApiError, ErrorCode};
 
 #[derive(Clone, Copy)]
 enum Page {
+    Metrics,
     OpenApi,
     OpenApi30,
     DocsRoot,
@@ -50,6 +51,7 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
         .at("/", ep(Page::Index))
         .at("/health", ep(Page::Health))
         .at("/ready", ep(Page::Ready))
+        .at("/metrics", ep(Page::Metrics))
 }
 
 impl Endpoint for SiteEndpoint {
@@ -75,6 +77,9 @@ impl Endpoint for SiteEndpoint {
                 .content_type("application/json")
                 .header(header::CACHE_CONTROL, "no-cache")
                 .body(self.state.openapi.clone()),
+            Page::Metrics => Response::builder()
+                .content_type("text/plain; version=0.0.4; charset=utf-8")
+                .body(crate::metrics::render()),
             Page::OpenApi30 => Response::builder()
                 .content_type("application/json")
                 .header(header::CACHE_CONTROL, "no-cache")

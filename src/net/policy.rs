@@ -209,12 +209,20 @@ impl Policy {
 
     /// `Ok` when `ip` may be contacted.
     pub fn check(&self, ip: IpAddr) -> Result<(), Refusal> {
+        use crate::metrics::{HostClass, outbound};
         if self.allowed(ip) {
+            outbound(HostClass::Allowed);
             return Ok(());
         }
         match classify(ip) {
-            Some(r) => Err(r),
-            None => Ok(()),
+            Some(r) => {
+                outbound(HostClass::Refused);
+                Err(r)
+            }
+            None => {
+                outbound(HostClass::Public);
+                Ok(())
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 /// The schemars transform; added to both generators' settings.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct PlainEnums;
+pub(crate) struct PlainEnums;
 
 impl Transform for PlainEnums {
     fn transform(&mut self, schema: &mut Schema) {

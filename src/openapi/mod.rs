@@ -14,6 +14,7 @@
 //! is checked in and a test compares it with this function's output.
 
 mod enums;
+pub(crate) use enums::PlainEnums;
 mod errors;
 mod operation;
 mod samples;

@@ -55,10 +55,12 @@ impl Breaker {
             return;
         }
         tracing::warn!(backend = self.inner.backend(), "store unreachable: failing fast until it answers again");
+        crate::metrics::circuit(true);
         // Outside a runtime (never in the server) there is nothing to probe with: stay closed,
         // so the next call tries the store itself.
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
             self.open.store(false, Ordering::Release);
+            crate::metrics::circuit(false);
             return;
         };
         let (inner, open) = (self.inner.clone(), self.open.clone());
@@ -67,6 +69,7 @@ impl Breaker {
                 tokio::time::sleep(PROBE_INTERVAL).await;
                 if inner.ping().await.is_ok() {
                     open.store(false, Ordering::Release);
+                    crate::metrics::circuit(false);
                     tracing::info!(backend = inner.backend(), "store answering again");
                     return;
                 }

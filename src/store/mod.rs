@@ -50,6 +50,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         // The detail can name hosts or paths; it is logged, and the client gets the gist.
         tracing::warn!(error = %e, "store operation failed");
+        crate::metrics::store_error();
         ApiError::new(ErrorCode::StoreUnavailable, "the data store is not answering; try again shortly")
     }
 }

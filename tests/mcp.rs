@@ -1,0 +1,124 @@
+//! MCP over Streamable HTTP, spoken as JSON-RPC by hand against the real binary: the tool list
+//! matches the registry, calls go through the routes' keys and rate limits, and errors come
+//! back as tool errors naming the field. (CI also drives both transports with the official
+//! Python SDK: sdk/mcp/smoke.py.)
+
+mod common;
+
+use std::{process::Command, time::Duration};
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+const KEY: &str = "wr_mcp_test_key";
+
+struct Server {
+    child: std::process::Child,
+    port: u16,
+    data: std::path::PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.data);
+    }
+}
+
+async fn start() -> Server {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data = std::env::temp_dir().join(format!("wrench-mcp-test-{port}"));
+    let digest = hex::encode(Sha256::digest(KEY.as_bytes()));
+    let child = Command::new(env!("CARGO_BIN_EXE_wrench"))
+        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+        .env("WRENCH_LOG", "warn")
+        .env("WRENCH_DATA_DIR", &data)
+        .env("WRENCH_API_KEYS", digest)
+        .env("WRENCH_RATE_ANON_PER_MINUTE", "3")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    common::when_listening(port, Duration::from_secs(10)).await;
+    Server { child, port, data }
+}
+
+/// One JSON-RPC request to /mcp; the HTTP status and the JSON-RPC answer.
+async fn rpc(port: u16, key: Option<&str>, method: &str, params: Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .header("Content-Type", "application/json")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string());
+    if let Some(k) = key {
+        request = request.header("X-API-Key", k);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    // A JSON answer, or one server-sent event carrying it.
+    let json = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&text);
+    (status, serde_json::from_str(json).unwrap_or(Value::Null))
+}
+
+async fn call(port: u16, key: Option<&str>, tool: &str, arguments: Value) -> Value {
+    let (status, answer) = rpc(port, key, "tools/call", json!({"name": tool, "arguments": arguments})).await;
+    assert_eq!(status, 200, "{answer}");
+    answer["result"].clone()
+}
+
+#[tokio::test]
+async fn tools_are_the_operations_and_calls_go_through_the_routes() {
+    let server = start().await;
+    let port = server.port;
+    let init =
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}});
+    let (status, answer) = rpc(port, Some(KEY), "initialize", init).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "wrench");
+
+    let (_, answer) = rpc(port, Some(KEY), "tools/list", json!({})).await;
+    let tools = answer["result"]["tools"].as_array().expect("a tool list");
+    assert_eq!(tools.len(), wrench::operations().len());
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for op in wrench::operations() {
+        assert!(names.contains(&op.id()), "{} is not a tool", op.id());
+    }
+
+    // JSON: structured content.
+    let r = call(port, Some(KEY), "base64Encode", json!({"text": "wrench"})).await;
+    assert_eq!(r["structuredContent"], json!({"encoded": "d3JlbmNo"}), "{r}");
+    assert_ne!(r["isError"], true);
+
+    // An image: image content.
+    let r = call(port, Some(KEY), "qrGenerate", json!({"text": "hi", "format": "png"})).await;
+    assert_eq!(r["content"][0]["type"], "image", "{r}");
+    assert_eq!(r["content"][0]["mimeType"], "image/png");
+
+    // Bad input: a tool error naming the field.
+    let r = call(port, Some(KEY), "base64Encode", json!({"text": "x", "urlSafe": "yes"})).await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(r["structuredContent"]["code"], "VALIDATION_ERROR");
+    assert_eq!(r["structuredContent"]["field"], "urlSafe");
+
+    // A key that is not valid is refused as on any route.
+    let r = call(port, Some("wr_not_a_key"), "base64Encode", json!({"text": "x"})).await;
+    assert_eq!(r["structuredContent"]["code"], "UNAUTHORIZED", "{r}");
+
+    // Anonymous calls count against the address's limit (3 a minute here).
+    common::away_from_minute_boundary().await;
+    let mut codes = Vec::new();
+    for _ in 0..4 {
+        let r = call(port, None, "uuidV4", json!({})).await;
+        codes.push(r["structuredContent"]["code"].as_str().unwrap_or("ok").to_string());
+    }
+    assert_eq!(codes.last().map(String::as_str), Some("RATE_LIMITED"), "{codes:?}");
+
+    // The calls are in the metrics, under their operations.
+    let metrics = reqwest::get(format!("http://127.0.0.1:{port}/metrics")).await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("wrench_requests_total{operation=\"base64Encode\",status=\"200\"} 1\n"), "{metrics}");
+    assert!(metrics.contains("wrench_requests_total{operation=\"base64Encode\",status=\"400\"} 1\n"));
+    assert!(metrics.contains("wrench_rate_limited_total{caller=\"anonymous\"} 1\n"));
+    assert!(metrics.contains("wrench_request_duration_seconds_count{operation=\"qrGenerate\"} 1\n"));
+}
