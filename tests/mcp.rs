@@ -115,10 +115,55 @@ async fn tools_are_the_operations_and_calls_go_through_the_routes() {
     }
     assert_eq!(codes.last().map(String::as_str), Some("RATE_LIMITED"), "{codes:?}");
 
+    // The largest argument a route takes passes through: a paste of 1 MiB of quotes, which
+    // JSON writes as 2 MiB of escapes.
+    let content = "\"".repeat(1 << 20);
+    let r = call(port, Some(KEY), "createPaste", json!({"content": content})).await;
+    assert_eq!(r["structuredContent"]["size"], 1 << 20, "{}", &r.to_string()[..200.min(r.to_string().len())]);
+
     // The calls are in the metrics, under their operations.
     let metrics = reqwest::get(format!("http://127.0.0.1:{port}/metrics")).await.unwrap().text().await.unwrap();
     assert!(metrics.contains("wrench_requests_total{operation=\"base64Encode\",status=\"200\"} 1\n"), "{metrics}");
     assert!(metrics.contains("wrench_requests_total{operation=\"base64Encode\",status=\"400\"} 1\n"));
     assert!(metrics.contains("wrench_rate_limited_total{caller=\"anonymous\"} 1\n"));
     assert!(metrics.contains("wrench_request_duration_seconds_count{operation=\"qrGenerate\"} 1\n"));
+}
+
+/// The transport's own refusals are envelopes with the status they came with.
+#[tokio::test]
+async fn transport_refusals_are_envelopes() {
+    let server = start().await;
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let client = reqwest::Client::new();
+    let rpc = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let cases = [
+        (client.get(&url), 405, "METHOD_NOT_ALLOWED"),
+        (client.post(&url).header("Content-Type", "application/json").body(rpc.clone()), 406, "NOT_ACCEPTABLE"),
+        (
+            client
+                .post(&url)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .header("Host", "rebound.example")
+                .body(rpc.clone()),
+            403,
+            "HOST_NOT_ALLOWED",
+        ),
+        (
+            client
+                .post(&url)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .body("not json"),
+            415,
+            "UNSUPPORTED_MEDIA_TYPE",
+        ),
+    ];
+    for (request, status, code) in cases {
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), status);
+        let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+        assert_eq!(body["success"], false);
+        assert_eq!(body["error"]["code"], code, "{body}");
+    }
 }

@@ -33,7 +33,10 @@ use rmcp::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::op::{InputKind, Operation, OutputKind};
+use crate::{
+    envelope::{ApiError, ErrorCode},
+    op::{InputKind, Operation, OutputKind},
+};
 
 /// The request headers a tool call passes on to the operation: who the caller is, and the
 /// proxy headers that say where it came from (read only from trusted proxies, as always).
@@ -50,11 +53,15 @@ pub struct Tools {
     routes: Arc<poem::Route>,
     /// Headers every call carries (the stdio server's key, from WRENCH_API_KEY).
     fixed: HeaderMap,
+    /// The largest body an operation takes beyond the global limit (a 1 MiB paste arrives
+    /// escaped in JSON), so a tool call can carry what its route accepts.
+    largest_body: usize,
 }
 
 impl Tools {
     pub(crate) fn new(ops: &[Operation], routes: Arc<poem::Route>) -> Self {
-        Tools { catalogue: Arc::new(tools::catalogue(ops)), routes, fixed: HeaderMap::new() }
+        let largest_body = ops.iter().filter_map(|o| o.body_limit).max().unwrap_or(0);
+        Tools { catalogue: Arc::new(tools::catalogue(ops)), routes, fixed: HeaderMap::new(), largest_body }
     }
 
     /// Sends every call with `X-API-Key: key`.
@@ -230,8 +237,12 @@ impl McpEndpoint {
         settings.legacy_session_mode = false;
         settings.json_response = true;
         settings.sse_keep_alive = None;
+        // A call's arguments become the route's body: room for the largest, and for the
+        // JSON-RPC around it.
+        let body_limit = tools.largest_body.max(config.body_limit) + 64 * 1024;
+        settings.max_request_body_bytes = body_limit;
         let service = StreamableHttpService::new(move || Ok(tools.clone()), Default::default(), settings);
-        McpEndpoint { service, body_limit: config.body_limit }
+        McpEndpoint { service, body_limit }
     }
 }
 
@@ -239,6 +250,7 @@ impl Endpoint for McpEndpoint {
     type Output = Response;
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
+        let meta = super::meta_of(&req);
         let peer = req.remote_addr().as_socket_addr().copied();
         let method = req.method().clone();
         let uri = req.uri().clone();
@@ -263,9 +275,37 @@ impl Endpoint for McpEndpoint {
         };
         let (parts, body) = response.into_parts();
         let bytes = body.collect().await.map(|c| c.to_bytes()).unwrap_or_default();
+        let json =
+            parts.headers.get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+        if parts.status.is_client_error() && !json {
+            // The transport refused the request in plain text; answer in the envelope.
+            let err =
+                transport_error(parts.status, String::from_utf8_lossy(&bytes).trim(), parts.headers.get(header::ALLOW));
+            return Ok(crate::envelope::error_response(&err, &meta.envelope_meta().as_meta()));
+        }
         let mut out = Response::builder().status(parts.status).body(bytes);
         *out.headers_mut() = parts.headers;
         Ok(out)
+    }
+}
+
+/// The envelope error for a refusal of the MCP transport, with the status it came with.
+fn transport_error(status: poem::http::StatusCode, text: &str, allow: Option<&HeaderValue>) -> ApiError {
+    let code = match status.as_u16() {
+        403 => ErrorCode::HostNotAllowed,
+        404 => ErrorCode::NotFound,
+        405 => ErrorCode::MethodNotAllowed,
+        406 => ErrorCode::NotAcceptable,
+        413 => ErrorCode::PayloadTooLarge,
+        415 => ErrorCode::UnsupportedMediaType,
+        _ => ErrorCode::ValidationError,
+    };
+    let message =
+        if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_string() } else { text.to_string() };
+    let err = ApiError::new(code, format!("MCP: {message}"));
+    match allow {
+        Some(a) => err.with_header(header::ALLOW, a.clone()),
+        None => err,
     }
 }
 
