@@ -3,8 +3,10 @@
 //! Each value is stored with its expiry (Unix milliseconds, 0 for never) in front of it, so
 //! reads can refuse expired data without waiting for the sweeper, which deletes expired entries
 //! in the background every minute. Lists are one value each (an inbox holds at most a few
-//! dozen payloads). redb serializes write transactions, which is what makes `put_new`, `incr`
-//! and `push_capped` atomic. Its calls block, so they run on the blocking pool.
+//! dozen payloads). Writes go through one writer thread that commits concurrent writes
+//! together, one fsync per batch ([`super::group_commit`]); running them one after another is
+//! what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run on the
+//! blocking pool.
 
 use std::{
     path::Path,
@@ -12,9 +14,9 @@ use std::{
     time::{Duration, SystemTime},
 };
 
-use redb::{Database, Durability, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{Store, StoreError, StoreFuture};
+use super::{Store, StoreError, StoreFuture, group_commit::Writer};
 use crate::time::unix_ms;
 
 const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
@@ -26,9 +28,10 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
 pub struct EmbeddedStore {
     db: Arc<Database>,
+    writer: Writer,
 }
 
-fn err(e: impl std::fmt::Display) -> StoreError {
+pub(super) fn err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Unavailable(e.to_string())
 }
 
@@ -80,13 +83,22 @@ impl EmbeddedStore {
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
             handle.spawn(sweeper(Arc::downgrade(&db)));
         }
-        Ok(EmbeddedStore { db })
+        let writer = Writer::start(db.clone())?;
+        Ok(EmbeddedStore { db, writer })
     }
 
     /// A store that lives in memory only, for tests and throw-away instances.
     pub fn in_memory() -> Result<EmbeddedStore, StoreError> {
         let db = Database::builder().create_with_backend(redb::backends::InMemoryBackend::new()).map_err(err)?;
-        Ok(EmbeddedStore { db: Arc::new(with_tables(db)?) })
+        let db = Arc::new(with_tables(db)?);
+        let writer = Writer::start(db.clone())?;
+        Ok(EmbeddedStore { db, writer })
+    }
+
+    /// Transactions committed and writes they carried, since the store opened.
+    pub fn commit_stats(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.writer.stats.commits.load(Relaxed), self.writer.stats.writes.load(Relaxed))
     }
 
     async fn blocking<T: Send + 'static>(
@@ -165,52 +177,39 @@ impl Store for EmbeddedStore {
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
         let (key, value) = (key.to_string(), encode(expiry(ttl), value));
-        Box::pin(self.blocking(move |db| {
-            let tx = db.begin_write().map_err(err)?;
+        Box::pin(self.writer.write(true, move |tx| {
             tx.open_table(VALUES).map_err(err)?.insert(key.as_str(), value.as_slice()).map_err(err)?;
-            tx.commit().map_err(err)
+            Ok(())
         }))
     }
 
     fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
         let (key, value) = (key.to_string(), encode(expiry(ttl), value));
-        Box::pin(self.blocking(move |db| {
-            let tx = db.begin_write().map_err(err)?;
-            let written = {
-                let mut table = tx.open_table(VALUES).map_err(err)?;
-                let taken = table.get(key.as_str()).map_err(err)?.is_some_and(|v| live(v.value(), now_ms()).is_some());
-                if !taken {
-                    table.insert(key.as_str(), value.as_slice()).map_err(err)?;
-                }
-                !taken
-            };
-            tx.commit().map_err(err)?;
-            Ok(written)
+        Box::pin(self.writer.write(true, move |tx| {
+            let mut table = tx.open_table(VALUES).map_err(err)?;
+            let taken = table.get(key.as_str()).map_err(err)?.is_some_and(|v| live(v.value(), now_ms()).is_some());
+            if !taken {
+                table.insert(key.as_str(), value.as_slice()).map_err(err)?;
+            }
+            Ok(!taken)
         }))
     }
 
     fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
         let key = key.to_string();
-        Box::pin(self.blocking(move |db| {
-            let mut tx = db.begin_write().map_err(err)?;
-            if ttl.is_some() {
-                // Rate windows: a crash may lose the last counts, never anything a client was told.
-                tx.set_durability(Durability::None).map_err(err)?;
-            }
+        // Rate windows (counters with a TTL) need no fsync of their own: a crash may lose the
+        // last counts, never anything a client was told.
+        Box::pin(self.writer.write(ttl.is_none(), move |tx| {
             let now = now_ms();
-            let (count, expires_at) = {
-                let mut table = tx.open_table(VALUES).map_err(err)?;
-                let current = table.get(key.as_str()).map_err(err)?.and_then(|v| {
-                    live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp))
-                });
-                let (count, expires_at) = match current {
-                    Some((n, exp)) => (n + 1, exp),
-                    None => (1, expiry_from(now, ttl)),
-                };
-                table.insert(key.as_str(), encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(err)?;
-                (count, expires_at)
+            let mut table = tx.open_table(VALUES).map_err(err)?;
+            let current = table.get(key.as_str()).map_err(err)?.and_then(|v| {
+                live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp))
+            });
+            let (count, expires_at) = match current {
+                Some((n, exp)) => (n + 1, exp),
+                None => (1, expiry_from(now, ttl)),
             };
-            tx.commit().map_err(err)?;
+            table.insert(key.as_str(), encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(err)?;
             let left = (expires_at != 0).then(|| Duration::from_millis(expires_at.saturating_sub(now)));
             Ok((count, left))
         }))
@@ -230,22 +229,17 @@ impl Store for EmbeddedStore {
         expires_at: SystemTime,
     ) -> StoreFuture<'a, usize> {
         let (key, value, expires_at) = (key.to_string(), value.to_vec(), unix_ms(expires_at).max(1));
-        Box::pin(self.blocking(move |db| {
-            let tx = db.begin_write().map_err(err)?;
-            let len = {
-                let mut table = tx.open_table(LISTS).map_err(err)?;
-                let mut items = table
-                    .get(key.as_str())
-                    .map_err(err)?
-                    .and_then(|v| live(v.value(), now_ms()).map(|(_, p)| decode_list(p)))
-                    .unwrap_or_default();
-                items.insert(0, value);
-                items.truncate(cap);
-                table.insert(key.as_str(), encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
-                items.len()
-            };
-            tx.commit().map_err(err)?;
-            Ok(len)
+        Box::pin(self.writer.write(true, move |tx| {
+            let mut table = tx.open_table(LISTS).map_err(err)?;
+            let mut items = table
+                .get(key.as_str())
+                .map_err(err)?
+                .and_then(|v| live(v.value(), now_ms()).map(|(_, p)| decode_list(p)))
+                .unwrap_or_default();
+            items.insert(0, value);
+            items.truncate(cap);
+            table.insert(key.as_str(), encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
+            Ok(items.len())
         }))
     }
 

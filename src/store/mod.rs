@@ -20,6 +20,7 @@
 
 pub mod breaker;
 pub mod embedded;
+pub mod group_commit;
 pub mod redis;
 
 use std::{
