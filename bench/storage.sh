@@ -32,21 +32,38 @@ trap cleanup EXIT
 sleep 1
 
 json() { python3 -c "import json,sys; print(json.load(sys.stdin)['data']['$1'])"; }
+# Requests a second and p99 latency (ms) of one wrk run: "rps p99".
 rps() { # url [script]
-  local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s")
+  local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency)
   [ -n "${2:-}" ] && args+=(-s "$2")
   wrk "${args[@]}" "$1" >"$WORK/wrk.txt"
   if grep -q "Non-2xx" "$WORK/wrk.txt"; then cat "$WORK/wrk.txt" >&2; exit 1; fi
-  awk '/^Requests\/sec/ {print $2}' "$WORK/wrk.txt"
+  local r p
+  r=$(awk '/^Requests\/sec/ {print $2}' "$WORK/wrk.txt")
+  p=$(awk '$1 == "99%" {v=$2; if (v ~ /us$/) {sub(/us$/, "", v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/, "", v)} else if (v ~ /s$/) {sub(/s$/, "", v); v*=1000}; print v}' "$WORK/wrk.txt")
+  echo "$r $p"
 }
-declare -A RESULT
+# Embedded store writes per transaction so far (group commit), from /metrics.
+commits() { # port
+  curl -fsS "http://127.0.0.1:$1/metrics" | awk '/^wrench_store_commits_total/ {c=$2} /^wrench_store_committed_writes_total/ {w=$2} END {print c+0, w+0}'
+}
+declare -A RESULT BATCH
 for backend in redis:18181 embedded:18182; do
   name=${backend%%:*}; port=${backend##*:}
   inbox=$(curl -fsS -X POST "http://127.0.0.1:$port/v1/webhook/inbox/create" | json id)
   slug=$(curl -fsS -X POST -H 'Content-Type: application/json' -d '{"url":"https://example.com/target"}' \
     "http://127.0.0.1:$port/v1/short-url/create" | json slug)
-  RESULT[$name-receive]=$(rps "http://127.0.0.1:$port/v1/webhook/inbox/$inbox/receive" bench/receive.lua)
-  RESULT[$name-redirect]=$(rps "http://127.0.0.1:$port/v1/short-url/r/$slug")
+  for what in receive redirect paste; do
+    case $what in
+      receive) url="http://127.0.0.1:$port/v1/webhook/inbox/$inbox/receive"; script=bench/receive.lua ;;
+      redirect) url="http://127.0.0.1:$port/v1/short-url/r/$slug"; script="" ;;
+      paste) url="http://127.0.0.1:$port/v1/paste/create"; script=bench/paste.lua ;;
+    esac
+    read -r c0 w0 <<<"$(commits "$port")"
+    RESULT[$name-$what]=$(rps "$url" $script)
+    read -r c1 w1 <<<"$(commits "$port")"
+    BATCH[$name-$what]=$(awk -v c=$((c1 - c0)) -v w=$((w1 - w0)) 'BEGIN {if (c > 0) printf "%.1f", w / c; else print "-"}')
+  done
 done
 # redis-benchmark at the same concurrency: LPUSH (what a receive writes) and INCR (a click).
 # Its progress lines end in carriage returns; keep the final "requests per second" lines.
@@ -57,13 +74,12 @@ INCR=$(printf '%s\n' "$RB" | awk -F'[: ]+' '/^INCR/ {print $2}')
 redis-cli -h "$RHOST" -p "$RPORT" -n "$RDB" del key:__rand_int__ mylist counter:__rand_int__ >/dev/null
 
 echo "machine: $(nproc) cores; wrk -t2 -c$CONNECTIONS -d${DURATION}s; redis-benchmark -c $CONNECTIONS -n 200000"
-printf '%-34s %12s\n' "what" "req/s"
-printf '%-34s %12.0f\n' "redis-benchmark LPUSH" "$LPUSH"
-printf '%-34s %12.0f\n' "redis-benchmark INCR" "$INCR"
-for k in redis-receive redis-redirect embedded-receive embedded-redirect; do
-  printf '%-34s %12.0f\n' "wrench $k" "${RESULT[$k]}"
+printf '%-30s %10s %9s %8s %12s\n' "what" "req/s" "p99 ms" "ratio" "writes/fsync"
+printf '%-30s %10.0f\n' "redis-benchmark LPUSH" "$LPUSH"
+printf '%-30s %10.0f\n' "redis-benchmark INCR" "$INCR"
+for k in redis-receive redis-redirect redis-paste embedded-receive embedded-redirect embedded-paste; do
+  read -r r p <<<"${RESULT[$k]}"
+  case $k in *redirect) base=$INCR ;; *) base=$LPUSH ;; esac
+  printf '%-30s %10.0f %9.2f %8.3f %12s\n' "wrench $k" "$r" "$p" "$(awk -v a="$r" -v b="$base" 'BEGIN {print a/b}')" "${BATCH[$k]}"
 done
-awk -v a="${RESULT[redis-receive]}" -v b="$LPUSH" 'BEGIN {printf "webhook receive on Redis / redis-benchmark LPUSH: %.3f\n", a/b}'
-awk -v a="${RESULT[redis-redirect]}" -v b="$INCR" 'BEGIN {printf "redirect on Redis / redis-benchmark INCR: %.3f\n", a/b}'
-awk -v a="${RESULT[embedded-receive]}" -v b="$LPUSH" 'BEGIN {printf "webhook receive on the embedded store / redis-benchmark LPUSH: %.3f\n", a/b}'
-awk -v a="${RESULT[embedded-redirect]}" -v b="$INCR" 'BEGIN {printf "redirect on the embedded store / redis-benchmark INCR: %.3f\n", a/b}'
+echo "ratio: receive and paste to redis-benchmark LPUSH, redirect to INCR; writes/fsync: embedded store only"

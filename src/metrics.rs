@@ -49,6 +49,8 @@ static RATE_LIMITED: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 static STORE_ERRORS: AtomicU64 = AtomicU64::new(0);
 /// Circuit breakers currently open (0 or 1 in a server, which has one store).
 static CIRCUITS_OPEN: AtomicI64 = AtomicI64::new(0);
+/// Embedded store transactions committed, and the writes they carried.
+static COMMITS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Outbound addresses judged: public, in the operator's allowed ranges, refused.
 static OUTBOUND: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
@@ -98,6 +100,12 @@ pub fn store_error() {
 /// Notes a store circuit breaker opening (`true`) or closing.
 pub fn circuit(open: bool) {
     CIRCUITS_OPEN.fetch_add(if open { 1 } else { -1 }, Relaxed);
+}
+
+/// Counts an embedded-store transaction that carried `writes` writes.
+pub fn store_commit(writes: usize) {
+    COMMITS[0].fetch_add(1, Relaxed);
+    COMMITS[1].fetch_add(writes as u64, Relaxed);
 }
 
 /// Counts an address judged before an outbound connection.
@@ -152,6 +160,12 @@ pub fn render() -> String {
     );
     out.push_str("# TYPE wrench_store_circuit_open gauge\n");
     let _ = writeln!(out, "wrench_store_circuit_open {}", CIRCUITS_OPEN.load(Relaxed).max(0));
+    out.push_str("# HELP wrench_store_commits_total Embedded store transactions committed (each one fsync).\n");
+    out.push_str("# TYPE wrench_store_commits_total counter\n");
+    let _ = writeln!(out, "wrench_store_commits_total {}", COMMITS[0].load(Relaxed));
+    out.push_str("# HELP wrench_store_committed_writes_total Writes those transactions carried (many per fsync).\n");
+    out.push_str("# TYPE wrench_store_committed_writes_total counter\n");
+    let _ = writeln!(out, "wrench_store_committed_writes_total {}", COMMITS[1].load(Relaxed));
     out.push_str(
         "# HELP wrench_outbound_addresses_total Addresses judged before an outbound connection, by host class.\n",
     );

@@ -7,7 +7,7 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
-use wrench::store::{Store, StoreError, embedded::EmbeddedStore, redis::RedisStore};
+use wrench::store::{CountedRead, GuardedPush, Pushed, Store, StoreError, embedded::EmbeddedStore, redis::RedisStore};
 
 /// A store to test, and how to clean up after it.
 struct Backend {
@@ -93,6 +93,86 @@ contract!(counters, counters_count_and_keep_their_window);
 contract!(counters_atomic, counters_are_atomic_under_concurrency);
 contract!(lists, lists_are_capped_newest_first_and_expire);
 contract!(binary, values_are_binary_safe);
+contract!(guarded, guarded_pushes_need_their_guard_and_respect_their_window);
+contract!(guarded_atomic, guarded_pushes_are_counted_atomically);
+contract!(counted_reads, reads_that_count_stamp_then_count_only_what_exists);
+
+async fn guarded_pushes_need_their_guard_and_respect_their_window(s: Arc<dyn Store>) {
+    let push = |value: &'static [u8], window| GuardedPush { guard: "g{1}", list: "g{1}:l", value, cap: 3, window };
+    assert_eq!(s.push_guarded(push(b"a", None)).await.unwrap(), Pushed::NoGuard);
+    assert_eq!(s.list_len("g{1}:l").await.unwrap(), 0, "nothing is pushed without the guard");
+    s.put("g{1}", b"meta", Some(Duration::from_millis(700))).await.unwrap();
+    for (i, v) in [b"1", b"2", b"3", b"4"].iter().enumerate() {
+        assert_eq!(s.push_guarded(push(*v, None)).await.unwrap(), Pushed::Done((i + 1).min(3)));
+    }
+    assert_eq!(s.list("g{1}:l").await.unwrap(), vec![b"4".to_vec(), b"3".to_vec(), b"2".to_vec()]);
+    let window = Some(("g{1}:w", 2, Duration::from_secs(30)));
+    assert_eq!(s.push_guarded(push(b"5", window)).await.unwrap(), Pushed::Done(3));
+    assert_eq!(s.push_guarded(push(b"6", window)).await.unwrap(), Pushed::Done(3));
+    let Pushed::Limited(left) = s.push_guarded(push(b"7", window)).await.unwrap() else {
+        panic!("the third is refused")
+    };
+    assert!(left.is_some_and(|l| l <= Duration::from_secs(30) && l > Duration::from_secs(25)), "{left:?}");
+    assert_eq!(s.list("g{1}:l").await.unwrap()[0], b"6".to_vec(), "the refused value was not pushed");
+    // The list expires with its guard.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(s.list_len("g{1}:l").await.unwrap(), 0, "the list expired when the guard did");
+    assert_eq!(s.push_guarded(push(b"8", None)).await.unwrap(), Pushed::NoGuard);
+}
+
+async fn guarded_pushes_are_counted_atomically(s: Arc<dyn Store>) {
+    s.put("h{2}", b"meta", Some(Duration::from_secs(30))).await.unwrap();
+    let tasks: Vec<_> = (0..40u8)
+        .map(|i| {
+            let s = s.clone();
+            tokio::spawn(async move {
+                let window = Some(("h{2}:w", 25, Duration::from_secs(30)));
+                s.push_guarded(GuardedPush { guard: "h{2}", list: "h{2}:l", value: &[i], cap: 100, window })
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut done = 0;
+    for t in tasks {
+        if matches!(t.await.unwrap(), Pushed::Done(_)) {
+            done += 1;
+        }
+    }
+    assert_eq!(done, 25, "exactly the window's limit got through");
+    assert_eq!(s.list_len("h{2}:l").await.unwrap(), 25);
+}
+
+async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
+    assert_eq!(
+        s.get_and_count(CountedRead { key: "k{3}", stamp_key: "k{3}:t", stamp: b"t0", counter: "k{3}:n" })
+            .await
+            .unwrap(),
+        None
+    );
+    s.put("k{3}", b"target", None).await.unwrap();
+    for i in 1..=3 {
+        let stamp = format!("t{i}");
+        assert_eq!(
+            s.get_and_count(CountedRead {
+                key: "k{3}",
+                stamp_key: "k{3}:t",
+                stamp: stamp.as_bytes(),
+                counter: "k{3}:n"
+            })
+            .await
+            .unwrap(),
+            Some(b"target".to_vec())
+        );
+    }
+    // The embedded store queues the count behind the answer: wait for it to land.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while s.count("k{3}:n").await.unwrap() < 3 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(s.count("k{3}:n").await.unwrap(), 3, "a read of a missing key counted nothing");
+    assert_eq!(s.get("k{3}:t").await.unwrap(), Some(b"t3".to_vec()));
+}
 
 async fn values_and_reservation(s: Arc<dyn Store>) {
     assert_eq!(s.get("a").await.unwrap(), None);
@@ -206,4 +286,32 @@ async fn unreachable_redis_fails_fast_with_store_unavailable() {
     let started = Instant::now();
     assert!(s.incr("n", Some(Duration::from_secs(60))).await.is_err());
     assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+/// The scripts are run by hash; a Redis that lost them (a restart, a failover to a replica that
+/// never loaded them; here SCRIPT FLUSH) gets them again on the NOSCRIPT answer.
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn scripts_are_loaded_again_after_redis_forgets_them() {
+    use fred::prelude::*;
+    let b = redis().await;
+    let s = b.store.clone();
+    s.put("f{4}", b"meta", Some(Duration::from_secs(30))).await.unwrap();
+    let push = GuardedPush { guard: "f{4}", list: "f{4}:l", value: b"x", cap: 10, window: None };
+    assert_eq!(s.push_guarded(push).await.unwrap(), Pushed::Done(1));
+    let url = std::env::var("WRENCH_TEST_REDIS_URL").unwrap();
+    let admin = Builder::from_config(Config::from_url(&url).unwrap()).build().unwrap();
+    admin.init().await.unwrap();
+    let _: () = admin.script_flush(false).await.unwrap();
+    assert_eq!(s.push_guarded(push).await.unwrap(), Pushed::Done(2));
+    assert_eq!(
+        s.get_and_count(CountedRead { key: "f{4}", stamp_key: "f{4}:t", stamp: b"t", counter: "f{4}:n" })
+            .await
+            .unwrap(),
+        Some(b"meta".to_vec())
+    );
+    b.cleanup().await;
 }

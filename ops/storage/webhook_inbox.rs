@@ -11,7 +11,15 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Map;
 
-use crate::{op::OpRequest, prelude::*, random, time};
+use poem::http::HeaderValue;
+
+use crate::{
+    op::OpRequest,
+    prelude::*,
+    random,
+    store::{GuardedPush, Pushed},
+    time,
+};
 
 /// Lifetime of an inbox and of everything it received.
 const LIFETIME: Duration = Duration::from_secs(24 * 3600);
@@ -217,18 +225,38 @@ struct Received {
 async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiError> {
     let req = input.0;
     let id = req.path_params.get("id").cloned().unwrap_or_default();
-    let inbox = load(ctx, &id).await?;
-    // Deliveries do not count against the sender's anonymous quota (one provider address
-    // serves many inboxes); each inbox has a bound of its own instead.
-    let quota = crate::config::Quota { per_minute: ctx.config.inbox_rate_per_minute, per_day: 0 };
-    if !quota.is_unlimited() {
-        crate::rate::count(ctx.store.as_ref(), &format!("inbox:{id}"), quota, "deliveries", " to this inbox").await?;
+    if !valid_id(&id) {
+        return Err(not_found(&id));
     }
     let payload = capture(&req, random::token(PAYLOAD_ID_LEN, random::ALPHANUMERIC)?);
     let bytes = serde_json::to_vec(&payload).map_err(|e| ApiError::internal(e.to_string()))?;
-    let expires = std::time::SystemTime::UNIX_EPOCH + Duration::from_millis(inbox.expires_at_ms);
-    ctx.store.push_capped(&payloads_key(&id), &bytes, ctx.config.inbox_max_payloads, expires).await?;
-    Ok(Received { received: true, id: payload.id })
+    // Deliveries do not count against the sender's anonymous quota (one provider address
+    // serves many inboxes); each inbox has a bound of its own instead, a window per clock
+    // minute counted in the same step as the push: one round trip for the whole delivery.
+    let per_minute = ctx.config.inbox_rate_per_minute;
+    let now = crate::time::unix_secs();
+    let reset = 60 - now % 60;
+    let window_key = format!("inbox:{{{id}}}:deliveries:{}", now / 60);
+    let window = (per_minute > 0).then(|| (window_key.as_str(), i64::from(per_minute), Duration::from_secs(reset + 1)));
+    let push = GuardedPush {
+        guard: &meta_key(&id),
+        list: &payloads_key(&id),
+        value: &bytes,
+        cap: ctx.config.inbox_max_payloads,
+        window,
+    };
+    match ctx.store.push_guarded(push).await? {
+        Pushed::Done(_) => Ok(Received { received: true, id: payload.id }),
+        Pushed::NoGuard => Err(not_found(&id)),
+        Pushed::Limited(_) => {
+            let retry = HeaderValue::from_str(&reset.to_string()).expect("digits are a valid header value");
+            Err(ApiError::new(
+                ErrorCode::RateLimited,
+                format!("rate limit of {per_minute} deliveries per minute reached; retry in {reset} s to this inbox"),
+            )
+            .with_header(poem::http::header::RETRY_AFTER, retry))
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

@@ -117,6 +117,14 @@ impl Store for Breaker {
         Box::pin(self.guard(self.inner.list_len(key)))
     }
 
+    fn push_guarded<'a>(&'a self, push: super::GuardedPush<'a>) -> StoreFuture<'a, super::Pushed> {
+        Box::pin(self.guard(self.inner.push_guarded(push)))
+    }
+
+    fn get_and_count<'a>(&'a self, read: super::CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
+        Box::pin(self.guard(self.inner.get_and_count(read)))
+    }
+
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(self.guard(self.inner.ping()))
     }

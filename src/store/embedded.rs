@@ -16,7 +16,7 @@ use std::{
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{Store, StoreError, StoreFuture, group_commit::Writer};
+use super::{CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture, group_commit::Writer};
 use crate::time::unix_ms;
 
 const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
@@ -255,6 +255,68 @@ impl Store for EmbeddedStore {
 
     fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
         Box::pin(async move { Ok(self.list(key).await?.len()) })
+    }
+
+    fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed> {
+        let (guard, list, value, cap) = (push.guard.to_string(), push.list.to_string(), push.value.to_vec(), push.cap);
+        let window = push.window.map(|(k, limit, ttl)| (k.to_string(), limit, ttl));
+        Box::pin(self.writer.write(true, move |tx| {
+            let now = now_ms();
+            let mut values = tx.open_table(VALUES).map_err(err)?;
+            let guard_expiry =
+                values.get(guard.as_str()).map_err(err)?.and_then(|v| live(v.value(), now).map(|(e, _)| e));
+            let Some(expires_at) = guard_expiry else { return Ok(Pushed::NoGuard) };
+            if let Some((key, limit, ttl)) = window {
+                let current = values.get(key.as_str()).map_err(err)?.and_then(|v| {
+                    live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp))
+                });
+                let (count, counter_expiry) = match current {
+                    Some((n, exp)) => (n + 1, exp),
+                    None => (1, expiry_from(now, Some(ttl))),
+                };
+                values.insert(key.as_str(), encode(counter_expiry, &count.to_be_bytes()).as_slice()).map_err(err)?;
+                if count > limit {
+                    return Ok(Pushed::Limited(Some(Duration::from_millis(counter_expiry.saturating_sub(now)))));
+                }
+            }
+            drop(values);
+            let mut lists = tx.open_table(LISTS).map_err(err)?;
+            let mut items = lists
+                .get(list.as_str())
+                .map_err(err)?
+                .and_then(|v| live(v.value(), now).map(|(_, p)| decode_list(p)))
+                .unwrap_or_default();
+            items.insert(0, value);
+            items.truncate(cap.max(1));
+            lists.insert(list.as_str(), encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
+            Ok(Pushed::Done(items.len()))
+        }))
+    }
+
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
+        let (stamp_key, stamp, counter) = (read.stamp_key.to_string(), encode(0, read.stamp), read.counter.to_string());
+        Box::pin(async move {
+            let found = self.get(read.key).await?;
+            if found.is_some() {
+                // The count is queued, not awaited: the redirect does not wait for an fsync, and
+                // the writer keeps the stamp-then-count order.
+                self.writer.submit(true, move |tx| {
+                    let now = now_ms();
+                    let mut values = tx.open_table(VALUES).map_err(err)?;
+                    values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(err)?;
+                    let n = values
+                        .get(counter.as_str())
+                        .map_err(err)?
+                        .and_then(|v| {
+                            live(v.value(), now).map(|(_, p)| i64::from_be_bytes(p.try_into().unwrap_or_default()))
+                        })
+                        .unwrap_or(0);
+                    values.insert(counter.as_str(), encode(0, &(n + 1).to_be_bytes()).as_slice()).map_err(err)?;
+                    Ok(())
+                });
+            }
+            Ok(found)
+        })
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {

@@ -110,6 +110,7 @@ impl Writer {
                     }
                     counted.commits.fetch_add(1, Relaxed);
                     counted.writes.fetch_add(batch.len() as u64, Relaxed);
+                    crate::metrics::store_commit(batch.len());
                     // A panicking write fails its batch (the callers hear the writer stopped
                     // before committing) and leaves the writer serving the next one.
                     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit(&db, batch)));
@@ -131,6 +132,27 @@ impl Writer {
         let stopped = || StoreError::Unavailable("the store writer has stopped".into());
         self.queue.as_ref().ok_or_else(stopped)?.send(job).await.map_err(|_| stopped())?;
         answer.await.map_err(|_| StoreError::Unavailable("the store writer stopped before committing".into()))?
+    }
+}
+
+impl Writer {
+    /// Queues `work` for the next transaction without waiting for it (a click count behind a
+    /// redirect): the caller's answer does not wait for the fsync. A failure is logged.
+    pub fn submit<F>(&self, durable: bool, work: F)
+    where
+        F: FnOnce(&WriteTransaction) -> Result<(), StoreError> + Send + 'static,
+    {
+        let Some(queue) = self.queue.clone() else { return };
+        let (reply, answer) = oneshot::channel();
+        let job: Box<dyn Pending> = Box::new(Job { durable, work: Some(work), result: None, reply });
+        tokio::spawn(async move {
+            if queue.send(job).await.is_err() {
+                return;
+            }
+            if let Ok(Err(e)) = answer.await {
+                tracing::warn!(error = %e, "a queued write failed");
+            }
+        });
     }
 }
 

@@ -3,14 +3,18 @@
 //! The trait has exactly the operations webhook inboxes, pastes, short links and rate limits
 //! need, each atomic on its own: a value with an optional TTL, a value written only if absent
 //! (id and slug reservation), a counter that gets its TTL when created and never extends it
-//! (rate windows, clicks), and a capped list with an absolute expiry (inbox payloads).
-//! Expired data is never returned, whatever the backend.
+//! (rate windows, clicks), and a capped list with an absolute expiry (inbox payloads). Two
+//! more do a hot path's whole conditional work at once, so it costs one round trip on Redis
+//! and one queued write on the embedded store: a guarded, counted push (a webhook delivery)
+//! and a read that counts (a short link's redirect). Their keys share a hash tag (`{id}`),
+//! so they stay on one cluster slot. Expired data is never returned, whatever the backend.
 //!
 //! - `embedded` (default): a redb file under the data directory. Nothing acknowledged is lost
 //!   across a restart; only counters with a TTL (rate windows) are written without waiting for
-//!   the disk, because losing a minute's count on a crash costs nothing.
-//! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. Every operation touches one
-//!   key, so cluster hash slots never matter. Commands time out (1.5 s) rather than wait for a
+//!   the disk, because losing a minute's count on a crash costs nothing. Concurrent writes
+//!   share one fsync ([`group_commit`]).
+//! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. The basic operations touch one
+//!   key; the two combined ones run as Lua scripts on keys of one hash slot. Commands time out (1.5 s) rather than wait for a
 //!   Redis that is gone, and the client reconnects by itself. A circuit breaker (`breaker`)
 //!   in front of it makes every call after a failure fail at once until a background probe
 //!   sees Redis answer again.
@@ -94,11 +98,53 @@ pub trait Store: Send + Sync {
     /// Length of the list at `key` (0 when absent or expired).
     fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize>;
 
+    /// Pushes `push.value` in front of the list `push.list` only while `push.guard` holds a
+    /// live value, keeping the `cap` newest entries; the list expires when the guard does.
+    /// With `push.window`, the push first counts one in that counter (created with the
+    /// window's TTL) and is refused once the count passes the limit.
+    fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed>;
+
+    /// The value at `read.key`; when there is one, also writes `read.stamp` at
+    /// `read.stamp_key` and adds one to the counter `read.counter` (neither expires), stamp
+    /// first: a reader that sees the count also sees the stamp.
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>>;
+
     /// Checks the backend answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
 
     /// `embedded` or `redis`, for logs and health.
     fn backend(&self) -> &'static str;
+}
+
+/// A push that happens only while its guard exists, counted in a window if given.
+#[derive(Debug, Clone, Copy)]
+pub struct GuardedPush<'a> {
+    pub guard: &'a str,
+    pub list: &'a str,
+    pub value: &'a [u8],
+    pub cap: usize,
+    /// Counter key, limit and TTL of a new counter.
+    pub window: Option<(&'a str, i64, Duration)>,
+}
+
+/// A read that, when it finds a value, stamps and counts (a short link and its clicks).
+#[derive(Debug, Clone, Copy)]
+pub struct CountedRead<'a> {
+    pub key: &'a str,
+    pub stamp_key: &'a str,
+    pub stamp: &'a [u8],
+    pub counter: &'a str,
+}
+
+/// What became of a guarded push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pushed {
+    /// The guard holds no live value: nothing was counted or pushed.
+    NoGuard,
+    /// The window's limit is passed: nothing was pushed. The counter's time left.
+    Limited(Option<Duration>),
+    /// Pushed; the list's length afterwards.
+    Done(usize),
 }
 
 /// Opens the configured backend: Redis when `WRENCH_REDIS_URL` is set, else the embedded file.

@@ -1,20 +1,61 @@
 //! The Redis store, through fred: the production backend, shared by every instance.
 //!
-//! Each operation is one command or one MULTI on a single key, so it is atomic and works on a
-//! cluster without hash tags. The client never waits long: connecting times out after one
+//! Each basic operation is one command or one MULTI on a single key, so it is atomic and works
+//! on a cluster without hash tags. The two combined operations are Lua scripts, run by hash
+//! (EVALSHA) and loaded again when Redis answers NOSCRIPT (after a restart or a failover to a
+//! replica that never saw them); their keys share a hash tag, so a cluster runs each on one
+//! node. The client never waits long: connecting times out after one
 //! second and commands after 1.5 seconds, so a Redis that is down becomes
 //! `StoreError::Unavailable` (503) well within two seconds, while the client keeps reconnecting
 //! in the background and the service recovers by itself when Redis returns.
 
 use std::time::{Duration, SystemTime};
 
+use std::sync::LazyLock;
+
 use fred::{
     prelude::*,
-    types::{Expiration, ExpireOptions, SetOptions},
+    types::{Expiration, ExpireOptions, SetOptions, scripts::Script},
 };
 
-use super::{Store, StoreError, StoreFuture};
+use super::{CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture};
 use crate::time::unix_ms;
+
+/// A guarded, counted push. KEYS: guard, list, counter (unused without a window). ARGV: value,
+/// cap, limit (0: no window), counter TTL in ms. Answers {0} without a guard, {1, pttl} when
+/// the window is full, {2, length} when pushed.
+static PUSH_GUARDED: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return {0} end
+local limit = tonumber(ARGV[3])
+if limit > 0 then
+  local n = redis.call('INCR', KEYS[3])
+  if n == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[4]) end
+  if n > limit then return {1, redis.call('PTTL', KEYS[3])} end
+end
+redis.call('LPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[2]) - 1)
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+return {2, redis.call('LLEN', KEYS[2])}
+"#,
+    )
+});
+
+/// A read that counts. KEYS: key, stamp key, counter. ARGV: stamp.
+static GET_AND_COUNT: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local v = redis.call('GET', KEYS[1])
+if v then
+  redis.call('SET', KEYS[2], ARGV[1])
+  redis.call('INCR', KEYS[3])
+end
+return v
+"#,
+    )
+});
 
 /// Longest a command may take, queueing while disconnected included.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
@@ -131,6 +172,37 @@ impl Store for RedisStore {
 
     fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
         Box::pin(async move { self.client.llen::<usize, _>(self.key(key)).await.map_err(err) })
+    }
+
+    fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed> {
+        Box::pin(async move {
+            let (counter, limit, window) = match push.window {
+                Some((key, limit, ttl)) => (self.key(key), limit, ttl_ms(ttl)),
+                None => (self.key(push.list), 0, 0),
+            };
+            let keys = vec![self.key(push.guard), self.key(push.list), counter];
+            let args: Vec<Value> = vec![
+                Value::Bytes(push.value.to_vec().into()),
+                Value::Integer(push.cap.max(1) as i64),
+                Value::Integer(limit),
+                Value::Integer(window),
+            ];
+            let reply: Vec<i64> = PUSH_GUARDED.evalsha_with_reload(&self.client, keys, args).await.map_err(err)?;
+            Ok(match reply.as_slice() {
+                [0, ..] => Pushed::NoGuard,
+                [1, pttl, ..] => Pushed::Limited((*pttl >= 0).then(|| Duration::from_millis(*pttl as u64))),
+                [2, len, ..] => Pushed::Done((*len).max(0) as usize),
+                other => return Err(StoreError::Unavailable(format!("unexpected script answer {other:?}"))),
+            })
+        })
+    }
+
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
+            let args = vec![Value::Bytes(read.stamp.to_vec().into())];
+            GET_AND_COUNT.evalsha_with_reload(&self.client, keys, args).await.map_err(err)
+        })
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {
