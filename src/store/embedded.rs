@@ -300,20 +300,22 @@ impl Store for EmbeddedStore {
             if found.is_some() {
                 // The count is queued, not awaited: the redirect does not wait for an fsync, and
                 // the writer keeps the stamp-then-count order.
-                self.writer.submit(true, move |tx| {
-                    let now = now_ms();
-                    let mut values = tx.open_table(VALUES).map_err(err)?;
-                    values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(err)?;
-                    let n = values
-                        .get(counter.as_str())
-                        .map_err(err)?
-                        .and_then(|v| {
-                            live(v.value(), now).map(|(_, p)| i64::from_be_bytes(p.try_into().unwrap_or_default()))
-                        })
-                        .unwrap_or(0);
-                    values.insert(counter.as_str(), encode(0, &(n + 1).to_be_bytes()).as_slice()).map_err(err)?;
-                    Ok(())
-                });
+                self.writer
+                    .submit(true, move |tx| {
+                        let now = now_ms();
+                        let mut values = tx.open_table(VALUES).map_err(err)?;
+                        values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(err)?;
+                        let n = values
+                            .get(counter.as_str())
+                            .map_err(err)?
+                            .and_then(|v| {
+                                live(v.value(), now).map(|(_, p)| i64::from_be_bytes(p.try_into().unwrap_or_default()))
+                            })
+                            .unwrap_or(0);
+                        values.insert(counter.as_str(), encode(0, &(n + 1).to_be_bytes()).as_slice()).map_err(err)?;
+                        Ok(())
+                    })
+                    .await;
             }
             Ok(found)
         })

@@ -136,19 +136,21 @@ impl Writer {
 }
 
 impl Writer {
-    /// Queues `work` for the next transaction without waiting for it (a click count behind a
-    /// redirect): the caller's answer does not wait for the fsync. A failure is logged.
-    pub fn submit<F>(&self, durable: bool, work: F)
+    /// Queues `work` for the next transaction without waiting for its commit (a click count
+    /// behind a redirect): the caller waits only while the queue is full, so a writer that
+    /// falls behind slows callers down instead of piling up work. A failure is logged.
+    pub async fn submit<F>(&self, durable: bool, work: F)
     where
         F: FnOnce(&WriteTransaction) -> Result<(), StoreError> + Send + 'static,
     {
-        let Some(queue) = self.queue.clone() else { return };
+        let Some(queue) = &self.queue else { return };
         let (reply, answer) = oneshot::channel();
         let job: Box<dyn Pending> = Box::new(Job { durable, work: Some(work), result: None, reply });
+        if queue.send(job).await.is_err() {
+            return;
+        }
+        // At most one such task per queued write: bounded by the queue and the batch.
         tokio::spawn(async move {
-            if queue.send(job).await.is_err() {
-                return;
-            }
             if let Ok(Err(e)) = answer.await {
                 tracing::warn!(error = %e, "a queued write failed");
             }
