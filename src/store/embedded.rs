@@ -95,12 +95,6 @@ impl EmbeddedStore {
         Ok(EmbeddedStore { db, writer })
     }
 
-    /// Transactions committed and writes they carried, since the store opened.
-    pub fn commit_stats(&self) -> (u64, u64) {
-        use std::sync::atomic::Ordering::Relaxed;
-        (self.writer.stats.commits.load(Relaxed), self.writer.stats.writes.load(Relaxed))
-    }
-
     async fn blocking<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
@@ -154,6 +148,44 @@ async fn sweeper(db: Weak<Database>) {
     }
 }
 
+type Table<'t> = redb::Table<'t, &'static str, &'static [u8]>;
+
+/// Adds one to the counter at `key` in `values` (a missing or expired one counts from zero and
+/// gets `ttl`; a live one keeps its expiry). The new count and the counter's expiry.
+fn bump(values: &mut Table<'_>, key: &str, now: u64, ttl: Option<Duration>) -> Result<(i64, u64), StoreError> {
+    let current = values
+        .get(key)
+        .map_err(err)?
+        .and_then(|v| live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp)));
+    let (count, expires_at) = match current {
+        Some((n, exp)) => (n + 1, exp),
+        None => (1, expiry_from(now, ttl)),
+    };
+    values.insert(key, encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(err)?;
+    Ok((count, expires_at))
+}
+
+/// Puts `value` in front of the list at `key` in `lists`, keeps the `cap` newest entries and
+/// sets the list's expiry. The list's length afterwards.
+fn push_front(
+    lists: &mut Table<'_>,
+    key: &str,
+    value: Vec<u8>,
+    cap: usize,
+    expires_at: u64,
+    now: u64,
+) -> Result<usize, StoreError> {
+    let mut items = lists
+        .get(key)
+        .map_err(err)?
+        .and_then(|v| live(v.value(), now).map(|(_, p)| decode_list(p)))
+        .unwrap_or_default();
+    items.insert(0, value);
+    items.truncate(cap);
+    lists.insert(key, encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
+    Ok(items.len())
+}
+
 /// The expiry instant for `ttl` from `now` (0: never). Callers that also report time left
 /// pass the same `now`, so the two agree to the millisecond.
 fn expiry_from(now: u64, ttl: Option<Duration>) -> u64 {
@@ -201,15 +233,7 @@ impl Store for EmbeddedStore {
         // last counts, never anything a client was told.
         Box::pin(self.writer.write(ttl.is_none(), move |tx| {
             let now = now_ms();
-            let mut table = tx.open_table(VALUES).map_err(err)?;
-            let current = table.get(key.as_str()).map_err(err)?.and_then(|v| {
-                live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp))
-            });
-            let (count, expires_at) = match current {
-                Some((n, exp)) => (n + 1, exp),
-                None => (1, expiry_from(now, ttl)),
-            };
-            table.insert(key.as_str(), encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(err)?;
+            let (count, expires_at) = bump(&mut tx.open_table(VALUES).map_err(err)?, &key, now, ttl)?;
             let left = (expires_at != 0).then(|| Duration::from_millis(expires_at.saturating_sub(now)));
             Ok((count, left))
         }))
@@ -230,16 +254,7 @@ impl Store for EmbeddedStore {
     ) -> StoreFuture<'a, usize> {
         let (key, value, expires_at) = (key.to_string(), value.to_vec(), unix_ms(expires_at).max(1));
         Box::pin(self.writer.write(true, move |tx| {
-            let mut table = tx.open_table(LISTS).map_err(err)?;
-            let mut items = table
-                .get(key.as_str())
-                .map_err(err)?
-                .and_then(|v| live(v.value(), now_ms()).map(|(_, p)| decode_list(p)))
-                .unwrap_or_default();
-            items.insert(0, value);
-            items.truncate(cap);
-            table.insert(key.as_str(), encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
-            Ok(items.len())
+            push_front(&mut tx.open_table(LISTS).map_err(err)?, &key, value, cap, expires_at, now_ms())
         }))
     }
 
@@ -267,29 +282,14 @@ impl Store for EmbeddedStore {
                 values.get(guard.as_str()).map_err(err)?.and_then(|v| live(v.value(), now).map(|(e, _)| e));
             let Some(expires_at) = guard_expiry else { return Ok(Pushed::NoGuard) };
             if let Some((key, limit, ttl)) = window {
-                let current = values.get(key.as_str()).map_err(err)?.and_then(|v| {
-                    live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp))
-                });
-                let (count, counter_expiry) = match current {
-                    Some((n, exp)) => (n + 1, exp),
-                    None => (1, expiry_from(now, Some(ttl))),
-                };
-                values.insert(key.as_str(), encode(counter_expiry, &count.to_be_bytes()).as_slice()).map_err(err)?;
+                let (count, counter_expiry) = bump(&mut values, &key, now, Some(ttl))?;
                 if count > limit {
                     return Ok(Pushed::Limited(Some(Duration::from_millis(counter_expiry.saturating_sub(now)))));
                 }
             }
             drop(values);
-            let mut lists = tx.open_table(LISTS).map_err(err)?;
-            let mut items = lists
-                .get(list.as_str())
-                .map_err(err)?
-                .and_then(|v| live(v.value(), now).map(|(_, p)| decode_list(p)))
-                .unwrap_or_default();
-            items.insert(0, value);
-            items.truncate(cap.max(1));
-            lists.insert(list.as_str(), encode(expires_at, &encode_list(&items)).as_slice()).map_err(err)?;
-            Ok(Pushed::Done(items.len()))
+            let len = push_front(&mut tx.open_table(LISTS).map_err(err)?, &list, value, cap.max(1), expires_at, now)?;
+            Ok(Pushed::Done(len))
         }))
     }
 
@@ -302,18 +302,9 @@ impl Store for EmbeddedStore {
                 // the writer keeps the stamp-then-count order.
                 self.writer
                     .submit(true, move |tx| {
-                        let now = now_ms();
                         let mut values = tx.open_table(VALUES).map_err(err)?;
                         values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(err)?;
-                        let n = values
-                            .get(counter.as_str())
-                            .map_err(err)?
-                            .and_then(|v| {
-                                live(v.value(), now).map(|(_, p)| i64::from_be_bytes(p.try_into().unwrap_or_default()))
-                            })
-                            .unwrap_or(0);
-                        values.insert(counter.as_str(), encode(0, &(n + 1).to_be_bytes()).as_slice()).map_err(err)?;
-                        Ok(())
+                        bump(&mut values, &counter, now_ms(), None).map(|_| ())
                     })
                     .await;
             }

@@ -13,10 +13,7 @@
 //! storage error aborts the whole transaction and every write of the batch is answered with
 //! it; nothing of the batch is kept.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicU64, Ordering::Relaxed},
-};
+use std::sync::Arc;
 
 use redb::{Database, Durability, WriteTransaction};
 use tokio::sync::{mpsc, oneshot};
@@ -66,20 +63,12 @@ where
     }
 }
 
-/// Counts of the writer's work, for `/metrics` and the benchmarks.
-#[derive(Debug, Default)]
-pub struct CommitStats {
-    pub commits: AtomicU64,
-    pub writes: AtomicU64,
-}
-
 /// The sending side of the writer. Dropping it lets the thread finish the writes already
 /// queued and waits for it, so the database file is closed when the store is gone (a store
 /// reopened right after sees it free).
 pub struct Writer {
     queue: Option<mpsc::Sender<Box<dyn Pending>>>,
     thread: Option<std::thread::JoinHandle<()>>,
-    pub stats: Arc<CommitStats>,
 }
 
 impl Drop for Writer {
@@ -95,8 +84,6 @@ impl Writer {
     /// Starts the writer thread for `db`.
     pub fn start(db: Arc<Database>) -> Result<Writer, StoreError> {
         let (queue, mut rx) = mpsc::channel::<Box<dyn Pending>>(QUEUE);
-        let stats = Arc::new(CommitStats::default());
-        let counted = stats.clone();
         let thread = std::thread::Builder::new()
             .name("wrench-store-writer".into())
             .spawn(move || {
@@ -108,8 +95,6 @@ impl Writer {
                             Err(_) => break,
                         }
                     }
-                    counted.commits.fetch_add(1, Relaxed);
-                    counted.writes.fetch_add(batch.len() as u64, Relaxed);
                     crate::metrics::store_commit(batch.len());
                     // A panicking write fails its batch (the callers hear the writer stopped
                     // before committing) and leaves the writer serving the next one.
@@ -117,7 +102,7 @@ impl Writer {
                 }
             })
             .map_err(|e| StoreError::Unavailable(format!("cannot start the store writer: {e}")))?;
-        Ok(Writer { queue: Some(queue), thread: Some(thread), stats })
+        Ok(Writer { queue: Some(queue), thread: Some(thread) })
     }
 
     /// Runs `work` in the next transaction and answers once that transaction is committed.
