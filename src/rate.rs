@@ -33,20 +33,26 @@ pub async fn count(
     hint: &str,
 ) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
     let now = crate::time::unix_secs();
-    let mut windows = Vec::new();
+    // The windows in use, counted in one step; their keys share the `{who}` hash tag.
+    let (mut windows, mut counters) = (Vec::new(), Vec::new());
     for (name, limit, length) in [("m", quota.per_minute, 60u64), ("d", quota.per_day, 86_400u64)] {
         if limit == 0 {
             continue;
         }
         let reset = length - now % length;
-        let store_key = format!("rl:{who}:{name}:{}", now / length);
-        match store.incr(&store_key, Some(Duration::from_secs(reset + 1))).await {
-            Ok((count, _)) => windows.push(Window { limit, count, reset }),
-            Err(e) => {
-                crate::metrics::store_error();
-                tracing::warn!(error = %e, "rate limit not counted: the store is not answering");
-                return Ok(Vec::new());
-            }
+        counters.push((format!("rl:{{{who}}}:{name}:{}", now / length), Some(Duration::from_secs(reset + 1))));
+        windows.push(Window { limit, count: 0, reset });
+    }
+    if counters.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keys: Vec<(&str, Option<Duration>)> = counters.iter().map(|(k, t)| (k.as_str(), *t)).collect();
+    match store.incr_each(&keys).await {
+        Ok(counted) => windows.iter_mut().zip(counted).for_each(|(w, (count, _))| w.count = count),
+        Err(e) => {
+            crate::metrics::store_error();
+            tracing::warn!(error = %e, "rate limit not counted: the store is not answering");
+            return Ok(Vec::new());
         }
     }
     // The binding window: an exceeded one that resets last, else the one with the least left.

@@ -7,6 +7,9 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
+mod common;
+
+use common::cluster::Cluster;
 use wrench::store::{CountedRead, GuardedPush, Pushed, Store, StoreError, embedded::EmbeddedStore, redis::RedisStore};
 
 /// A store to test, and how to clean up after it.
@@ -91,6 +94,7 @@ contract!(values, values_and_reservation);
 contract!(ttl, values_expire);
 contract!(counters, counters_count_and_keep_their_window);
 contract!(counters_atomic, counters_are_atomic_under_concurrency);
+contract!(counters_together, counters_counted_together_keep_their_own_windows);
 contract!(lists, lists_are_capped_newest_first_and_expire);
 contract!(binary, values_are_binary_safe);
 contract!(guarded, guarded_pushes_need_their_guard_and_respect_their_window);
@@ -214,6 +218,32 @@ async fn counters_count_and_keep_their_window(s: Arc<dyn Store>) {
     assert_eq!(s.count("clicks").await.unwrap(), 2);
 }
 
+/// Several counters in one step (a rate limit's windows), each with its own window; concurrent
+/// steps count every counter exactly once each.
+async fn counters_counted_together_keep_their_own_windows(s: Arc<dyn Store>) {
+    let (short, long) = (Duration::from_millis(500), Duration::from_secs(30));
+    let both = [("w{7}:m", Some(short)), ("w{7}:d", Some(long)), ("w{7}:total", None)];
+    let counted = s.incr_each(&both).await.unwrap();
+    assert_eq!(counted.iter().map(|c| c.0).collect::<Vec<_>>(), [1, 1, 1]);
+    assert!(counted[0].1.unwrap() <= short && counted[1].1.unwrap() > short, "{counted:?}");
+    assert_eq!(counted[2].1, None);
+    let tasks: Vec<_> = (0..20)
+        .map(|_| {
+            let s = s.clone();
+            tokio::spawn(async move { s.incr_each(&both).await.unwrap() })
+        })
+        .collect();
+    for t in tasks {
+        let c = t.await.unwrap();
+        assert!(c[0].0 == c[1].0 && c[1].0 == c[2].0, "the counters move together: {c:?}");
+    }
+    assert_eq!(s.count("w{7}:d").await.unwrap(), 21);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let counted = s.incr_each(&both).await.unwrap();
+    assert_eq!(counted.iter().map(|c| c.0).collect::<Vec<_>>(), [1, 22, 22], "only the short window restarted");
+    assert!(s.incr_each(&[]).await.unwrap().is_empty());
+}
+
 async fn counters_are_atomic_under_concurrency(s: Arc<dyn Store>) {
     let tasks: Vec<_> = (0..40)
         .map(|_| {
@@ -288,6 +318,32 @@ async fn unreachable_redis_fails_fast_with_store_unavailable() {
     assert!(started.elapsed() < Duration::from_secs(2));
 }
 
+/// A client's first calls, made before it has connected (a process that has just started),
+/// wait for the connection instead of failing. A clustered client has no slot map then, and
+/// refused transactions outright: rate limits went uncounted for the first half second.
+async fn first_calls_wait_for_the_connection(url: &str) -> String {
+    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
+    let s = RedisStore::connect(url, &prefix).unwrap();
+    assert_eq!(s.incr("n", Some(Duration::from_secs(30))).await.unwrap().0, 1);
+    assert_eq!(s.push_capped("l", b"v", 5, SystemTime::now() + Duration::from_secs(30)).await.unwrap(), 1);
+    s.put("g{1}", b"meta", Some(Duration::from_secs(30))).await.unwrap();
+    let push = GuardedPush { guard: "g{1}", list: "g{1}:l", value: b"x", cap: 10, window: None };
+    assert_eq!(s.push_guarded(push).await.unwrap(), Pushed::Done(1));
+    prefix
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn first_calls_of_a_new_client_wait_for_redis() {
+    let url = std::env::var("WRENCH_TEST_REDIS_URL").unwrap();
+    let prefix = first_calls_wait_for_the_connection(&url).await;
+    let store = Arc::new(RedisStore::connect(&url, &prefix).unwrap());
+    Backend { store, _dir: None, redis_prefix: Some((url, prefix)) }.cleanup().await;
+}
+
 /// The scripts are run by hash; a Redis that lost them (a restart, a failover to a replica that
 /// never loaded them; here SCRIPT FLUSH) gets them again on the NOSCRIPT answer.
 #[tokio::test]
@@ -316,110 +372,6 @@ async fn scripts_are_loaded_again_after_redis_forgets_them() {
     b.cleanup().await;
 }
 
-/// A local Redis Cluster: three primaries and three replicas, `redis-server` processes on
-/// loopback ports, joined with `redis-cli --cluster create`, removed when dropped.
-struct Cluster {
-    nodes: Vec<(u16, std::process::Child)>,
-    /// The nodes' working directory, removed after them.
-    _dir: TempDir,
-}
-
-impl Cluster {
-    fn start() -> Cluster {
-        use std::process::{Command, Stdio};
-        let dir = TempDir::new();
-        let ports: Vec<u16> =
-            (0..6).map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()).collect();
-        let nodes = ports
-            .iter()
-            .map(|&port| {
-                let child = Command::new("redis-server")
-                    .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--cluster-enabled", "yes"])
-                    .args(["--cluster-config-file", &format!("nodes-{port}.conf"), "--cluster-node-timeout", "1000"])
-                    .args(["--save", "", "--appendonly", "no", "--dir"])
-                    .arg(&dir.0)
-                    .stdout(Stdio::null())
-                    .spawn()
-                    .expect("redis-server runs (CI installs it)");
-                (port, child)
-            })
-            .collect();
-        let cluster = Cluster { nodes, _dir: dir };
-        for &port in &ports {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-                assert!(Instant::now() < deadline, "redis-server on {port} did not start");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        let addresses: Vec<String> = ports.iter().map(|p| format!("127.0.0.1:{p}")).collect();
-        let created = Command::new("redis-cli")
-            .arg("--cluster")
-            .arg("create")
-            .args(&addresses)
-            .args(["--cluster-replicas", "1", "--cluster-yes"])
-            .output()
-            .unwrap();
-        assert!(created.status.success(), "cluster create: {}", String::from_utf8_lossy(&created.stdout));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !ports.iter().all(|&p| cluster.info(p).contains("cluster_state:ok")) {
-            assert!(Instant::now() < deadline, "the cluster did not become ready");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        cluster
-    }
-
-    fn info(&self, port: u16) -> String {
-        let out = std::process::Command::new("redis-cli").args(["-p", &port.to_string(), "cluster", "info"]).output();
-        out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default()
-    }
-
-    fn url(&self) -> String {
-        let (first, rest) = self.nodes.split_first().unwrap();
-        let others: Vec<String> = rest.iter().map(|(p, _)| format!("node=127.0.0.1:{p}")).collect();
-        format!("redis-cluster://127.0.0.1:{}?{}", first.0, others.join("&"))
-    }
-
-    /// The port of the primary that holds `key`'s slot.
-    fn primary_of(&self, key: &str) -> u16 {
-        let port = self.nodes[0].0.to_string();
-        let out =
-            std::process::Command::new("redis-cli").args(["-p", &port, "cluster", "keyslot", key]).output().unwrap();
-        let slot: u16 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
-        let out = std::process::Command::new("redis-cli").args(["-p", &port, "cluster", "nodes"]).output().unwrap();
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() < 9 || !f[2].contains("master") {
-                continue;
-            }
-            let owns = f[8..].iter().any(|range| match range.split_once('-') {
-                Some((a, b)) => (a.parse::<u16>().unwrap_or(1)..=b.parse::<u16>().unwrap_or(0)).contains(&slot),
-                None => range.parse::<u16>().is_ok_and(|s| s == slot),
-            });
-            if owns {
-                return f[1].split(':').nth(1).and_then(|p| p.split('@').next()).unwrap().parse().unwrap();
-            }
-        }
-        panic!("no primary holds slot {slot}");
-    }
-
-    fn stop(&mut self, port: u16) {
-        if let Some((_, child)) = self.nodes.iter_mut().find(|(p, _)| *p == port) {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        for (_, child) in &mut self.nodes {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 /// The whole contract on a real cluster (keys of one operation share a hash tag, so the
 /// scripts run on one node), then a failover: the primary holding a key is stopped, calls
 /// during the switch fail within 2 s (503 for a request), and once a replica has taken over
@@ -432,6 +384,7 @@ impl Drop for Cluster {
 async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
     let mut cluster = Cluster::start();
     let url = cluster.url();
+    first_calls_wait_for_the_connection(&url).await;
     let open = || {
         let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
         RedisStore::connect(&url, &prefix).unwrap()
@@ -448,6 +401,7 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         values_expire,
         counters_count_and_keep_their_window,
         counters_are_atomic_under_concurrency,
+        counters_counted_together_keep_their_own_windows,
         lists_are_capped_newest_first_and_expire,
         values_are_binary_safe,
         guarded_pushes_need_their_guard_and_respect_their_window,
@@ -455,23 +409,31 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         reads_that_count_stamp_then_count_only_what_exists
     );
 
+    // Failovers with one client: first of the node the client was seeded with, then of another
+    // primary (the cluster still has a majority of primaries to elect its replica).
     let store: Arc<dyn Store> = Arc::new(wrench::store::breaker::Breaker::new(Arc::new(open())));
-    store.put("x{failover}", b"before", None).await.unwrap();
-    let victim = cluster.primary_of("wrench-test:x{failover}");
-    cluster.stop(victim);
-    let started = Instant::now();
-    let mut recovered = None;
-    while started.elapsed() < Duration::from_secs(30) {
-        let call = Instant::now();
-        let answer = store.put("x{failover}", b"after", None).await;
-        assert!(call.elapsed() < Duration::from_secs(2), "a call during the failover took {:?}", call.elapsed());
-        if answer.is_ok() {
-            recovered = Some(started.elapsed());
-            break;
+    assert!(store.ping().await.is_ok());
+    let seed = cluster.seed();
+    let other = cluster.primaries().into_iter().find(|&p| p != seed).unwrap();
+    for victim in [seed, other] {
+        let tag = cluster.tag_on(victim);
+        let key = format!("x{{{tag}}}");
+        store.put(&key, b"before", None).await.unwrap();
+        cluster.stop(victim);
+        let started = Instant::now();
+        let mut recovered = None;
+        while started.elapsed() < Duration::from_secs(30) {
+            let call = Instant::now();
+            let answer = store.put(&key, b"after", None).await;
+            assert!(call.elapsed() < Duration::from_secs(2), "a call during the failover took {:?}", call.elapsed());
+            if answer.is_ok() {
+                recovered = Some(started.elapsed());
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        let recovered = recovered.expect("a replica took over and calls work again within 30 s");
+        assert_eq!(store.get(&key).await.unwrap(), Some(b"after".to_vec()));
+        eprintln!("cluster failover of {victim}: calls work again {recovered:?} after the primary stopped");
     }
-    let recovered = recovered.expect("a replica took over and calls work again within 30 s");
-    assert_eq!(store.get("x{failover}").await.unwrap(), Some(b"after".to_vec()));
-    eprintln!("cluster failover: calls work again {recovered:?} after the primary stopped");
 }

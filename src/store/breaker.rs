@@ -91,8 +91,11 @@ impl Store for Breaker {
         Box::pin(self.guard(self.inner.put_new(key, value, ttl)))
     }
 
-    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
-        Box::pin(self.guard(self.inner.incr(key, ttl)))
+    fn incr_each<'a>(
+        &'a self,
+        counters: &'a [(&'a str, Option<Duration>)],
+    ) -> StoreFuture<'a, Vec<(i64, Option<Duration>)>> {
+        Box::pin(self.guard(self.inner.incr_each(counters)))
     }
 
     fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64> {

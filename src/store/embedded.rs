@@ -227,15 +227,23 @@ impl Store for EmbeddedStore {
         }))
     }
 
-    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
-        let key = key.to_string();
+    fn incr_each<'a>(
+        &'a self,
+        counters: &'a [(&'a str, Option<Duration>)],
+    ) -> StoreFuture<'a, Vec<(i64, Option<Duration>)>> {
+        let counters: Vec<(String, Option<Duration>)> = counters.iter().map(|(k, t)| (k.to_string(), *t)).collect();
         // Rate windows (counters with a TTL) need no fsync of their own: a crash may lose the
         // last counts, never anything a client was told.
-        Box::pin(self.writer.write(ttl.is_none(), move |tx| {
+        let durable = counters.iter().any(|(_, ttl)| ttl.is_none());
+        Box::pin(self.writer.write(durable, move |tx| {
             let now = now_ms();
-            let (count, expires_at) = bump(&mut tx.open_table(VALUES).map_err(err)?, &key, now, ttl)?;
-            let left = (expires_at != 0).then(|| Duration::from_millis(expires_at.saturating_sub(now)));
-            Ok((count, left))
+            let mut values = tx.open_table(VALUES).map_err(err)?;
+            let mut counted = Vec::with_capacity(counters.len());
+            for (key, ttl) in &counters {
+                let (count, expires_at) = bump(&mut values, key, now, *ttl)?;
+                counted.push((count, (expires_at != 0).then(|| Duration::from_millis(expires_at.saturating_sub(now)))));
+            }
+            Ok(counted)
         }))
     }
 

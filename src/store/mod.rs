@@ -77,7 +77,21 @@ pub trait Store: Send + Sync {
     /// Adds one to the counter at `key` (a missing or expired counter counts from zero). A new
     /// counter gets `ttl`; an existing one keeps its expiry. Returns the new value and the time
     /// left before it expires (`None` for a counter without TTL).
-    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)>;
+    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
+        Box::pin(async move {
+            let counted = self.incr_each(&[(key, ttl)]).await?;
+            counted.first().copied().ok_or_else(|| StoreError::Unavailable("no count returned".into()))
+        })
+    }
+
+    /// [`Store::incr`] on each of `counters` (key, TTL for a new counter) in one step: a rate
+    /// limit's minute and day windows in one round trip. On Redis their keys share a hash tag,
+    /// so a cluster counts them on one node. Returns each counter's value and time left, in
+    /// order.
+    fn incr_each<'a>(
+        &'a self,
+        counters: &'a [(&'a str, Option<Duration>)],
+    ) -> StoreFuture<'a, Vec<(i64, Option<Duration>)>>;
 
     /// The current value of the counter at `key` (0 when absent or expired).
     fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64>;

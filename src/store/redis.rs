@@ -1,25 +1,62 @@
 //! The Redis store, through fred: the production backend, shared by every instance.
 //!
-//! Each basic operation is one command or one MULTI on a single key, so it is atomic and works
-//! on a cluster without hash tags. The two combined operations are Lua scripts, run by hash
-//! (EVALSHA) and loaded again when Redis answers NOSCRIPT (after a restart or a failover to a
-//! replica that never saw them); their keys share a hash tag, so a cluster runs each on one
-//! node. The client never waits long: connecting times out after one
+//! Each operation is one command, or one Lua script where it takes several steps: a counter
+//! with its window, a capped list, a guarded push, a read that counts. Scripts run by hash
+//! (EVALSHA) and are loaded again when Redis answers NOSCRIPT (after a restart or a failover to a
+//! replica that never saw them); the keys of one script share a hash tag (or there is one key),
+//! so a cluster runs each on one node. Scripts rather than MULTI: a clustered client refuses a
+//! transaction until it has its first slot map (for about the first half second of a process),
+//! while single commands and scripts wait for the connection like any other command.
+//! The client never waits long: connecting times out after one
 //! second and commands after 1.5 seconds, so a Redis that is down becomes
 //! `StoreError::Unavailable` (503) well within two seconds, while the client keeps reconnecting
 //! in the background and the service recovers by itself when Redis returns.
 
-use std::time::{Duration, SystemTime};
-
-use std::sync::LazyLock;
+use std::{
+    sync::{
+        LazyLock,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, SystemTime},
+};
 
 use fred::{
     prelude::*,
-    types::{Expiration, ExpireOptions, SetOptions, scripts::Script},
+    types::{Expiration, SetOptions, scripts::Script},
 };
 
 use super::{CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture};
 use crate::time::unix_ms;
+
+/// Counters. KEYS: the counters. ARGV: for each, the TTL in ms of a new counter (0: none).
+/// Answers {count, pttl} for each, in order.
+static INCR_EACH: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local out = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  local ttl = tonumber(ARGV[i])
+  if ttl > 0 and redis.call('PTTL', key) == -1 then redis.call('PEXPIRE', key, ttl) end
+  out[#out + 1] = n
+  out[#out + 1] = redis.call('PTTL', key)
+end
+return out
+"#,
+    )
+});
+
+/// A capped list. KEYS: list. ARGV: value, cap, expiry (Unix ms). Answers the length.
+static PUSH_CAPPED: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+redis.call('LPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return redis.call('LLEN', KEYS[1])
+"#,
+    )
+});
 
 /// A guarded, counted push. KEYS: guard, list, counter (unused without a window). ARGV: value,
 /// cap, limit (0: no window), counter TTL in ms. Answers {0} without a guard, {1, pttl} when
@@ -63,6 +100,8 @@ pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
 pub struct RedisStore {
     client: Client,
     prefix: String,
+    /// Set once a clustered client has its slot map (see [`RedisStore::slot_map`]).
+    mapped: AtomicBool,
 }
 
 fn err(e: fred::error::Error) -> StoreError {
@@ -88,11 +127,29 @@ impl RedisStore {
             .build()
             .map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
         client.connect();
-        Ok(RedisStore { client, prefix: prefix.to_string() })
+        Ok(RedisStore { client, prefix: prefix.to_string(), mapped: AtomicBool::new(false) })
     }
 
     fn key(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
+    }
+
+    /// Runs `script`, first waiting (within the command timeout) for a clustered client's first
+    /// slot map: without one the client refuses a script at once ("missing cluster routing
+    /// state") instead of queueing it like a plain command. The map, once there, is only ever
+    /// replaced, so the wait happens at most once per process.
+    async fn run<R: FromValue>(&self, script: &Script, keys: Vec<String>, args: Vec<Value>) -> Result<R, StoreError> {
+        if self.client.is_clustered() && !self.mapped.load(Ordering::Acquire) {
+            let deadline = tokio::time::Instant::now() + COMMAND_TIMEOUT;
+            while self.client.num_primary_cluster_nodes() == 0 {
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(StoreError::Unavailable("no slot map from the Redis Cluster yet".into()));
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            self.mapped.store(true, Ordering::Release);
+        }
+        script.evalsha_with_reload(&self.client, keys, args).await.map_err(err)
     }
 
     /// Waits up to `timeout` for the first connection (for start-up logs and tests).
@@ -126,20 +183,20 @@ impl Store for RedisStore {
         })
     }
 
-    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
+    fn incr_each<'a>(
+        &'a self,
+        counters: &'a [(&'a str, Option<Duration>)],
+    ) -> StoreFuture<'a, Vec<(i64, Option<Duration>)>> {
         Box::pin(async move {
-            let key = self.key(key);
-            let tx = self.client.multi();
-            tx.incr::<(), _>(&key).await.map_err(err)?;
-            if let Some(t) = ttl {
-                // NX: only a counter without expiry (a new one) gets it; the window never slides.
-                tx.pexpire::<(), _>(&key, ttl_ms(t), Some(ExpireOptions::NX)).await.map_err(err)?;
+            let keys = counters.iter().map(|(key, _)| self.key(key)).collect();
+            // NX semantics: only a counter without expiry (a new one) gets its TTL, so a
+            // window never slides.
+            let ttls = counters.iter().map(|(_, ttl)| Value::Integer(ttl.map_or(0, ttl_ms))).collect();
+            let reply: Vec<i64> = self.run(&INCR_EACH, keys, ttls).await?;
+            if reply.len() != 2 * counters.len() {
+                return Err(StoreError::Unavailable(format!("unexpected script answer {reply:?}")));
             }
-            tx.pttl::<(), _>(&key).await.map_err(err)?;
-            let replies: Vec<Value> = tx.exec(true).await.map_err(err)?;
-            let count = replies.first().and_then(Value::as_i64).unwrap_or(0);
-            let pttl = replies.last().and_then(Value::as_i64).unwrap_or(-1);
-            Ok((count, (pttl >= 0).then(|| Duration::from_millis(pttl as u64))))
+            Ok(reply.chunks(2).map(|c| (c[0], (c[1] >= 0).then(|| Duration::from_millis(c[1] as u64)))).collect())
         })
     }
 
@@ -155,14 +212,13 @@ impl Store for RedisStore {
         expires_at: SystemTime,
     ) -> StoreFuture<'a, usize> {
         Box::pin(async move {
-            let key = self.key(key);
-            let tx = self.client.multi();
-            tx.lpush::<(), _, _>(&key, value).await.map_err(err)?;
-            tx.ltrim::<(), _>(&key, 0, cap.saturating_sub(1) as i64).await.map_err(err)?;
-            tx.pexpire_at::<(), _>(&key, unix_ms(expires_at) as i64, None).await.map_err(err)?;
-            tx.llen::<(), _>(&key).await.map_err(err)?;
-            let replies: Vec<Value> = tx.exec(true).await.map_err(err)?;
-            Ok(replies.last().and_then(Value::as_i64).unwrap_or(0).max(0) as usize)
+            let args: Vec<Value> = vec![
+                Value::Bytes(value.to_vec().into()),
+                Value::Integer(cap.max(1) as i64),
+                Value::Integer(unix_ms(expires_at) as i64),
+            ];
+            let len: i64 = self.run(&PUSH_CAPPED, vec![self.key(key)], args).await?;
+            Ok(len.max(0) as usize)
         })
     }
 
@@ -187,7 +243,7 @@ impl Store for RedisStore {
                 Value::Integer(limit),
                 Value::Integer(window),
             ];
-            let reply: Vec<i64> = PUSH_GUARDED.evalsha_with_reload(&self.client, keys, args).await.map_err(err)?;
+            let reply: Vec<i64> = self.run(&PUSH_GUARDED, keys, args).await?;
             Ok(match reply.as_slice() {
                 [0, ..] => Pushed::NoGuard,
                 [1, pttl, ..] => Pushed::Limited((*pttl >= 0).then(|| Duration::from_millis(*pttl as u64))),
@@ -201,7 +257,7 @@ impl Store for RedisStore {
         Box::pin(async move {
             let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
             let args = vec![Value::Bytes(read.stamp.to_vec().into())];
-            GET_AND_COUNT.evalsha_with_reload(&self.client, keys, args).await.map_err(err)
+            self.run(&GET_AND_COUNT, keys, args).await
         })
     }
 

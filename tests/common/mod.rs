@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+pub mod cluster;
+
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
