@@ -1,8 +1,10 @@
-//! The embedded store keeps everything it acknowledged through a kill -9: 32 concurrent
-//! writers create pastes and deliver webhooks while the server is killed mid-stream; after a
-//! restart on the same data directory, every acknowledged paste reads back with its content
-//! and every acknowledged delivery is in its inbox. Group commit (one fsync for many writes)
-//! must not weaken this: a write is answered only after its batch is on disk.
+//! Everything acknowledged survives a kill -9 of the server: 32 concurrent writers create
+//! pastes and deliver webhooks while the server is killed mid-stream; after a restart on the
+//! same store, every acknowledged paste reads back with its content and every acknowledged
+//! delivery is in its inbox. On the embedded store group commit (one fsync for many writes)
+//! must not weaken this: a write is answered only after its batch is on disk. On Redis and on
+//! a Redis Cluster (run when `WRENCH_TEST_REDIS_URL` is set) a write is answered only after
+//! Redis has answered it.
 
 mod common;
 
@@ -17,11 +19,14 @@ use serde_json::{Value, json};
 /// An inbox and the bodies delivered to it that the server acknowledged, oldest first.
 type Delivered = (String, Vec<Value>);
 
-fn start(port: u16, data: &std::path::Path) -> Child {
+/// Where the server keeps its data: settings for the process.
+type Backing = Vec<(&'static str, String)>;
+
+fn start(port: u16, backing: &Backing) -> Child {
     Command::new(env!("CARGO_BIN_EXE_wrench"))
         .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
         .env("WRENCH_LOG", "warn")
-        .env("WRENCH_DATA_DIR", data)
+        .envs(backing.iter().map(|(k, v)| (k, v)))
         .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
         .env("WRENCH_RATE_ANON_PER_DAY", "0")
         .stdout(Stdio::null())
@@ -39,11 +44,49 @@ async fn post(client: &reqwest::Client, url: String, body: String) -> Option<Val
 
 #[tokio::test]
 async fn every_acknowledged_write_survives_kill_9() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let data = std::env::temp_dir().join(format!("wrench-durability-test-{port}"));
+    let data = std::env::temp_dir().join(format!("wrench-durability-test-{}", uuid::Uuid::new_v4().simple()));
+    survives_kill_9(vec![("WRENCH_DATA_DIR", data.display().to_string())]).await;
     let _ = std::fs::remove_dir_all(&data);
+}
+
+/// A fresh key prefix on the Redis at `url`.
+fn on_redis(url: &str) -> Backing {
+    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
+    vec![("WRENCH_REDIS_URL", url.to_string()), ("WRENCH_REDIS_PREFIX", prefix)]
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn every_acknowledged_write_survives_kill_9_on_redis() {
+    let url = std::env::var("WRENCH_TEST_REDIS_URL").unwrap();
+    let backing = on_redis(&url);
+    survives_kill_9(backing.clone()).await;
+    use fred::prelude::*;
+    let client = Builder::from_config(Config::from_url(&url).unwrap()).build().unwrap();
+    client.init().await.unwrap();
+    let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{}*", backing[1].1)]).await.unwrap();
+    if !keys.is_empty() {
+        let _: i64 = client.del(keys).await.unwrap();
+    }
+}
+
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn every_acknowledged_write_survives_kill_9_on_a_redis_cluster() {
+    let cluster = common::cluster::Cluster::start();
+    survives_kill_9(on_redis(&cluster.url())).await;
+}
+
+async fn survives_kill_9(backing: Backing) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let base = format!("http://127.0.0.1:{port}");
-    let mut server = start(port, &data);
+    let mut server = start(port, &backing);
     common::when_listening(port, Duration::from_secs(10)).await;
     let client = reqwest::Client::new();
 
@@ -94,7 +137,7 @@ async fn every_acknowledged_write_survives_kill_9() {
     let deliveries = deliveries.lock().unwrap().clone();
     assert!(pastes.len() > 100, "too few writes before the kill to prove anything: {}", pastes.len());
 
-    let mut server = start(port, &data);
+    let mut server = start(port, &backing);
     common::when_listening(port, Duration::from_secs(10)).await;
     let mut lost = Vec::new();
     for (id, content) in &pastes {
@@ -115,7 +158,6 @@ async fn every_acknowledged_write_survives_kill_9() {
     }
     let _ = server.kill();
     let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&data);
     assert!(
         lost.is_empty(),
         "{} of {} acknowledged pastes lost: {:?}",
