@@ -4,9 +4,11 @@
 //! with its window, a capped list, a guarded push, a read that counts. Scripts run by hash
 //! (EVALSHA) and are loaded again when Redis answers NOSCRIPT (after a restart or a failover to a
 //! replica that never saw them); the keys of one script share a hash tag (or there is one key),
-//! so a cluster runs each on one node. Scripts rather than MULTI: a clustered client refuses a
-//! transaction until it has its first slot map (for about the first half second of a process),
-//! while single commands and scripts wait for the connection like any other command.
+//! so a cluster runs each on one node. Scripts rather than MULTI: counting an anonymous caller
+//! with two MULTIs held a redirect to 0.05 of Redis's INCR rate, one script to 0.25
+//! (BENCHMARKS.md). A clustered client refuses scripts (and transactions) until it has its
+//! first slot map, about the first half second of a process, where plain commands wait for
+//! the connection; [`RedisStore::run`] makes scripts wait too.
 //! The client never waits long: connecting times out after one
 //! second and commands after 1.5 seconds, so a Redis that is down becomes
 //! `StoreError::Unavailable` (503) well within two seconds, while the client keeps reconnecting
@@ -100,7 +102,7 @@ pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
 pub struct RedisStore {
     client: Client,
     prefix: String,
-    /// Set once a clustered client has its slot map (see [`RedisStore::slot_map`]).
+    /// Set once a clustered client has its slot map (see [`RedisStore::run`]).
     mapped: AtomicBool,
 }
 
