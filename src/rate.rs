@@ -39,8 +39,8 @@ pub async fn count(
         if limit == 0 {
             continue;
         }
-        let reset = length - now % length;
-        counters.push((format!("rl:{{{who}}}:{name}:{}", now / length), Some(Duration::from_secs(reset + 1))));
+        let (number, reset) = window_at(now, length);
+        counters.push((format!("rl:{{{who}}}:{name}:{number}"), Some(Duration::from_secs(reset + 1))));
         windows.push(Window { limit, count: 0, reset });
     }
     if counters.is_empty() {
@@ -56,25 +56,40 @@ pub async fn count(
         }
     }
     // The binding window: an exceeded one that resets last, else the one with the least left.
-    let exceeded = windows.iter().filter(|w| w.count > i64::from(w.limit)).max_by_key(|w| w.reset);
-    let shown = exceeded.or_else(|| windows.iter().min_by_key(|w| i64::from(w.limit) - w.count));
-    let Some(w) = shown else { return Ok(Vec::new()) };
-    let remaining = (i64::from(w.limit) - w.count).max(0);
-    let num = |n: u64| HeaderValue::from_str(&n.to_string()).expect("digits are a valid header value");
-    let mut headers = vec![
-        (HeaderName::from_static("ratelimit-limit"), num(w.limit.into())),
-        (HeaderName::from_static("ratelimit-remaining"), num(remaining as u64)),
-        (HeaderName::from_static("ratelimit-reset"), num(w.reset)),
-    ];
-    if exceeded.is_some() {
-        headers.push((HeaderName::from_static("retry-after"), num(w.reset)));
-        let window = if w.reset > 60 { "day" } else { "minute" };
-        let mut err = ApiError::new(
-            ErrorCode::RateLimited,
-            format!("rate limit of {} {what} per {window} reached; retry in {} s{hint}", w.limit, w.reset),
-        );
-        err.headers = headers;
-        return Err(err);
+    if let Some(w) = windows.iter().filter(|w| w.count > i64::from(w.limit)).max_by_key(|w| w.reset) {
+        return Err(limited(w.limit, w.reset, what, hint));
     }
-    Ok(headers)
+    let Some(w) = windows.iter().min_by_key(|w| i64::from(w.limit) - w.count) else { return Ok(Vec::new()) };
+    Ok(headers(w.limit, (i64::from(w.limit) - w.count).max(0) as u64, w.reset))
+}
+
+/// The fixed window of `length` seconds holding `now` (Unix seconds): its number, which names
+/// its counter, and the seconds until it resets.
+pub fn window_at(now: u64, length: u64) -> (u64, u64) {
+    (now / length, length - now % length)
+}
+
+/// The 429 for a caller past `limit` in a window that resets in `reset` seconds, with the
+/// `RateLimit-*` headers (none remaining) and `Retry-After`; see [`count`] for the message.
+pub fn limited(limit: u32, reset: u64, what: &str, hint: &str) -> ApiError {
+    let window = if reset > 60 { "day" } else { "minute" };
+    let mut err = ApiError::new(
+        ErrorCode::RateLimited,
+        format!("rate limit of {limit} {what} per {window} reached; retry in {reset} s{hint}"),
+    );
+    err.headers = headers(limit, 0, reset);
+    err.headers.push((HeaderName::from_static("retry-after"), number(reset)));
+    err
+}
+
+fn headers(limit: u32, remaining: u64, reset: u64) -> Vec<(HeaderName, HeaderValue)> {
+    vec![
+        (HeaderName::from_static("ratelimit-limit"), number(limit.into())),
+        (HeaderName::from_static("ratelimit-remaining"), number(remaining)),
+        (HeaderName::from_static("ratelimit-reset"), number(reset)),
+    ]
+}
+
+fn number(n: u64) -> HeaderValue {
+    HeaderValue::from_str(&n.to_string()).expect("digits are a valid header value")
 }

@@ -64,7 +64,7 @@ async fn two_instances_on_one_redis_share_data_and_rate_limits() {
     let url = std::env::var("WRENCH_TEST_REDIS_URL")
         .expect("WRENCH_TEST_REDIS_URL was set when the tests were built; set it again to run them");
     let prefix = share_data_and_rate_limits(&url).await;
-    remove_keys(&url, &prefix).await;
+    common::remove_redis_keys(&url, &prefix).await;
 }
 
 /// The same on a local Redis Cluster (see tests/common/cluster.rs), whose keys of one item
@@ -166,17 +166,6 @@ async fn share_data_and_rate_limits(url: &str) -> String {
     assert!(head.starts_with("http/1.1 429"), "{head}");
 
     prefix
-}
-
-/// Deletes every key under `prefix` (this test's own).
-async fn remove_keys(url: &str, prefix: &str) {
-    use fred::prelude::*;
-    let client = Builder::from_config(Config::from_url(url).unwrap()).build().unwrap();
-    client.init().await.unwrap();
-    let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{prefix}*")]).await.unwrap();
-    if !keys.is_empty() {
-        let _: i64 = client.del(keys).await.unwrap();
-    }
 }
 
 /// Starts the real binary on `dir`, waits until it answers, and returns it with its address.

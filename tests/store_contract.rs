@@ -54,13 +54,7 @@ async fn redis() -> Backend {
 impl Backend {
     async fn cleanup(self) {
         if let Some((url, prefix)) = self.redis_prefix {
-            use fred::prelude::*;
-            let client = Builder::from_config(Config::from_url(&url).unwrap()).build().unwrap();
-            client.init().await.unwrap();
-            let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{prefix}*")]).await.unwrap();
-            if !keys.is_empty() {
-                let _: i64 = client.del(keys).await.unwrap();
-            }
+            common::remove_redis_keys(&url, &prefix).await;
         }
     }
 }
@@ -340,8 +334,7 @@ async fn first_calls_wait_for_the_connection(url: &str) -> String {
 async fn first_calls_of_a_new_client_wait_for_redis() {
     let url = std::env::var("WRENCH_TEST_REDIS_URL").unwrap();
     let prefix = first_calls_wait_for_the_connection(&url).await;
-    let store = Arc::new(RedisStore::connect(&url, &prefix).unwrap());
-    Backend { store, _dir: None, redis_prefix: Some((url, prefix)) }.cleanup().await;
+    common::remove_redis_keys(&url, &prefix).await;
 }
 
 /// The scripts are run by hash; a Redis that lost them (a restart, a failover to a replica that

@@ -64,13 +64,7 @@ async fn every_acknowledged_write_survives_kill_9_on_redis() {
     let url = std::env::var("WRENCH_TEST_REDIS_URL").unwrap();
     let backing = on_redis(&url);
     survives_kill_9(backing.clone()).await;
-    use fred::prelude::*;
-    let client = Builder::from_config(Config::from_url(&url).unwrap()).build().unwrap();
-    client.init().await.unwrap();
-    let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{}*", backing[1].1)]).await.unwrap();
-    if !keys.is_empty() {
-        let _: i64 = client.del(keys).await.unwrap();
-    }
+    common::remove_redis_keys(&url, &backing[1].1).await;
 }
 
 #[tokio::test]

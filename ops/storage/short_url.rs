@@ -147,13 +147,21 @@ struct SlugInput {
 }
 
 async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
-    let missing = || ApiError::not_found(format!("no short link {slug:?}"));
-    // Only slugs that could have been created are looked up. (Reserved words are not
-    // checked here: a generated slug could in principle spell one.)
-    if shape_problem(slug).is_some() {
-        return Err(missing());
+    lookable(slug)?;
+    read(ctx.store.get(&key(slug)).await?.ok_or_else(|| missing(slug))?)
+}
+
+/// Only slugs that could have been created are looked up; any other shape is 404 at once.
+/// (Reserved words are not checked here: a generated slug could in principle spell one.)
+fn lookable(slug: &str) -> Result<(), ApiError> {
+    match shape_problem(slug) {
+        Some(_) => Err(missing(slug)),
+        None => Ok(()),
     }
-    read(ctx.store.get(&key(slug)).await?.ok_or_else(missing)?)
+}
+
+fn missing(slug: &str) -> ApiError {
+    ApiError::not_found(format!("no short link {slug:?}"))
 }
 
 fn read(raw: Vec<u8>) -> Result<LinkRecord, ApiError> {
@@ -172,10 +180,7 @@ fn read(raw: Vec<u8>) -> Result<LinkRecord, ApiError> {
      example(other_shape, {"slug": "no spaces"}, status = 404))]
 async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiError> {
     let slug = &input.slug;
-    let missing = || ApiError::not_found(format!("no short link {slug:?}"));
-    if shape_problem(slug).is_some() {
-        return Err(missing());
-    }
+    lookable(slug)?;
     let now = time::rfc3339(time::now());
     let raw = ctx
         .store
@@ -186,7 +191,7 @@ async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiEr
             counter: &clicks_key(slug),
         })
         .await?
-        .ok_or_else(missing)?;
+        .ok_or_else(|| missing(slug))?;
     Ok(Redirect { location: read(raw)?.url })
 }
 

@@ -11,8 +11,6 @@ use std::time::Duration;
 use base64::Engine;
 use serde_json::Map;
 
-use poem::http::HeaderValue;
-
 use crate::{
     op::OpRequest,
     prelude::*,
@@ -234,9 +232,8 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiErro
     // serves many inboxes); each inbox has a bound of its own instead, a window per clock
     // minute counted in the same step as the push: one round trip for the whole delivery.
     let per_minute = ctx.config.inbox_rate_per_minute;
-    let now = crate::time::unix_secs();
-    let reset = 60 - now % 60;
-    let window_key = format!("inbox:{{{id}}}:deliveries:{}", now / 60);
+    let (minute, reset) = crate::rate::window_at(crate::time::unix_secs(), 60);
+    let window_key = format!("inbox:{{{id}}}:deliveries:{minute}");
     let window = (per_minute > 0).then(|| (window_key.as_str(), i64::from(per_minute), Duration::from_secs(reset + 1)));
     let push = GuardedPush {
         guard: &meta_key(&id),
@@ -248,14 +245,7 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiErro
     match ctx.store.push_guarded(push).await? {
         Pushed::Done(_) => Ok(Received { received: true, id: payload.id }),
         Pushed::NoGuard => Err(not_found(&id)),
-        Pushed::Limited(_) => {
-            let retry = HeaderValue::from_str(&reset.to_string()).expect("digits are a valid header value");
-            Err(ApiError::new(
-                ErrorCode::RateLimited,
-                format!("rate limit of {per_minute} deliveries per minute reached; retry in {reset} s to this inbox"),
-            )
-            .with_header(poem::http::header::RETRY_AFTER, retry))
-        }
+        Pushed::Limited(_) => Err(crate::rate::limited(per_minute, reset, "deliveries", " to this inbox")),
     }
 }
 
@@ -516,6 +506,8 @@ mod tests {
             "{refused}"
         );
         assert!(refused.contains("deliveries per minute"), "{refused}");
+        let head = refused.to_ascii_lowercase();
+        assert!(head.contains("ratelimit-limit: 80") && head.contains("ratelimit-remaining: 0"), "{refused}");
         assert!(client(post(&format!("/v1/webhook/inbox/{}/receive", ids[1]), "{}")).await.starts_with("HTTP/1.1 200"));
         assert_eq!(store.list_len(&payloads_key(&ids[0])).await.unwrap(), 80, "nothing stored was lost");
         server.abort();

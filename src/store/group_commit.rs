@@ -112,15 +112,12 @@ impl Writer {
         T: Send + 'static,
         F: FnOnce(&WriteTransaction) -> Result<T, StoreError> + Send + 'static,
     {
-        let (reply, answer) = oneshot::channel();
-        let job = Box::new(Job { durable, work: Some(work), result: None, reply });
+        let (job, answer) = job(durable, work);
         let stopped = || StoreError::Unavailable("the store writer has stopped".into());
         self.queue.as_ref().ok_or_else(stopped)?.send(job).await.map_err(|_| stopped())?;
         answer.await.map_err(|_| StoreError::Unavailable("the store writer stopped before committing".into()))?
     }
-}
 
-impl Writer {
     /// Queues `work` for the next transaction without waiting for its commit (a click count
     /// behind a redirect): the caller waits only while the queue is full, so a writer that
     /// falls behind slows callers down instead of piling up work. A failure is logged.
@@ -129,8 +126,7 @@ impl Writer {
         F: FnOnce(&WriteTransaction) -> Result<(), StoreError> + Send + 'static,
     {
         let Some(queue) = &self.queue else { return };
-        let (reply, answer) = oneshot::channel();
-        let job: Box<dyn Pending> = Box::new(Job { durable, work: Some(work), result: None, reply });
+        let (job, answer) = job(durable, work);
         if queue.send(job).await.is_err() {
             return;
         }
@@ -141,6 +137,16 @@ impl Writer {
             }
         });
     }
+}
+
+/// A queued write for `work`, and where its answer will arrive.
+fn job<T, F>(durable: bool, work: F) -> (Box<dyn Pending>, oneshot::Receiver<Result<T, StoreError>>)
+where
+    T: Send + 'static,
+    F: FnOnce(&WriteTransaction) -> Result<T, StoreError> + Send + 'static,
+{
+    let (reply, answer) = oneshot::channel();
+    (Box::new(Job { durable, work: Some(work), result: None, reply }), answer)
 }
 
 /// Applies a batch in one transaction and answers every write of it.

@@ -13,11 +13,11 @@
 //!   across a restart; only counters with a TTL (rate windows) are written without waiting for
 //!   the disk, because losing a minute's count on a crash costs nothing. Concurrent writes
 //!   share one fsync ([`group_commit`]).
-//! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. The basic operations touch one
-//!   key; the two combined ones run as Lua scripts on keys of one hash slot. Commands time out (1.5 s) rather than wait for a
-//!   Redis that is gone, and the client reconnects by itself. A circuit breaker (`breaker`)
-//!   in front of it makes every call after a failure fail at once until a background probe
-//!   sees Redis answer again.
+//! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. An operation is one command,
+//!   or one Lua script whose keys share a hash slot. Commands time out (1.5 s) rather than
+//!   wait for a Redis that is gone, and the client reconnects by itself. A circuit breaker
+//!   (`breaker`) in front of it makes every call after a failure fail at once until a
+//!   background probe sees Redis answer again.
 //!
 //! Every failure is `StoreError::Unavailable`, which the API answers as 503
 //! `STORE_UNAVAILABLE`. The store knows nothing of HTTP or of the features' record shapes.

@@ -120,3 +120,15 @@ pub async fn post_json(
     let bytes = resp.0.into_body().into_vec().await.unwrap();
     (status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
 }
+
+/// Deletes every key under `prefix` (a test's own) on the Redis at `url`.
+#[allow(dead_code)]
+pub async fn remove_redis_keys(url: &str, prefix: &str) {
+    use fred::prelude::*;
+    let client = Builder::from_config(Config::from_url(url).unwrap()).build().unwrap();
+    client.init().await.unwrap();
+    let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{prefix}*")]).await.unwrap();
+    if !keys.is_empty() {
+        let _: i64 = client.del(keys).await.unwrap();
+    }
+}
