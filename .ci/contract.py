@@ -37,6 +37,14 @@ for op in operations:
     if key != (False, False, False):
         groups.setdefault(key, []).append(op["operationId"])
 
+# The rules no schema can state, each operation's own words from its declaration: the
+# configuration lists them, so that a reader of a fuzzing run sees why a 400 to a schema-valid
+# request is the contract there, and anything the schema could say instead shows up here.
+print("# Rules that stay semantic (a schema-valid request these operations may refuse with 400):")
+for op in sorted(operations, key=lambda o: o["operationId"]):
+    if "x-rejects" in op:
+        print(f"#   {op['operationId']}: {op['x-rejects']}")
+print()
 print('base-url = "http://127.0.0.1:${ST_PORT}"')
 print('headers = { "X-API-Key" = "${ST_API_KEY}" }')
 print(f"generation.max-examples = {int(os.environ.get('ST_MAX_EXAMPLES', '60'))}")

@@ -101,6 +101,14 @@ fn query_text<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiE
             pairs.push((k.into_owned(), v.into_owned()));
         }
     }
+    // A query string cannot say "one of these two parameters" in the document, so a field
+    // given in both its spellings is read from the spec's spelling and the other is ignored,
+    // as the parameter's description says. (A JSON body can say it, and refuses the pair.)
+    for &(name, alias) in T::ALIASES {
+        if pairs.iter().any(|(k, _)| k == name) {
+            pairs.retain(|(k, _)| k != alias);
+        }
+    }
     let encoded = serde_urlencoded::to_string(&pairs).map_err(|e| ApiError::invalid("query", e))?;
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(encoded.as_bytes()));
     let value: T = serde_path_to_error::deserialize(de).map_err(|e| {

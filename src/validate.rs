@@ -189,9 +189,26 @@ impl<T: Text> Text for Option<T> {
     }
 }
 
+/// The patterns several operations share, with what they mean in words: a refusal says what
+/// was expected rather than quoting a regular expression.
+const PATTERN_MEANINGS: &[(&str, &str)] = &[
+    ("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", "is not a hex colour; write #rrggbb or #rgb"),
+    ("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+", "is not an absolute http or https URL"),
+    (
+        "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.][0-9]{1,9})?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$",
+        "is not an RFC 3339 instant such as 2024-03-31T01:30:00Z",
+    ),
+];
+
 pub fn check_pattern<T: Text>(v: &T, path: &str, re: &Regex, pattern: &str) -> Result<(), FieldError> {
     match v.text() {
-        Some(s) if !re.is_match(s) => fail(path, format!("must match the pattern {pattern}")),
+        Some(s) if !re.is_match(s) => match PATTERN_MEANINGS.iter().find(|(p, _)| *p == pattern) {
+            Some((_, meaning)) => {
+                let shown: String = s.chars().take(64).collect();
+                fail(path, format!("{shown:?} {meaning} (the pattern {pattern})"))
+            }
+            None => fail(path, format!("must match the pattern {pattern}")),
+        },
         _ => Ok(()),
     }
 }

@@ -289,7 +289,7 @@ const SNAKE_REQUEST_NAMES: &[&str] = &[
 ];
 
 /// Answer fields the spec names in snake_case (sections 2.2 and 4.7).
-const SNAKE_ANSWER_NAMES: &[&str] = &["payload_count", "received_at"];
+const SNAKE_ANSWER_NAMES: &[&str] = &["dependencies_count", "payload_count", "received_at"];
 
 fn camel_case(name: &str) -> bool {
     name.chars().next().is_some_and(|c| c.is_ascii_lowercase()) && name.chars().all(|c| c.is_ascii_alphanumeric())
@@ -462,4 +462,62 @@ fn the_3_0_rendering_speaks_3_0() {
             assert!(!null_branch, "{path}: a null branch");
         }
     }
+}
+
+/// Every property name under `v`, following references into the components.
+fn declared_names(doc: &Value, v: &Value, seen: &mut HashSet<String>, out: &mut HashSet<String>) {
+    let mut found = Vec::new();
+    property_names(doc, v, seen, &mut found);
+    out.extend(found.into_iter().map(|(name, _)| name));
+}
+
+/// The names the contract spells (tests/fixtures/spec_fields.tsv) are the names the document
+/// declares: each request field the contract's tables list is a property or parameter of that
+/// path, and each answer field it spells is in that operation's answer, in the same spelling.
+#[test]
+fn the_contracts_own_names_are_declared() {
+    let doc = wrench::openapi_document();
+    let table = include_str!("fixtures/spec_fields.tsv");
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let mut cells = line.split('\t');
+        let (kind, place, names) = (cells.next().unwrap(), cells.next().unwrap(), cells.next().unwrap_or(""));
+        let mut declared = HashSet::new();
+        match kind {
+            "request" => {
+                let item = &doc["paths"][place];
+                assert!(item.is_object(), "the document has no path {place}");
+                for (_, op) in item.as_object().unwrap() {
+                    declared_names(&doc, &op["requestBody"], &mut HashSet::new(), &mut declared);
+                    for p in op["parameters"].as_array().into_iter().flatten() {
+                        declared.insert(p["name"].as_str().unwrap().to_string());
+                    }
+                }
+            }
+            "answer" => {
+                let op = doc["paths"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .flat_map(|item| item.as_object().unwrap().values())
+                    .find(|op| op["operationId"] == place)
+                    .unwrap_or_else(|| panic!("no operation {place}"));
+                declared_names(&doc, &op["responses"]["200"], &mut HashSet::new(), &mut declared);
+            }
+            other => panic!("unknown kind {other} in spec_fields.tsv"),
+        }
+        for name in names.split_whitespace() {
+            checked += 1;
+            if !declared.contains(name) {
+                missing.push(format!("{kind} {place}: {name}"));
+            }
+        }
+    }
+    assert!(checked > 150, "only {checked} names read from the table");
+    assert!(
+        missing.is_empty(),
+        "names the contract spells that the document does not declare:\n{}",
+        missing.join("\n")
+    );
 }

@@ -13,12 +13,81 @@ use crate::{
 /// Most prefixes listed; `prefixCount` counts them all.
 const MAX_PREFIXES: usize = 1000;
 
+/// An AS number as a client sends it: a JSON number (`13335`) or text (`"13335"`,
+/// `"AS13335"`, `"as13335"`). Which it was does not matter after decoding; the text is parsed
+/// by [`parse_asn`], so that a bad one is refused with a message that names it.
+#[derive(Debug)]
+enum AsnGiven {
+    Number(u64),
+    Text(String),
+}
+
+/// The longest text form: `AS4294967295` plus room for surrounding spaces.
+const MAX_ASN_TEXT: usize = 16;
+
+impl<'de> Deserialize<'de> for AsnGiven {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = AsnGiven;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an AS number, as a number (13335) or as text (\"AS13335\")")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<AsnGiven, E> {
+                Ok(AsnGiven::Number(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<AsnGiven, E> {
+                u64::try_from(v).map(AsnGiven::Number).map_err(|_| E::custom("an AS number is not negative"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<AsnGiven, E> {
+                if v.is_empty() || v.chars().count() > MAX_ASN_TEXT {
+                    return Err(E::custom(format!("must be 1 to {MAX_ASN_TEXT} characters")));
+                }
+                Ok(AsnGiven::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl JsonSchema for AsnGiven {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AsNumber".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "An AS number, as a number or as text with an optional `AS` prefix.",
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": u32::MAX},
+                {"type": "string", "minLength": 1, "maxLength": MAX_ASN_TEXT, "pattern": "^\\s*(?:[Aa][Ss])?[0-9]+\\s*$"}
+            ]
+        })
+    }
+}
+
+impl Validate for AsnGiven {
+    fn validate(&self, _: &str) -> Result<(), wrench::validate::FieldError> {
+        Ok(())
+    }
+}
+
+impl AsnGiven {
+    fn number(&self) -> Result<u32, ApiError> {
+        match self {
+            AsnGiven::Number(n) => u32::try_from(*n)
+                .map_err(|_| ApiError::invalid("asn", format!("{n} is not an AS number (0 to 4294967295)"))),
+            AsnGiven::Text(t) => parse_asn(t),
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct AsnInput {
-    /// An AS number: `13335`, `AS13335` or `as13335`. Give this or `ip`.
-    #[schemars(length(min = 1, max = 16))]
-    asn: Option<String>,
+    /// An AS number: `13335` (a number), or text: `"13335"`, `"AS13335"` or `"as13335"`. Give
+    /// this or `ip`.
+    asn: Option<AsnGiven>,
     /// An IPv4 or IPv6 address: its AS is looked up first.
     #[schemars(length(min = 1, max = 64))]
     ip: Option<String>,
@@ -57,7 +126,10 @@ struct AsnOutput {
 
 fn parse_asn(text: &str) -> Result<u32, ApiError> {
     let t = text.trim();
-    let digits = t.strip_prefix("AS").or_else(|| t.strip_prefix("as")).or_else(|| t.strip_prefix("As")).unwrap_or(t);
+    let digits = match t.get(..2) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("as") => &t[2..],
+        _ => t,
+    };
     digits
         .parse::<u32>()
         .ok()
@@ -77,12 +149,13 @@ fn parse_asn(text: &str) -> Result<u32, ApiError> {
      errors(DATASET_NOT_INSTALLED, NOT_FOUND),
      redact(".data.registration.source.queryMs", ".data.registration.source.bootstrap", ".data.registration.checkedAt"),
      example(by_number, {"asn": "AS64500"}),
+     example(by_number_value, {"asn": 64500, "registration": false}),
      example(by_address, {"ip": "1.0.0.1", "registration": false}),
      example(neither, {}, status = 400))]
 async fn asn_lookup(ctx: &Ctx, input: AsnInput) -> Result<AsnOutput, ApiError> {
     let table = ctx.datasets.asn.get().await?;
     let (number, ip, network) = match (&input.asn, &input.ip) {
-        (Some(a), None) => (parse_asn(a)?, None, None),
+        (Some(a), None) => (a.number()?, None, None),
         (None, Some(text)) => {
             let ip: IpAddr = text
                 .trim()
@@ -128,7 +201,7 @@ mod tests {
     use crate::testing::fake_ctx;
 
     fn input(asn: Option<&str>, ip: Option<&str>, registration: bool) -> AsnInput {
-        AsnInput { asn: asn.map(Into::into), ip: ip.map(Into::into), registration }
+        AsnInput { asn: asn.map(|a| AsnGiven::Text(a.into())), ip: ip.map(Into::into), registration }
     }
 
     #[tokio::test]

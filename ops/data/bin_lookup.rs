@@ -210,11 +210,19 @@ mod tests {
         let out = bin_lookup(&off, bin("54133300")).await.unwrap();
         assert_eq!((out.scheme, out.issuer_source, out.issuer.bank), (Some("mastercard"), "not configured", None));
         let ctx = fake_ctx(&[]);
-        let e = bin_lookup(&ctx, bin("99999999")).await.unwrap_err();
-        assert_eq!(e.code, ErrorCode::UpstreamError);
         for bad in ["4571", "4571a360", ""] {
             assert_eq!(bin_lookup(&ctx, bin(bad)).await.unwrap_err().code, ErrorCode::ValidationError, "{bad}");
         }
+        // binlist's 429 (the fake names no time): it is left alone for a minute, on every
+        // instance sharing the store, and a BIN it knows waits too.
+        let e = bin_lookup(&ctx, bin("99999999")).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::ProviderBusy, "{}", e.message);
+        assert!(e.headers.iter().any(|(n, v)| n == "retry-after" && v == "60"), "{e:?}");
+        let e = bin_lookup(&ctx, bin("45717360")).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::ProviderBusy, "{}", e.message);
+        let wait: u64 =
+            e.headers.iter().find(|(n, _)| n == "retry-after").unwrap().1.to_str().unwrap().parse().unwrap();
+        assert!((58..=60).contains(&wait), "{wait}");
         let unknown = bin_lookup(&off, bin("999999")).await.unwrap();
         assert!(unknown.scheme.is_none() && !unknown.luhn);
     }

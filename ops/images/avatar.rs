@@ -19,7 +19,7 @@ struct AvatarInput {
     size: u32,
     /// Background colour, `#rrggbb` or `#rgb`.
     #[serde(default = "light", rename = "bg_color", alias = "bgColor")]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     bg_color: String,
     /// svg or png.
     #[serde(default)]
@@ -90,7 +90,6 @@ fn draw(input: AvatarInput) -> Result<Image, ApiError> {
 #[op(post "/v1/avatar" as avatar,
      get "/v1/avatar" as avatarGet,
      tag = Images, output = image,
-     rejects = "a colour that is not hex, or a field in both its spellings (`bg_color` and `bgColor`)",
      example(svg, {"seed": "alice@example.com"}),
      example(png, {"seed": "bob", "size": 64, "format": "png", "bg_color": "#ffffff"}),
      example(png_default_size, {"seed": "carol", "format": "png"}),

@@ -142,15 +142,15 @@ struct OgInput {
     format: SvgOrPng,
     /// Background colour (overrides the theme), `#rrggbb` or `#rgb`.
     #[serde(default)]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     bg_color: Option<String>,
     /// Text colour (overrides the theme).
     #[serde(default)]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     text_color: Option<String>,
     /// Accent colour (overrides the theme).
     #[serde(default)]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     accent_color: Option<String>,
     /// Width in pixels.
     #[serde(default = "twelve_hundred", deserialize_with = "crate::decode::integer")]
@@ -311,7 +311,6 @@ fn draw(input: OgInput) -> Result<Image, ApiError> {
 /// Cyrillic, Arabic, Hebrew and more; characters the fonts lack, such as CJK and emoji, show as
 /// boxes), without touching files or the network. All text is escaped.
 #[op(post "/v1/og/generate" as ogGenerate, tag = Images, output = image,
-     rejects = "a colour that is not hex",
      example(default_svg, {"title": "wrench: developer utilities you can host", "description": "150 operations, one binary, no keys needed."}),
      example(bold_png_light, {"title": "Release 1.0", "template": "bold", "theme": "light", "format": "png", "width": 600, "height": 315}),
      example(bad_colour, {"title": "x", "bgColor": "navy"}, status = 400))]

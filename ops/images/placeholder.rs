@@ -17,11 +17,11 @@ struct PlaceholderInput {
     height: Option<u32>,
     /// Background colour, `#rrggbb` or `#rgb`.
     #[serde(default = "grey", rename = "bg_color", alias = "bgColor")]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     bg_color: String,
     /// Text colour.
     #[serde(default = "dark_grey", rename = "text_color", alias = "textColor")]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     text_color: String,
     /// The text; `WxH` (e.g. `600x400`) when absent. An empty text draws none.
     #[serde(default)]
@@ -76,7 +76,6 @@ fn draw(input: PlaceholderInput) -> Result<Image, ApiError> {
 #[op(post "/v1/placeholder" as placeholder,
      get "/v1/placeholder" as placeholderGet,
      tag = Images, output = image,
-     rejects = "a colour that is not hex, or a field in both its spellings (`bg_color` and `bgColor`)",
      example(default_text, {"width": 600, "height": 400}),
      example(png_custom, {"width": 300, "text": "Logo", "bg_color": "#1e90ff", "text_color": "#fff", "format": "png"}),
      example(square, {"width": 128}),

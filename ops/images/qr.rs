@@ -47,11 +47,11 @@ struct QrInput {
     format: QrFormat,
     /// Colour of the dark modules, `#rrggbb` or `#rgb`.
     #[serde(default = "black")]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     dark_color: String,
     /// Colour of the light modules and the quiet zone.
     #[serde(default = "white")]
-    #[schemars(length(max = 7))]
+    #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     light_color: String,
     /// Error correction: L, M, Q or H.
     #[serde(default)]
@@ -192,7 +192,7 @@ fn generate(input: QrInput) -> Result<Image, ApiError> {
 #[op(post "/v1/qr/generate" as qrGenerate,
      get "/v1/qr/generate" as qrGenerateGet,
      tag = Images, output = image,
-     rejects = "text too long for the error-correction level, a size too small for the code, or a colour that is not hex",
+     rejects = "text too long for the error-correction level, or a size too small for the code",
      example(svg, {"text": "https://example.com", "size": 200}),
      example(png_high_ecc, {"text": "WIFI:T:WPA;S:home;P:secret;;", "format": "png", "errorCorrectionLevel": "H", "size": 256}),
      example(png, {"text": "hello", "format": "png", "size": 120}),

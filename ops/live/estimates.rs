@@ -271,8 +271,24 @@ mod tests {
         let keyed = crate::testing::fake_ctx(&[]);
         spend(&keyed).await;
         assert_eq!(age_estimate(&keyed, input("Anna", None)).await.unwrap().age, Some(53));
-        // The provider's own refusal is its failure, named.
+        // The provider's own refusal (429): it is not asked again until the time it names (a
+        // minute when it names none), so another name waits too; one already cached does not.
         let e = age_estimate(&keyed, input("quota-exceeded", None)).await.unwrap_err();
-        assert!(e.code == ErrorCode::UpstreamError && e.message.contains("429"), "{}", e.message);
+        assert!(e.code == ErrorCode::ProviderBusy && e.message.contains("429"), "{}", e.message);
+        assert!(age_estimate(&keyed, input("Anna", None)).await.is_ok());
+        let e = age_estimate(&keyed, input("Zed", None)).await.unwrap_err();
+        assert_eq!(e.code, ErrorCode::ProviderBusy, "{}", e.message);
+        assert!(e.headers.iter().any(|(n, _)| n == "retry-after"), "{e:?}");
+        // The operator's own budget replaces the published one.
+        let own = crate::testing::fake_ctx(&[("WRENCH_PROVIDER_AGIFY_BUDGET", "2/minute")]);
+        // (Other names each time: a cached answer spends nothing.)
+        assert!(age_estimate(&own, input("Anna", None)).await.is_ok());
+        assert!(age_estimate(&own, input("Bo", None)).await.is_ok());
+        let e = age_estimate(&own, input("Cy", None)).await.unwrap_err();
+        assert!(
+            e.code == ErrorCode::ProviderBusy && e.message.contains("WRENCH_PROVIDER_AGIFY_BUDGET"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -58,7 +58,9 @@ struct NpmOutput {
     /// The repository's URL as the package gives it, `git+` prefix and `.git` suffix removed.
     repository: Option<String>,
     keywords: Vec<String>,
-    /// Direct production dependencies of that version (not dev, peer or transitive).
+    /// Direct production dependencies of that version (not dev, peer or transitive). Spelt as
+    /// the spec spells it.
+    #[serde(rename = "dependencies_count")]
     dependencies_count: usize,
     /// Every version published and not unpublished.
     versions_count: usize,
@@ -190,7 +192,7 @@ fn document(answer: Answer, name: &str) -> Result<(Value, Answer), ApiError> {
 /// `WRENCH_PROVIDER_NPM_URL`; unknown packages are 404. Answers are reused for 10 minutes.
 #[op(post "/v1/npm/info" as npmInfo, tag = Lookups,
      rejects = "a name that breaks npm's naming rules",
-     errors(NOT_FOUND, PROVIDER_NOT_CONFIGURED, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     errors(NOT_FOUND, PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.fetchedAt"),
      example(package, {"package": "left-pad"}),
      example(scoped, {"package": "@fixture/widgets"}),

@@ -20,7 +20,7 @@ use crate::prelude::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct AccessibilityInput {
     /// The page, an http:// or https:// URL.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
 }
 
@@ -96,7 +96,7 @@ fn weight(impact: &str) -> u32 {
 /// further failing element up to five; at least 0. No CSS cascade, script or layout is
 /// evaluated.
 #[op(post "/v1/accessibility/check" as accessibilityCheck, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "a URL whose host is not a valid host name or address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.checkedAt"),
      example(flawed_page, {"url": "http://www.site.example:8080/a11y"}),

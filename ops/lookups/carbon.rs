@@ -44,7 +44,7 @@ const GREEN_WEB: Provider = Provider {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CarbonInput {
     /// An http or https URL of the page.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
     /// Also fetch and weigh what the HTML names (images, scripts, stylesheets, icons, frames,
     /// media), up to 40 of them; otherwise only the HTML is measured.
@@ -280,7 +280,7 @@ fn subresource_urls(html: &str, base: &url::Url) -> Vec<(&'static str, url::Url)
 /// energy and emissions per segment, grams per view, the rating (A+ to F) with its percentile
 /// band, and every constant used.
 #[op(post "/v1/carbon/estimate" as carbonEstimate, tag = Lookups,
-     rejects = "a URL that is not absolute http(s), or a country that is not in the intensity table",
+     rejects = "a URL whose host is not a valid host name or address, or a country that is not in the intensity table",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.checkedAt"),
      example(html_only, {"url": "http://www.site.example:8080/meta"}),

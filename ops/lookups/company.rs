@@ -5,7 +5,9 @@
 
 use super::{
     dns_common::now,
+    linked_data::{self, Organization, WebSite},
     page::{IconLink, MetaTag, absolute_values, read_page},
+    page_links,
     site_home::{home_page, host_and_port},
 };
 use crate::prelude::*;
@@ -23,8 +25,8 @@ struct CompanyInput {
 #[serde(rename_all = "camelCase")]
 struct Sourced {
     value: String,
-    /// The tag it was read from: `og:site_name`, `application-name`, `title`, `og:description`,
-    /// `description`.
+    /// The tag it was read from: `og:site_name`, `ld+json` (the page's schema.org
+    /// Organization), `application-name`, `title`, `og:description`, `description`.
     source: &'static str,
 }
 
@@ -51,6 +53,8 @@ struct CompanyOutput {
     language: Option<String>,
     /// The first declared icon (`rel="icon"` before Apple touch icons), absolute.
     favicon: Option<String>,
+    /// The organisation's logo as its schema.org Organization gives it, absolute.
+    logo: Option<String>,
     icons: Vec<IconLink>,
     /// The Open Graph image(s), absolute.
     images: Vec<String>,
@@ -60,8 +64,19 @@ struct CompanyOutput {
     emails: Vec<String>,
     /// Numbers of the page's `tel:` links, as written (spaces and dots kept).
     phones: Vec<String>,
-    /// Every `og:` meta tag of the page (at most 200).
+    /// Every Open Graph property of the page: `og:` and the object types' `article:`, `book:`,
+    /// `profile:`, `music:` and `video:`, in page order, a property given several times listed
+    /// each time (`article:tag`, `og:image` with its `og:image:width`...), at most 200. Values
+    /// that are URLs (`og:url`, `og:image`, `og:video`, `og:audio`, `music:song`...) are made
+    /// absolute like every other URL of the answer.
     open_graph: Vec<MetaTag>,
+    /// The first schema.org Organization (or kind of one: Corporation, LocalBusiness...) in
+    /// the page's JSON-LD blocks (at most 20 blocks of 256 KiB each are read).
+    organization: Option<Organization>,
+    /// The first schema.org WebSite in them.
+    website: Option<WebSite>,
+    /// JSON-LD blocks that were not JSON and were skipped.
+    unreadable_json_ld: usize,
     checked_at: String,
 }
 
@@ -93,10 +108,13 @@ fn network(url: &url::Url) -> Option<&'static str> {
 /// Describe a company from its domain's home page.
 ///
 /// Reads the home page of `domain` (HTTPS first, plain HTTP when HTTPS cannot be reached;
-/// redirects followed) and reports the site's name (`og:site_name`, `application-name` or the
-/// title) and description (`og:description` or the meta description), each with the tag it
+/// redirects followed) and reports the site's name (`og:site_name`, the schema.org
+/// Organization's name, `application-name` or the title) and description
+/// (`og:description`, the meta description or the Organization's), each with the tag it
 /// came from, its icons and Open Graph images, and the social profiles, e-mail addresses
-/// (`mailto:`) and phone numbers (`tel:`) its links name. Nothing is fetched beyond the page,
+/// (`mailto:`) and phone numbers (`tel:`) its links name. The page's schema.org JSON-LD
+/// (Organization and its kinds, WebSite) adds the logo, legal name, `sameAs` profiles,
+/// address, telephone, e-mail and founding date. Nothing is fetched beyond the page,
 /// and nothing is inferred that the page does not say. Hosts in private, loopback and other
 /// special-purpose ranges are refused with 403; a site that answers neither way is 502.
 #[op(post "/v1/company" as companyLookup, tag = Lookups,
@@ -110,10 +128,17 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
     let page = home_page(ctx, &host, port).await?;
     let (page, meta, links) = read_page(page, true).await?;
     let base = meta.base.clone().unwrap_or_else(|| page.final_url.clone());
+    let ld = {
+        let (html, base) = (page.html.clone(), base.clone());
+        crate::cpu::run(move || Ok(linked_data::read(&page_links::linked_data(&html), &base))).await?
+    };
+    let org = ld.organization.as_ref();
     let mut social_profiles: Vec<SocialProfile> = Vec::new();
     let mut emails: Vec<String> = Vec::new();
     let mut phones: Vec<String> = Vec::new();
-    for href in &links {
+    // The organisation's own profile list comes before the links of the page.
+    let same_as = org.map(|o| o.same_as.clone()).unwrap_or_default();
+    for href in same_as.iter().chain(&links) {
         let lower = href.to_ascii_lowercase();
         if let Some(rest) = lower.strip_prefix("mailto:").map(|_| &href[7..]) {
             let address = rest.split('?').next().unwrap_or("");
@@ -142,15 +167,24 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
             }
         }
     }
+    if let Some(email) = org.and_then(|o| o.email.clone()).filter(|e| !emails.contains(e) && e.contains('@')) {
+        emails.insert(0, email);
+    }
+    if let Some(phone) = org.and_then(|o| o.telephone.clone()).filter(|p| !phones.contains(p)) {
+        phones.insert(0, phone);
+    }
     let name = meta
         .first("og:site_name")
         .map(|v| Sourced { value: v.to_string(), source: "og:site_name" })
+        .or_else(|| org.and_then(|o| o.name.clone()).map(|v| Sourced { value: v, source: "ld+json" }))
         .or_else(|| meta.application_name.clone().map(|v| Sourced { value: v, source: "application-name" }))
         .or_else(|| meta.title.clone().map(|v| Sourced { value: v, source: "title" }));
     let description = meta
         .first("og:description")
         .map(|v| Sourced { value: v.to_string(), source: "og:description" })
-        .or_else(|| meta.description.clone().map(|v| Sourced { value: v, source: "description" }));
+        .or_else(|| meta.description.clone().map(|v| Sourced { value: v, source: "description" }))
+        .or_else(|| org.and_then(|o| o.description.clone()).map(|v| Sourced { value: v, source: "ld+json" }));
+    let logo = org.and_then(|o| o.logo.clone());
     Ok(CompanyOutput {
         domain: host,
         url: page.final_url.to_string(),
@@ -159,12 +193,16 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
         title: meta.title.clone(),
         language: meta.language.clone(),
         favicon: meta.favicon(),
+        logo,
         images: absolute_values(&meta, &["og:image", "og:image:url", "og:image:secure_url"]),
         icons: meta.icons,
         social_profiles,
         emails,
         phones,
         open_graph: meta.open_graph,
+        organization: ld.organization,
+        website: ld.website,
+        unreadable_json_ld: ld.unreadable,
         checked_at: now(),
     })
 }

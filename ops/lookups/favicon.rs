@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::{
     dns_common::now,
-    page::{fetch_page, read_page},
+    page::{Page, fetch_page_of, read_page},
+    site_home::{home_page, host_and_port},
 };
 use crate::{net::FetchOptions, prelude::*};
 
@@ -22,10 +23,23 @@ const CONCURRENCY: usize = 4;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
 struct FaviconInput {
-    /// An http or https URL of the page whose icons are wanted.
+    /// The site: a host name, optionally with a port (`example.com`, `example.com:8443`), whose
+    /// home page is read over HTTPS first and over plain HTTP when HTTPS cannot be reached; or
+    /// an http or https URL, whose page is read.
+    #[serde(rename = "domain", alias = "url")]
     #[schemars(length(min = 1, max = 2048))]
-    url: String,
+    domain: String,
+}
+
+/// The page a `domain` names: its home page, or the page of a URL.
+async fn site_page(ctx: &Ctx, domain: &str) -> Result<Page, ApiError> {
+    if domain.contains("://") {
+        return fetch_page_of(ctx, "domain", domain.trim()).await;
+    }
+    let (host, port) = host_and_port(domain)?;
+    home_page(ctx, &host, port).await
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -181,7 +195,9 @@ async fn manifest_icons(ctx: &Ctx, manifest: &url::Url) -> Result<Vec<Icon>, Str
 
 /// Find and check a page's icons.
 ///
-/// Reads the page at `url` (redirects followed) and checks every icon a browser would consider:
+/// Reads the home page of `domain` (HTTPS first, plain HTTP when HTTPS cannot be reached), or
+/// the page of a URL given instead (`url` is another spelling of the field), redirects
+/// followed, and checks every icon a browser would consider:
 /// `<link rel="icon">` and Apple touch icons, the icons of the web app manifest (fetched), and
 /// `/favicon.ico`. Each is fetched through the service's guarded client and reported with its
 /// status, the format its bytes are really in (PNG, ICO, JPEG, GIF, WebP, BMP or SVG), its pixel
@@ -189,14 +205,14 @@ async fn manifest_icons(ctx: &Ctx, manifest: &url::Url) -> Result<Vec<Icon>, Str
 /// icons are checked, 4 at a time; each is subject to the service's byte limit. Icons that
 /// point at refused addresses are reported as refused, never fetched.
 #[op(post "/v1/favicon" as faviconFind, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "text that is neither a host name (with an optional port) nor an absolute http or https URL",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.checkedAt"),
-     example(every_kind, {"url": "http://www.site.example:8080/meta"}),
+     example(every_kind, {"domain": "http://www.site.example:8080/meta"}),
      example(default_only, {"url": "http://www.site.example:8080/bare"}),
-     example(private_refused, {"url": "http://192.168.1.1/"}, status = 403))]
+     example(private_refused, {"domain": "192.168.1.1"}, status = 403))]
 async fn favicon(input: FaviconInput, ctx: &Ctx) -> Result<FaviconOutput, ApiError> {
-    let (page, meta, _) = read_page(fetch_page(ctx, &input.url).await?, false).await?;
+    let (page, meta, _) = read_page(site_page(ctx, &input.domain).await?, false).await?;
     let mut candidates: Vec<Icon> = meta
         .icons
         .iter()

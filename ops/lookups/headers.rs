@@ -9,7 +9,7 @@ use crate::prelude::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct HeadersInput {
     /// An http or https URL.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
     /// Follow redirects (up to the service's limit, 5 by default) and report the last answer's
     /// headers; otherwise report the first answer's, redirect or not.
@@ -47,7 +47,7 @@ struct HeadersOutput {
 /// not read. Targets in private, loopback, link-local and other special-purpose ranges are
 /// refused with 403; an unreachable target is 502, a slow one 504 (10 s by default).
 #[op(post "/v1/headers" as httpHeaders, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "a URL whose host is not a valid host name or address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.timeMs", ".data.checkedAt", ".data.headers.date"),
      example(page, {"url": "http://www.site.example:8080/"}),

@@ -21,6 +21,7 @@ pub(crate) mod email_validate;
 pub(crate) mod favicon;
 pub(crate) mod headers;
 pub(crate) mod http_fetch;
+pub(crate) mod linked_data;
 pub(crate) mod mail_policies;
 pub(crate) mod mail_records;
 pub(crate) mod page;

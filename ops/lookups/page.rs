@@ -41,7 +41,12 @@ pub(crate) struct Page {
 /// Fetches `text` (the `url` field) with redirects followed and decodes it; an answer that is
 /// not a successful HTML page is 502 naming what came instead.
 pub(crate) async fn fetch_page(ctx: &Ctx, text: &str) -> Result<Page, ApiError> {
-    let url = url_input("url", text)?;
+    fetch_page_of(ctx, "url", text).await
+}
+
+/// [`fetch_page`] of a URL given in the field `field`, which its refusals name.
+pub(crate) async fn fetch_page_of(ctx: &Ctx, field: &str, text: &str) -> Result<Page, ApiError> {
+    let url = url_input(field, text)?;
     let chain = ctx.net.get(url.clone()).await?;
     let last = chain.last().ok_or_else(|| ApiError::internal("a fetch that ended well has an answer"))?;
     let host = last.url.host_str().unwrap_or("the site").to_string();
@@ -180,6 +185,40 @@ impl HeadMeta {
     }
 }
 
+/// The Open Graph protocol's properties: its own (`og:`) and those of its object types
+/// (ogp.me, "Object Types": `article:published_time`, `book:isbn`, `profile:username`,
+/// `music:duration`, `video:release_date`...).
+const OPEN_GRAPH_PREFIXES: [&str; 6] = ["og:", "article:", "book:", "profile:", "music:", "video:"];
+
+/// Whether an Open Graph property's value is a URL, which the answer gives absolute: the
+/// object's own URL, its media (`og:image`, `og:video`, `og:audio` and their `:url` and
+/// `:secure_url`), and the properties whose value the protocol declares as another object
+/// (a song, an album, a musician, an actor...), which are given by URL. `article:author` and
+/// `book:author` are left as written: sites give names there as often as profile URLs.
+fn holds_url(property: &str) -> bool {
+    matches!(
+        property,
+        "og:url"
+            | "og:image"
+            | "og:image:url"
+            | "og:image:secure_url"
+            | "og:video"
+            | "og:video:url"
+            | "og:video:secure_url"
+            | "og:audio"
+            | "og:audio:url"
+            | "og:audio:secure_url"
+            | "music:song"
+            | "music:album"
+            | "music:musician"
+            | "music:creator"
+            | "video:actor"
+            | "video:director"
+            | "video:writer"
+            | "video:series"
+    )
+}
+
 /// Whitespace collapsed and trimmed, cut to [`MAX_TEXT`] characters.
 fn clean(text: &str) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -257,9 +296,13 @@ pub(crate) fn read_head(html: &str, page_url: &Url) -> HeadMeta {
         let el = meta.value();
         let key = el.attr("property").or_else(|| el.attr("name")).map(|k| k.trim().to_ascii_lowercase());
         let Some(key) = key else { continue };
-        let content = clean(el.attr("content").unwrap_or_default());
+        let mut content = clean(el.attr("content").unwrap_or_default());
+        let open_graph = OPEN_GRAPH_PREFIXES.iter().any(|p| key.starts_with(p));
+        if open_graph && holds_url(&key) && !content.is_empty() {
+            content = absolute(&content).unwrap_or(content);
+        }
         let tag = || MetaTag { property: key.clone(), content: content.clone() };
-        if key.starts_with("og:") {
+        if open_graph {
             if out.open_graph.len() < MAX_TAGS { out.open_graph.push(tag()) } else { out.omitted += 1 }
         } else if key.starts_with("twitter:") {
             if out.twitter.len() < MAX_TAGS { out.twitter.push(tag()) } else { out.omitted += 1 }
@@ -399,6 +442,41 @@ mod tests {
     }
 
     #[test]
+    fn every_open_graph_property_is_read_and_urls_are_absolute() {
+        let page = Url::parse("https://news.site.example/2026/story.html").unwrap();
+        let html = r##"<html><head>
+            <meta property="og:type" content="article"><meta property="og:url" content="/2026/story">
+            <meta property="article:published_time" content="2026-11-02T08:00:00Z">
+            <meta property="article:author" content="Jane Doe">
+            <meta property="article:section" content="Science">
+            <meta property="article:tag" content="space"><meta property="article:tag" content="physics">
+            <meta property="book:isbn" content="978-3-16-148410-0"><meta property="profile:username" content="jd">
+            <meta property="music:song" content="songs/1"><meta property="video:release_date" content="2026-01-01">
+            <meta property="og:video" content="../clip.mp4"><meta property="fb:app_id" content="1">
+            <meta name="author" content="not open graph">
+            </head></html>"##;
+        let m = read_head(html, &page);
+        let tags: Vec<(&str, &str)> = m.open_graph.iter().map(|t| (t.property.as_str(), t.content.as_str())).collect();
+        assert_eq!(
+            tags,
+            [
+                ("og:type", "article"),
+                ("og:url", "https://news.site.example/2026/story"),
+                ("article:published_time", "2026-11-02T08:00:00Z"),
+                ("article:author", "Jane Doe"),
+                ("article:section", "Science"),
+                ("article:tag", "space"),
+                ("article:tag", "physics"),
+                ("book:isbn", "978-3-16-148410-0"),
+                ("profile:username", "jd"),
+                ("music:song", "https://news.site.example/2026/songs/1"),
+                ("video:release_date", "2026-01-01"),
+                ("og:video", "https://news.site.example/clip.mp4"),
+            ]
+        );
+    }
+
+    #[test]
     fn a_hostile_page_gives_a_bounded_answer() {
         let many = "<meta property=\"og:x\" content=\"y\">".repeat(MAX_TAGS + 50);
         let deep = "<div>".repeat(100_000);
@@ -433,7 +511,10 @@ class P(HTMLParser):
         if tag == "base" and "href" in a: self.base = urllib.parse.urljoin(page, a["href"])
         if tag == "meta" and "content" in a:
             key = (a.get("property") or a.get("name") or "").lower()
-            if key.startswith(("og:", "twitter:")): self.tags.append([key, " ".join(a["content"].split())])
+            value = " ".join(a["content"].split())
+            if key in ("og:url", "og:image", "og:image:url", "og:image:secure_url", "og:video", "og:audio", "music:song"):
+                value = urllib.parse.urljoin(self.base, value)
+            if key.startswith(("og:", "article:", "book:", "profile:", "music:", "video:", "twitter:")): self.tags.append([key, value])
         if tag == "link" and "href" in a and "rel" in a:
             self.links.append([a["rel"].lower(), urllib.parse.urljoin(self.base, a["href"].strip())])
         if tag == "title": self.in_title = True
@@ -467,7 +548,7 @@ print(json.dumps({"tags": p.tags, "links": p.links, "title": p.title}))
             ours.open_graph.iter().chain(&ours.twitter).map(|t| [t.property.clone(), t.content.clone()]).collect();
         let mut theirs_tags: Vec<[String; 2]> = serde_json::from_value(theirs["tags"].clone()).unwrap();
         // Ours lists Open Graph tags, then Twitter tags, each in page order.
-        theirs_tags.sort_by_key(|t| !t[0].starts_with("og:"));
+        theirs_tags.sort_by_key(|t| t[0].starts_with("twitter:"));
         assert_eq!(tags, theirs_tags);
         assert_eq!(ours.title.as_deref(), theirs["title"].as_str());
         let links: Vec<[String; 2]> = serde_json::from_value(theirs["links"].clone()).unwrap();
@@ -477,6 +558,7 @@ print(json.dumps({"tags": p.tags, "links": p.links, "title": p.title}))
         assert_eq!(ours.oembed.as_ref().map(|o| o.0.clone()), href("alternate"));
         let icons: Vec<String> = links.iter().filter(|l| l[0].contains("icon")).map(|l| l[1].clone()).collect();
         assert_eq!(ours.icons.iter().map(|i| i.href.clone()).collect::<Vec<_>>(), icons);
-        assert!(tags.len() >= 12 && icons.len() == 3, "the fixture shrank");
+        assert!(tags.len() >= 15 && icons.len() == 3, "the fixture shrank");
+        assert!(tags.iter().any(|t| t[0] == "article:tag"), "the fixture lost its article properties");
     }
 }

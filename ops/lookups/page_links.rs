@@ -1,5 +1,5 @@
-//! The links of a whole page (its `href`s, or the subresources a browser would load with it),
-//! read by html5ever's tokenizer alone: linear in the page's size
+//! The links of a whole page (its `href`s, or the subresources a browser would load with it)
+//! and its JSON-LD blocks, read by html5ever's tokenizer alone: linear in the page's size
 //! whatever its nesting, so a page's body can be scanned where building its tree could cost
 //! time in proportion to the square of its depth.
 //!
@@ -7,12 +7,13 @@
 //! text; the sink tells it, as the tree builder would, so markup inside scripts is not taken
 //! for links.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use html5ever::{
     tendril::StrTendril,
     tokenizer::{
-        BufferQueue, StartTag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts, states::RawKind,
+        BufferQueue, CharacterTokens, EndTag, StartTag, TagToken, Token, TokenSink, TokenSinkResult, Tokenizer,
+        TokenizerOpts, states::RawKind,
     },
 };
 
@@ -22,12 +23,32 @@ pub(crate) const MAX_LINKS: usize = 10_000;
 /// The most subresources kept from one page.
 pub(crate) const MAX_RESOURCES: usize = 1_000;
 
+/// The most JSON-LD blocks kept from one page.
+pub(crate) const MAX_LD_BLOCKS: usize = 20;
+
+/// The longest JSON-LD block kept, in bytes; a longer one is dropped whole (cut JSON would not
+/// parse anyway).
+pub(crate) const MAX_LD_BYTES: usize = 256 * 1024;
+
+#[derive(Default, PartialEq)]
+enum Collect {
+    /// The `href`s of `<a>` and `<area>`.
+    #[default]
+    Hrefs,
+    /// Subresources.
+    Resources,
+    /// The text of `<script type="application/ld+json">` blocks.
+    LinkedData,
+}
+
 #[derive(Default)]
 struct Links {
-    /// Collect subresources instead of `href`s.
-    resources: bool,
+    collect: Collect,
     hrefs: RefCell<Vec<String>>,
     found: RefCell<Vec<(&'static str, String)>>,
+    blocks: RefCell<Vec<String>>,
+    /// Inside a JSON-LD script whose text is being kept.
+    in_block: Cell<bool>,
 }
 
 impl Links {
@@ -72,18 +93,49 @@ impl TokenSink for Links {
     type Handle = ();
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        let TagToken(tag) = token else { return TokenSinkResult::Continue };
+        let tag = match token {
+            TagToken(tag) => tag,
+            CharacterTokens(text) if self.in_block.get() => {
+                let mut blocks = self.blocks.borrow_mut();
+                if let Some(block) = blocks.last_mut() {
+                    if block.len() + text.len() > MAX_LD_BYTES {
+                        blocks.pop();
+                        self.in_block.set(false);
+                    } else {
+                        block.push_str(&text);
+                    }
+                }
+                return TokenSinkResult::Continue;
+            }
+            _ => return TokenSinkResult::Continue,
+        };
+        if tag.kind == EndTag {
+            if &*tag.name == "script" {
+                self.in_block.set(false);
+            }
+            return TokenSinkResult::Continue;
+        }
         if tag.kind != StartTag {
             return TokenSinkResult::Continue;
         }
-        if self.resources {
+        if self.collect == Collect::LinkedData
+            && &*tag.name == "script"
+            && Self::attr(&tag, "type").is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json"))
+        {
+            let mut blocks = self.blocks.borrow_mut();
+            if blocks.len() < MAX_LD_BLOCKS {
+                blocks.push(String::new());
+                self.in_block.set(true);
+            }
+        }
+        if self.collect == Collect::Resources {
             let mut found = self.found.borrow_mut();
             if let Some((kind, url)) = Self::resource(&tag).filter(|_| found.len() < MAX_RESOURCES) {
                 found.push((kind, url.to_string()));
             }
         }
         match &*tag.name {
-            "a" | "area" if !self.resources => {
+            "a" | "area" if self.collect == Collect::Hrefs => {
                 let mut hrefs = self.hrefs.borrow_mut();
                 let href = tag.attrs.iter().find(|a| &*a.name.local == "href");
                 if let Some(href) = href.filter(|_| hrefs.len() < MAX_LINKS) {
@@ -110,7 +162,13 @@ pub(crate) fn hrefs(html: &str) -> Vec<String> {
 /// icons, preloads): (kind, URL as written), in page order, at most [`MAX_RESOURCES`]. What
 /// stylesheets and scripts load in turn is not known without running them.
 pub(crate) fn resources(html: &str) -> Vec<(&'static str, String)> {
-    tokenize(html, Links { resources: true, ..Links::default() }).found.take()
+    tokenize(html, Links { collect: Collect::Resources, ..Links::default() }).found.take()
+}
+
+/// The text of every `<script type="application/ld+json">` in `html`, in page order: at most
+/// [`MAX_LD_BLOCKS`], each at most [`MAX_LD_BYTES`] (a longer one is left out).
+pub(crate) fn linked_data(html: &str) -> Vec<String> {
+    tokenize(html, Links { collect: Collect::LinkedData, ..Links::default() }).blocks.take()
 }
 
 fn tokenize(html: &str, sink: Links) -> Links {
@@ -163,5 +221,18 @@ mod tests {
             ]
         );
         assert_eq!(resources(&"<img src=x>".repeat(MAX_RESOURCES + 5)).len(), MAX_RESOURCES);
+    }
+
+    #[test]
+    fn json_ld_blocks_are_kept_as_written_and_bounded() {
+        let html = format!(
+            "<script type='Application/LD+JSON'> {{\"a\": \"<b>x</b>\"}} </script><script>var no = 1;</script>\
+             <body>{}<script type=application/ld+json>[1]</script><script type=application/ld+json>{}</script>",
+            "<div>".repeat(100_000),
+            "x".repeat(MAX_LD_BYTES + 1)
+        );
+        assert_eq!(linked_data(&html), [" {\"a\": \"<b>x</b>\"} ", "[1]"]);
+        let many = "<script type=application/ld+json>{}</script>".repeat(MAX_LD_BLOCKS + 3);
+        assert_eq!(linked_data(&many).len(), MAX_LD_BLOCKS);
     }
 }

@@ -17,7 +17,7 @@ use crate::{
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct PerformanceInput {
     /// An http or https URL.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
 }
 
@@ -110,7 +110,7 @@ fn header(answer: &TimedAnswer, name: &str) -> Option<String> {
 /// in private, loopback and other special-purpose ranges are refused with 403; an unreachable
 /// target is 502, a slow one 504 (10 s by default for the whole measurement).
 #[op(post "/v1/site/performance" as sitePerformance, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "a URL whose host is not a valid host name or address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.timings.dnsMs", ".data.timings.connectMs", ".data.timings.tlsMs", ".data.timings.waitMs",
             ".data.timings.firstByteMs", ".data.timings.downloadMs", ".data.timings.totalMs", ".data.redirects.timeMs", ".data.redirects.hops[].timeMs", ".data.overallMs",

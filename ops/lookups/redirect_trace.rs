@@ -11,7 +11,7 @@ use crate::{
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct TraceInput {
     /// An http or https URL.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
 }
 
@@ -76,7 +76,7 @@ struct TraceOutput {
 /// at the redirect limit, or at a hop that is refused, unreachable or slow; `ended` and
 /// `reason` say which. Only the first URL being refused or unreachable is an error.
 #[op(post "/v1/redirect/trace" as redirectTrace, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "a URL whose host is not a valid host name or address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.hops[].latencyMs", ".data.hops[].dnsMs", ".data.totalTimeMs", ".data.checkedAt"),
      example(two_redirects, {"url": "http://www.site.example:8080/chain?n=2"}),

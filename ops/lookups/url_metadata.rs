@@ -12,7 +12,7 @@ use crate::prelude::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct PageInput {
     /// An http or https URL of an HTML page. Redirects are followed.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
 }
 
@@ -82,7 +82,11 @@ struct MetadataOutput {
     manifest: Option<String>,
     /// The oEmbed discovery link.
     oembed: Option<OembedLink>,
-    /// Every `og:` meta tag, in page order (at most 200).
+    /// Every Open Graph property of the page: `og:` and the object types' `article:`, `book:`,
+    /// `profile:`, `music:` and `video:`, in page order, a property given several times listed
+    /// each time (`article:tag`, `og:image` with its `og:image:width`...), at most 200. Values
+    /// that are URLs (`og:url`, `og:image`, `og:video`, `og:audio`, `music:song`...) are made
+    /// absolute like every other URL of the answer.
     open_graph: Vec<MetaTag>,
     /// Every `twitter:` meta tag, in page order (at most 200).
     twitter_card: Vec<MetaTag>,
@@ -114,7 +118,7 @@ async fn read(ctx: &Ctx, url: &str) -> Result<(Page, HeadMeta), ApiError> {
 /// head nested deeper than 128 elements is not read (502). An answer that is not a successful HTML page is 502; targets in
 /// private, loopback and other special-purpose ranges are refused with 403; a slow site is 504.
 #[op(post "/v1/url-metadata" as urlMetadata, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "a URL whose host is not a valid host name or address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.checkedAt"),
      example(every_tag, {"url": "http://www.site.example:8080/meta"}),
@@ -181,7 +185,11 @@ struct SocialOutput {
     preview: Preview,
     /// The Open Graph and Twitter Card properties the page lacks for a complete card.
     missing: Vec<&'static str>,
-    /// Every `og:` meta tag, in page order (at most 200).
+    /// Every Open Graph property of the page: `og:` and the object types' `article:`, `book:`,
+    /// `profile:`, `music:` and `video:`, in page order, a property given several times listed
+    /// each time (`article:tag`, `og:image` with its `og:image:width`...), at most 200. Values
+    /// that are URLs (`og:url`, `og:image`, `og:video`, `og:audio`, `music:song`...) are made
+    /// absolute like every other URL of the answer.
     open_graph: Vec<MetaTag>,
     /// Every `twitter:` meta tag, in page order (at most 200).
     twitter_card: Vec<MetaTag>,
@@ -211,7 +219,7 @@ fn pick(meta: &HeadMeta, candidates: &[&str], fallbacks: &[(&str, Option<&String
 /// complete card lacks, and every tag as found. The image is not fetched. Errors as for
 /// `url-metadata`.
 #[op(post "/v1/social-preview/extract" as socialPreviewExtract, tag = Lookups,
-     rejects = "text that is not an absolute http or https URL",
+     rejects = "a URL whose host is not a valid host name or address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.checkedAt"),
      example(complete_card, {"url": "http://www.site.example:8080/meta"}),

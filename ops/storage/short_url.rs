@@ -39,7 +39,7 @@ struct LinkRecord {
 struct ShortUrlCreateInput {
     /// The target: an absolute http or https URL, at most 2,048 characters, without user name
     /// or password.
-    #[schemars(length(min = 1, max = 2048))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
     url: String,
     /// Your own slug: 3 to 64 letters, digits, `-` or `_`, not a reserved word (r, create,
     /// stats, get, list, new, delete, api, admin, docs, health). Generated (6 characters)
@@ -107,7 +107,7 @@ fn shape_problem(slug: &str) -> Option<String> {
 /// is validated but never fetched.
 #[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
      errors(INVALID_SLUG, SLUG_TAKEN, STORE_UNAVAILABLE),
-     rejects = "a URL that is not an absolute http(s) URL",
+     rejects = "a URL with a user name or password, or whose host is not a valid host name or address",
      redact(".data.slug", ".data.shortUrl", ".data.createdAt"),
      example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
      example(reserved_slug, {"url": "https://example.com", "customSlug": "stats"}, status = 400),

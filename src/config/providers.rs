@@ -2,6 +2,11 @@
 //! one, the key it is called with. One pattern for all: `WRENCH_PROVIDER_<NAME>_URL` and
 //! `WRENCH_PROVIDER_<NAME>_KEY`, for the names in [`PROVIDERS`].
 //!
+//! `WRENCH_PROVIDER_<NAME>_BUDGET` replaces the request budget wrench keeps toward a provider
+//! (by default its published free limits, as the provider's client declares them): for an
+//! operator who runs their own compatible service or pays for a higher tier. `0` means no
+//! budget; otherwise a comma-separated list of `N/minute`, `N/hour` or `N/day`.
+//!
 //! A URL's default is the public service's own address, so a keyless provider works out of
 //! the box; an empty URL (or `off`) turns the provider off, and the operations that need it
 //! then answer 503 PROVIDER_NOT_CONFIGURED naming the setting (or leave out the part it would
@@ -95,6 +100,37 @@ pub struct ProviderSettings {
     /// `None`: off.
     pub url: Option<url::Url>,
     pub key: Option<Secret>,
+    /// The operator's request budget, replacing the provider's published limits: `(limit,
+    /// window in seconds)` pairs, empty for none. `None`: the published limits.
+    pub budget: Option<Vec<(u32, u64)>>,
+}
+
+/// The largest request count one budget window may allow.
+const MAX_BUDGET: u32 = 1_000_000_000;
+
+/// A `_BUDGET` value: `0` (none), or `N/minute`, `N/hour`, `N/day`, comma-separated.
+fn parse_budget(name: &str, value: &str) -> Result<Vec<(u32, u64)>, String> {
+    let v = value.trim();
+    if v == "0" || v.eq_ignore_ascii_case("none") {
+        return Ok(Vec::new());
+    }
+    let bad = || format!("{name}: expected 0 (no budget) or N/minute, N/hour or N/day, comma-separated, got {value:?}");
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        let (n, unit) = part.trim().split_once('/').ok_or_else(bad)?;
+        let n: u32 = n.trim().parse().ok().filter(|n| (1..=MAX_BUDGET).contains(n)).ok_or_else(bad)?;
+        let window = match unit.trim().to_ascii_lowercase().as_str() {
+            "minute" | "min" | "m" => 60,
+            "hour" | "h" => 3_600,
+            "day" | "d" => 86_400,
+            _ => return Err(bad()),
+        };
+        if out.iter().any(|&(_, w)| w == window) {
+            return Err(format!("{name}: one limit per window, got {value:?}"));
+        }
+        out.push((n, window));
+    }
+    Ok(out)
 }
 
 /// Every provider setting.
@@ -112,26 +148,27 @@ impl Default for ProvidersConfig {
             .iter()
             .map(|p| {
                 let url = p.default_url.map(|u| url::Url::parse(u).expect("the default parses"));
-                (p.id, ProviderSettings { url, key: None })
+                (p.id, ProviderSettings { url, key: None, budget: None })
             })
             .collect();
         ProvidersConfig { settings, geocoder_rate: 1 }
     }
 }
 
-/// Whether `name` is a provider setting (`WRENCH_PROVIDER_<NAME>_URL` or `_KEY` of a known
-/// provider, or the geocoder's rate).
+/// Whether `name` is a provider setting (`WRENCH_PROVIDER_<NAME>_URL`, `_KEY` or `_BUDGET` of
+/// a known provider, or the geocoder's rate).
 pub fn is_key(name: &str) -> bool {
     name == "WRENCH_PROVIDER_GEOCODER_RATE" || split(name).is_some()
 }
 
-/// `(provider, "URL" | "KEY")` of a setting's name.
+/// `(provider, "URL" | "KEY" | "BUDGET")` of a setting's name.
 fn split(name: &str) -> Option<(&'static ProviderDef, &'static str)> {
     let rest = name.strip_prefix("WRENCH_PROVIDER_")?;
     let (id, what) = rest.rsplit_once('_')?;
     let what = match what {
         "URL" => "URL",
         "KEY" => "KEY",
+        "BUDGET" => "BUDGET",
         _ => return None,
     };
     PROVIDERS.iter().find(|p| p.id == id).map(|p| (p, what))
@@ -144,7 +181,8 @@ pub fn keys() -> Vec<String> {
         .flat_map(|p| {
             let url = format!("WRENCH_PROVIDER_{}_URL", p.id);
             let key = (p.key != KeyUse::None).then(|| format!("WRENCH_PROVIDER_{}_KEY", p.id));
-            std::iter::once(url).chain(key)
+            let budget = format!("WRENCH_PROVIDER_{}_BUDGET", p.id);
+            std::iter::once(url).chain(key).chain(std::iter::once(budget))
         })
         .collect();
     out.push("WRENCH_PROVIDER_GEOCODER_RATE".to_string());
@@ -166,6 +204,11 @@ impl ProvidersConfig {
     /// The key of provider `id`, when one is set.
     pub fn key(&self, id: &str) -> Option<&Secret> {
         self.get(id).key.as_ref()
+    }
+
+    /// The operator's budget for provider `id`, when one is set (empty: none).
+    pub fn budget(&self, id: &str) -> Option<&[(u32, u64)]> {
+        self.get(id).budget.as_deref()
     }
 
     /// Applies one setting; `name` is the variable's name, for messages.
@@ -194,6 +237,7 @@ impl ProvidersConfig {
                 }
                 entry.key = Some(Secret(v.to_string())).filter(|s| !s.0.is_empty());
             }
+            "BUDGET" => entry.budget = Some(parse_budget(name, value)?),
             _ => {
                 entry.url = match value.trim() {
                     "" | "off" => None,
@@ -251,11 +295,23 @@ mod tests {
             ("WRENCH_PROVIDER_GEOCODER_RATE", "1001"),
             ("WRENCH_PROVIDER_GEOCODER_URL", "nominatim"),
             ("WRENCH_PROVIDER_HIBP_KEY", "abc"),
+            ("WRENCH_PROVIDER_BIN_BUDGET", "5"),
+            ("WRENCH_PROVIDER_BIN_BUDGET", "5/week"),
+            ("WRENCH_PROVIDER_BIN_BUDGET", "0/hour"),
+            ("WRENCH_PROVIDER_BIN_BUDGET", "5/hour,6/hour"),
         ] {
             let e = p.set(k, v).unwrap_err();
             assert!(e.starts_with(k), "{e}");
         }
         assert!(is_key("WRENCH_PROVIDER_OPENMETEO_AIR_URL") && !is_key("WRENCH_PROVIDER_NOPE_URL"));
+        assert!(is_key("WRENCH_PROVIDER_OPENMETEO_AIR_BUDGET"));
         assert!(keys().contains(&"WRENCH_PROVIDER_NPM_KEY".to_string()));
+        assert!(keys().contains(&"WRENCH_PROVIDER_BIN_BUDGET".to_string()));
+        // A budget replaces the published one; 0 removes it.
+        assert_eq!(p.budget("BIN"), None);
+        p.set("WRENCH_PROVIDER_BIN_BUDGET", "100/minute, 5000/day").unwrap();
+        assert_eq!(p.budget("BIN"), Some(&[(100, 60), (5000, 86_400)][..]));
+        p.set("WRENCH_PROVIDER_BIN_BUDGET", "0").unwrap();
+        assert_eq!(p.budget("BIN"), Some(&[][..]));
     }
 }

@@ -18,7 +18,7 @@ use poem::{
 use super::{Mounted, RequestMeta, State};
 use crate::{
     envelope::{self, ApiError, ErrorCode},
-    op::{Caller, Ctx, InputKind, OpRequest, Reply},
+    op::{Caller, Ctx, InputKind, OpRequest, OutputKind, Reply},
 };
 
 pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta: &RequestMeta) -> Response {
@@ -101,7 +101,12 @@ async fn call(
         })?;
         op_req.content_type = content_type;
     }
-    op_req.query = req.uri().query().unwrap_or("").to_string();
+    // A redirect is followed by people and by the services they share it on, which add their
+    // own query (`fbclid`, `utm_*`): it reads its path alone and ignores any query. Every other
+    // route decodes its query strictly, as its declaration says.
+    if op.output != OutputKind::Redirect {
+        op_req.query = req.uri().query().unwrap_or("").to_string();
+    }
     for &name in &mounted.params {
         if let Some(v) = req.raw_path_param(name) {
             op_req.path_params.insert(name.to_string(), v.to_string());

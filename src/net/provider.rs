@@ -5,9 +5,14 @@
 //! cached in the store too, with the time they were fetched, so every answer can say how old
 //! its data is.
 //!
+//! A provider that refuses with 429 is not asked again until the time it named (`Retry-After`,
+//! in seconds or as a date, or the reset time of `X-RateLimit-Reset`, `X-Rate-Limit-Reset` or
+//! `RateLimit-Reset`; a minute when it names none, a day at most): the time is kept in the
+//! store, so every instance waits, and meanwhile its operations answer 503 PROVIDER_BUSY.
+//!
 //! Failures are the provider's, never the caller's: 503 PROVIDER_NOT_CONFIGURED naming the
 //! setting when it is off or lacks a required key, 503 PROVIDER_BUSY when its budget is spent
-//! (with the seconds until it renews), 502 UPSTREAM_ERROR or 504 UPSTREAM_TIMEOUT naming it
+//! or it asked to be left alone (with the seconds until then), 502 UPSTREAM_ERROR or 504 UPSTREAM_TIMEOUT naming it
 //! when it fails. A key travels in a header or parameter sent only to the provider's origin
 //! (redirects elsewhere never carry it) and never into a message.
 
@@ -132,6 +137,10 @@ impl Provider {
         format!("WRENCH_PROVIDER_{}_KEY", self.id)
     }
 
+    fn budget_setting(&self) -> String {
+        format!("WRENCH_PROVIDER_{}_BUDGET", self.id)
+    }
+
     /// The provider's URL, or 503 PROVIDER_NOT_CONFIGURED naming the settings to give.
     pub fn url<'a>(&self, ctx: &'a dyn Reach) -> Result<&'a url::Url, ApiError> {
         let settings = &ctx.net().config.providers;
@@ -199,7 +208,58 @@ impl Provider {
         headers: &HeaderMap,
     ) -> Result<Result<Answer, OutboundError>, ApiError> {
         self.spend(ctx).await?;
-        Ok(ctx.net().get_limited(url, headers, self.timeout, self.max_bytes).await.map(Answer::of))
+        match ctx.net().get_limited(url, headers, self.timeout, self.max_bytes).await {
+            Ok(chain) => self.answer(ctx, chain).await.map(Ok),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// The answer of a chain; a 429 marks the provider busy until the time it named, and is
+    /// 503 PROVIDER_BUSY.
+    async fn answer(&self, ctx: &dyn Reach, chain: Chain) -> Result<Answer, ApiError> {
+        if let Some(last) = chain.last().filter(|h| h.status == 429) {
+            let now = jiff::Timestamp::now().as_second();
+            let wait = retry_after(&last.headers, now).unwrap_or(DEFAULT_BACK_OFF).clamp(1, MAX_BACK_OFF);
+            let until = now + wait as i64;
+            if let Err(e) =
+                ctx.store().put(&self.busy_key(), until.to_string().as_bytes(), Some(Duration::from_secs(wait))).await
+            {
+                tracing::debug!(error = %e, provider = self.id, "a provider's back-off could not be kept");
+            }
+            tracing::info!(
+                provider = self.id,
+                seconds = wait,
+                "a provider refused with 429; not asking it again until then"
+            );
+            return Err(self.busy(wait, "asked this service to wait (429)"));
+        }
+        Ok(Answer::of(chain))
+    }
+
+    fn busy_key(&self) -> String {
+        format!("busy:{}", self.id.to_ascii_lowercase())
+    }
+
+    fn busy(&self, seconds: u64, why: &str) -> ApiError {
+        ApiError::new(ErrorCode::ProviderBusy, format!("{} {why}; it is not asked again for {seconds} s", self.name))
+            .with_retry_after(seconds)
+    }
+
+    /// 503 PROVIDER_BUSY while the provider's last 429 asks for patience (on any instance).
+    async fn check_back_off(&self, ctx: &dyn Reach) -> Result<(), ApiError> {
+        let until = match ctx.store().get(&self.busy_key()).await {
+            Ok(Some(v)) => std::str::from_utf8(&v).ok().and_then(|t| t.parse::<i64>().ok()),
+            Ok(None) => None,
+            Err(e) => {
+                tracing::debug!(error = %e, provider = self.id, "a provider's back-off could not be read");
+                None
+            }
+        };
+        let now = jiff::Timestamp::now().as_second();
+        match until {
+            Some(until) if until > now => Err(self.busy((until - now) as u64, "asked this service to wait (429)")),
+            _ => Ok(()),
+        }
     }
 
     /// A form POST to `url`, within the provider's budget, time limit and size cap.
@@ -211,11 +271,12 @@ impl Provider {
         form: &[(&str, &str)],
     ) -> Result<Answer, ApiError> {
         self.spend(ctx).await?;
-        ctx.net()
+        let chain = ctx
+            .net()
             .post_form_limited(url, headers, form, self.timeout, self.max_bytes)
             .await
-            .map(Answer::of)
-            .map_err(|e| self.blame(e))
+            .map_err(|e| self.blame(e))?;
+        self.answer(ctx, chain).await
     }
 
     /// [`Provider::get`] through the store's cache: an answer kept under `key` (a provider's
@@ -265,17 +326,26 @@ impl Provider {
     /// Counts one request against the budget, or answers 503 PROVIDER_BUSY with the seconds
     /// until the budget renews. A store that cannot count does not stop the request: the
     /// provider's own limit is then the brake, and its refusal is reported as such.
+    /// The operator's `WRENCH_PROVIDER_<ID>_BUDGET`, when set, replaces the published budgets.
     async fn spend(&self, ctx: &dyn Reach) -> Result<(), ApiError> {
+        self.check_back_off(ctx).await?;
+        if let Some(own) = ctx.net().config.providers.budget(self.id) {
+            for &(limit, window) in own {
+                let budget = Budget { limit, window, without_key_only: false };
+                self.spend_one(ctx, limit, window, budget.unit(), "as configured").await?;
+            }
+            return Ok(());
+        }
         for budget in self.budgets {
             if budget.without_key_only && self.key(ctx).is_some() {
                 continue;
             }
-            self.spend_one(ctx, budget.limit, budget.window, budget.unit()).await?;
+            self.spend_one(ctx, budget.limit, budget.window, budget.unit(), "as its published limits allow").await?;
         }
         Ok(())
     }
 
-    async fn spend_one(&self, ctx: &dyn Reach, limit: u32, window: u64, what: &str) -> Result<(), ApiError> {
+    async fn spend_one(&self, ctx: &dyn Reach, limit: u32, window: u64, what: &str, why: &str) -> Result<(), ApiError> {
         let now = jiff::Timestamp::now().as_second().max(0) as u64;
         let index = now / window;
         let renews = (index + 1) * window - now;
@@ -284,9 +354,10 @@ impl Provider {
             Ok((n, _)) if n > i64::from(limit) => Err(ApiError::new(
                 ErrorCode::ProviderBusy,
                 format!(
-                    "{} takes {limit} requests a {what} from this service, as its published limits allow, \
-                     and they are spent; the budget renews in {renews} s",
-                    self.name
+                    "{} takes {limit} requests a {what} from this service, {why} ({}), and they are spent; \
+                     the budget renews in {renews} s",
+                    self.name,
+                    self.budget_setting()
                 ),
             )
             .with_retry_after(renews)),
@@ -297,6 +368,31 @@ impl Provider {
             }
         }
     }
+}
+
+/// How long a provider that answered 429 without saying for how long is left alone, in seconds.
+const DEFAULT_BACK_OFF: u64 = 60;
+/// The longest a provider's 429 can make wrench wait, in seconds: a day.
+const MAX_BACK_OFF: u64 = 86_400;
+
+/// The seconds a 429 answer asks to wait, from its headers: `Retry-After` (seconds, or an HTTP
+/// date; RFC 9110 section 10.2.3), else the reset of `X-RateLimit-Reset`, `X-Rate-Limit-Reset`
+/// or `RateLimit-Reset`, read as Unix seconds when it is past 2001 and as seconds to wait
+/// otherwise (APIs send both). `now` is Unix seconds.
+fn retry_after(headers: &HeaderMap, now: i64) -> Option<u64> {
+    let value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if let Some(v) = value("retry-after") {
+        if let Ok(seconds) = v.parse::<u64>() {
+            return Some(seconds);
+        }
+        if let Ok(at) = jiff::fmt::rfc2822::parse(v).map(|z| z.timestamp()) {
+            return Some((at.as_second() - now).max(0) as u64);
+        }
+    }
+    ["x-ratelimit-reset", "x-rate-limit-reset", "ratelimit-reset"].iter().find_map(|name| {
+        let n = value(name)?.split(['.', ',', ';']).next()?.trim().parse::<i64>().ok()?;
+        Some(if n > 1_000_000_000 { (n - now).max(0) as u64 } else { n.max(0) as u64 })
+    })
 }
 
 /// A body as a JSON string rather than an array of numbers, four times smaller in the store.
@@ -368,6 +464,26 @@ pub async fn take_turn(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wait_a_429_asks_for_is_read_from_any_of_its_headers() {
+        let at = |pairs: &[(&'static str, &str)]| {
+            let mut h = HeaderMap::new();
+            for (k, v) in pairs {
+                h.insert(*k, v.parse().unwrap());
+            }
+            retry_after(&h, 1_445_412_480)
+        };
+        assert_eq!(at(&[("retry-after", "120")]), Some(120));
+        // RFC 9110's own example date, 60 s after `now`.
+        assert_eq!(at(&[("retry-after", "Wed, 21 Oct 2015 07:29:00 GMT")]), Some(60));
+        assert_eq!(at(&[("retry-after", "Wed, 21 Oct 2015 07:00:00 GMT")]), Some(0));
+        assert_eq!(at(&[("x-rate-limit-reset", "1445412780")]), Some(300));
+        assert_eq!(at(&[("x-ratelimit-reset", "30")]), Some(30));
+        assert_eq!(at(&[("ratelimit-reset", "7")]), Some(7));
+        assert_eq!(at(&[("retry-after", "soon"), ("x-ratelimit-reset", "9")]), Some(9));
+        assert_eq!(at(&[]), None);
+    }
 
     #[tokio::test]
     async fn turns_are_one_interval_apart_and_end_at_the_deadline() {

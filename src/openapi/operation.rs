@@ -113,7 +113,11 @@ fn parameters(template: &PathTemplate, schema: &Value) -> Vec<Value> {
     }
     for (name, mut s) in props {
         let in_path = template.has_param(&name);
-        let description = s.as_object_mut().and_then(|o| o.remove("description"));
+        let mut description = s.as_object_mut().and_then(|o| o.remove("description"));
+        if let Some(of) = s.get("x-alias-of").and_then(Value::as_str) {
+            // Parameters cannot exclude each other; the query decoder reads the first spelling.
+            description = Some(json!(format!("Another spelling of `{of}`; when both are given, `{of}` is used.")));
+        }
         let mut p = Map::new();
         p.insert("name".into(), json!(name));
         p.insert("in".into(), json!(if in_path { "path" } else { "query" }));

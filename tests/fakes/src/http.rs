@@ -76,6 +76,9 @@ pub const META_PAGE: &str = r##"<!doctype html>
 <meta property="og:image:width" content="1200">
 <meta property="og:image" content="https://cdn.site.example/second.jpg">
 <meta property="og:locale" content="en_GB">
+<meta property="article:published_time" content="2026-11-02T08:00:00Z">
+<meta property="article:tag" content="fixtures">
+<meta property="article:tag" content="testing">
 <meta name="twitter:card" content="summary_large_image">
 <meta name="twitter:site" content="@siteexample">
 <meta name="twitter:image" content="//cdn.site.example/twitter.png">
@@ -141,6 +144,14 @@ const COMPANY_PAGE: &str = r##"<!doctype html>
 <meta property="og:description" content="We make widgets.">
 <meta property="og:image" content="/img/og.png">
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
+<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [
+ {"@type": "WebSite", "name": "Example Widgets", "url": "/"},
+ {"@type": "Corporation", "name": "Example Widgets", "legalName": "Example Widgets Ltd",
+  "logo": {"@type": "ImageObject", "url": "/img/logo.png"}, "foundingDate": "2004-05-06",
+  "sameAs": ["https://www.instagram.com/examplewidgets", "https://twitter.com/examplewidgets"],
+  "telephone": "+44 20 7946 0001",
+  "address": {"@type": "PostalAddress", "streetAddress": "1 Widget Way", "addressLocality": "London",
+              "postalCode": "EC1A 1BB", "addressCountry": "GB"}}]}</script>
 </head><body><div><div><header><nav>
 <a href="https://twitter.com/examplewidgets">X</a>
 <a href="https://twitter.com/intent/tweet?text=widgets">Share</a>
