@@ -175,3 +175,86 @@ async fn long_targets_and_large_headers_get_the_envelope() {
     }
     server.abort();
 }
+
+/// Sends `head` and then `body_len` bytes in 16 KiB writes, and only then reads the answer, as
+/// Python's http.client and many other clients do: a write that fails because the server
+/// closed the connection early is the failure the test looks for.
+async fn send_then_read(addr: SocketAddr, head: String, body_len: usize) -> Result<String, String> {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let chunk = vec![b'a'; 16 * 1024];
+    let send = async {
+        stream.write_all(head.as_bytes()).await?;
+        let mut sent = 0;
+        while sent < body_len {
+            let n = chunk.len().min(body_len - sent);
+            stream.write_all(&chunk[..n]).await?;
+            sent += n;
+        }
+        Ok::<_, std::io::Error>(())
+    };
+    match tokio::time::timeout(Duration::from_secs(10), send).await {
+        Err(_) => return Err("the body could not be sent within 10 s".into()),
+        Ok(Err(e)) => return Err(format!("sending the body failed: {e}")),
+        Ok(Ok(())) => {}
+    }
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf)).await {
+            Ok(Ok(0)) => return Ok(String::from_utf8_lossy(&out).into_owned()),
+            Ok(Ok(n)) => out.extend_from_slice(&buf[..n]),
+            Ok(Err(e)) => return Err(format!("reading the answer failed: {e}")),
+            Err(_) => return Err("no end of the answer within 10 s".into()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_client_still_sending_an_oversized_body_reads_the_413() {
+    // Bodies of a few MiB outgrow what the two sockets buffer (about 2 MiB on loopback here),
+    // so the server's early close meets bytes still in flight, as real uploads do.
+    let limit = 2 * 1024 * 1024;
+    let (addr, server) = start(Config { body_limit: limit, body_timeout: Duration::from_secs(5), ..config() }).await;
+    // Declared by Content-Length, and found out while reading a chunked body; each body is
+    // over the limit and within twice it, which the server reads and drops after answering.
+    let declared = |n: usize| {
+        format!(
+            "POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {n}\r\n\r\n"
+        )
+    };
+    let mut failures = Vec::new();
+    for round in 0..10 {
+        let len = limit + 1800 * 1024;
+        match send_then_read(addr, declared(len), len).await {
+            Ok(answer) => {
+                assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+                assert_eq!(body_of(&answer)["error"]["code"], "PAYLOAD_TOO_LARGE", "{answer}");
+                assert!(answer.to_ascii_lowercase().contains("connection: close"), "{answer}");
+            }
+            Err(e) => failures.push(format!("round {round}, declared: {e}")),
+        }
+    }
+    let chunked = "POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                   Transfer-Encoding: chunked\r\n\r\n";
+    for round in 0..5 {
+        // One chunk of 3.8 MiB: its size line, then the bytes (the end is never sent; the
+        // server has answered by then).
+        let len = limit + 1800 * 1024;
+        let head = format!("{chunked}{len:x}\r\n");
+        match send_then_read(addr, head, len).await {
+            Ok(answer) => assert!(answer.starts_with("HTTP/1.1 413"), "{answer}"),
+            Err(e) => failures.push(format!("round {round}, chunked: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "the answer was lost to a reset:\n{}", failures.join("\n"));
+    // A client that waits for 100 Continue is answered at once and sends nothing.
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+        10 * limit
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    let (answer, took) = read_until_closed(&mut s, Duration::from_secs(5)).await;
+    assert!(answer.starts_with("HTTP/1.1 413") && took < Duration::from_secs(2), "{took:?} {answer}");
+    server.abort();
+}

@@ -343,6 +343,20 @@ async fn both_listeners_serve_and_each_says_what_it_is() {
     assert!(head.starts_with("http/1.1 400"), "{head}");
     let answer: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(answer["error"]["code"], "HTTPS_REQUIRED", "{body}");
+    // The same with a body of 5 MiB, sent whole before the answer is read (as most clients
+    // do): the server reads what is still coming before it closes, so the client's writes
+    // succeed and the envelope arrives instead of a reset.
+    let mut big = TcpStream::connect(("127.0.0.1", server.tls)).await.unwrap();
+    let payload = vec![b'a'; 5 * 1024 * 1024];
+    let head = format!("POST /v1/base64/encode HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n", payload.len());
+    big.write_all(head.as_bytes()).await.unwrap();
+    big.write_all(&payload).await.expect("the body is read, not refused with a reset");
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), big.read_to_end(&mut answer))
+        .await
+        .expect("closed promptly")
+        .expect("the answer is read, not lost to a reset");
+    assert!(String::from_utf8_lossy(&answer).contains("HTTPS_REQUIRED"), "{}", String::from_utf8_lossy(&answer));
 
     // Bytes that are neither: the connection closes, and the server goes on.
     let mut junk = TcpStream::connect(("127.0.0.1", server.tls)).await.unwrap();

@@ -8,6 +8,7 @@
 //! strings or keys).
 
 mod cors;
+mod drain;
 pub mod limits;
 pub mod mcp;
 mod pipeline;

@@ -2,8 +2,10 @@
 //!
 //! The order matters and is part of the contract: a bad key is refused before the body is
 //! read; a declared non-JSON body is refused (415) before its size is considered; the size
-//! limit is checked against `Content-Length` first, so an oversized upload is refused without
-//! being read, and enforced again while reading for chunked bodies. A panicking operation is
+//! limit is checked against `Content-Length` first, so an oversized upload is refused before
+//! any of it is kept, and enforced again while reading for chunked bodies; either way what the
+//! client still sends is read and dropped, within bounds, so that it reads the 413 rather
+//! than a reset (`drain.rs`). A panicking operation is
 //! caught here and becomes a 500 envelope on a connection that stays usable.
 
 use std::{panic::AssertUnwindSafe, sync::Arc};
@@ -11,11 +13,10 @@ use std::{panic::AssertUnwindSafe, sync::Arc};
 use futures_util::FutureExt;
 use poem::{
     Request, Response,
-    error::ReadBodyError,
     http::{HeaderValue, StatusCode, header},
 };
 
-use super::{Mounted, RequestMeta, State};
+use super::{Mounted, RequestMeta, State, drain::Read};
 use crate::{
     envelope::{self, ApiError, ErrorCode},
     op::{Caller, Ctx, InputKind, OpRequest, OutputKind, Reply},
@@ -83,22 +84,36 @@ async fn call(
         // JSON), never less.
         let limit = op.body_limit.map_or(state.config.body_limit, |l| l.max(state.config.body_limit));
         let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > limit as u64) {
-            return Err(too_large(limit));
-        }
         // A body that trickles in holds a connection and a buffer: it has a deadline of its own.
         let timeout = state.config.body_timeout;
-        let read = tokio::time::timeout(timeout, req.take_body().into_bytes_limit(limit)).await.map_err(|_| {
-            ApiError::new(
-                ErrorCode::RequestTimeout,
-                format!("the body did not arrive within {} s (WRENCH_BODY_TIMEOUT)", timeout.as_secs()),
-            )
-            .with_header(header::CONNECTION, HeaderValue::from_static("close"))
-        })?;
-        op_req.body = read.map_err(|e| match e {
-            ReadBodyError::PayloadTooLarge => too_large(limit),
-            other => ApiError::new(ErrorCode::InvalidJson, format!("the body could not be read: {other}")),
-        })?;
+        if declared.is_some_and(|n| n > limit as u64) {
+            // Refused before any of it is kept; what the client still sends is read and dropped
+            // after the answer (drain.rs), unless it waits for `100 Continue` (which reading
+            // would send) before sending anything.
+            let waits =
+                req.headers().get(header::EXPECT).is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+            if !waits {
+                super::drain::discard_body_later(req.take_body(), 2 * limit, timeout);
+            }
+            return Err(closing(too_large(limit)));
+        }
+        op_req.body = match super::drain::read_limited(req.take_body(), limit, timeout).await {
+            Read::Body(body) => body,
+            // Found out while reading (no Content-Length): the rest is dropped as above.
+            Read::TooLarge { rest, seen } => {
+                super::drain::discard_later(rest, seen, 2 * limit, timeout);
+                return Err(closing(too_large(limit)));
+            }
+            Read::TimedOut => {
+                return Err(closing(ApiError::new(
+                    ErrorCode::RequestTimeout,
+                    format!("the body did not arrive within {} s (WRENCH_BODY_TIMEOUT)", timeout.as_secs()),
+                )));
+            }
+            Read::Failed(e) => {
+                return Err(ApiError::new(ErrorCode::InvalidJson, format!("the body could not be read: {e}")));
+            }
+        };
         op_req.content_type = content_type;
     }
     // A redirect is followed by people and by the services they share it on, which add their
@@ -139,6 +154,12 @@ async fn call(
             )))
         }
     }
+}
+
+/// `e` with `Connection: close`: the request's body was not read to its end, so the
+/// connection cannot carry another request.
+fn closing(e: ApiError) -> ApiError {
+    e.with_header(header::CONNECTION, HeaderValue::from_static("close"))
 }
 
 fn too_large(limit: usize) -> ApiError {

@@ -163,9 +163,31 @@ async fn serve_tls_connection(stream: TcpStream, acceptor: &TlsAcceptor, conn: C
             // Best effort: the client may already be gone.
             let _ = tokio::time::timeout(limits.header, stream.write_all(&raw_envelope(&err))).await;
             let _ = stream.shutdown().await;
+            // Closing with the rest of the request unread would reset the connection, and a
+            // reset can reach the client before the answer does: read what it still sends,
+            // within bounds, until it closes its side.
+            let _ = tokio::time::timeout(limits.header, discard(&mut stream, REFUSED_READ_CAP)).await;
         }
         Ok(Err(super::tls::Refused::Failed(e))) => tracing::debug!(error = %e, "TLS handshake failed"),
         Err(_) => tracing::debug!("TLS handshake not finished within the header timeout"),
+    }
+}
+
+/// The most a plain HTTP request refused on the HTTPS port may still send (within the header
+/// timeout) before its connection is dropped anyway: enough for a header section at hyper's
+/// limit and a few bodies at the default limit of 1 MiB, which a client may have queued.
+const REFUSED_READ_CAP: usize = 8 * 1024 * 1024;
+
+/// Reads and drops what `stream` sends until it closes, fails, or `cap` bytes have come.
+async fn discard(stream: &mut TcpStream, cap: usize) {
+    use tokio::io::AsyncReadExt;
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut seen = 0;
+    while seen < cap {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen += n,
+        }
     }
 }
 
