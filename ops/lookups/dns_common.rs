@@ -184,6 +184,23 @@ pub(crate) async fn ask_all(resolver: &Resolver, name: &Name, types: &[DnsType])
     futures_util::future::join_all(questions).await
 }
 
+/// [`ask_all`] asked afresh: no answer the resolver kept from an earlier question is used. Each
+/// answer comes with the upstream that gave it (none when the question failed).
+pub(crate) async fn ask_all_fresh(
+    resolver: &Resolver,
+    name: &Name,
+    types: &[DnsType],
+) -> Vec<(TypeAnswer, Option<std::net::SocketAddr>)> {
+    let questions = types.iter().map(|&t| async move {
+        let started = std::time::Instant::now();
+        match resolver.lookup_fresh(name, t.record_type()).await {
+            Ok((answer, upstream)) => (TypeAnswer::from(t, Ok(answer), started), Some(upstream)),
+            Err(e) => (TypeAnswer::from(t, Err(e), started), None),
+        }
+    });
+    futures_util::future::join_all(questions).await
+}
+
 /// The moment of an answer, RFC 3339.
 pub(crate) fn now() -> String {
     crate::time::rfc3339(crate::time::now())

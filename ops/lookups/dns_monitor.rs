@@ -1,6 +1,10 @@
 //! DNS change monitoring (spec 4.5): the records now, against the snapshot the previous check
 //! of the same domain left in the store.
 //!
+//! "Now" means now: every question is asked afresh, past the resolver's answer cache (which
+//! would repeat an answer for up to its TTL, so a change made a minute ago would read as
+//! unchanged), and each type says which upstream answered it.
+//!
 //! A snapshot is kept per domain and record type, for 30 days after the check that wrote it.
 //! Only answered questions replace a snapshot: a resolver failure is reported, never taken for
 //! the records having gone. Changes are reported per type: values that appeared are additions,
@@ -9,7 +13,7 @@
 
 use std::time::Duration;
 
-use super::dns_common::{DnsType, ask_all, now, parse_domain, unique_types};
+use super::dns_common::{DnsType, ask_all_fresh, now, parse_domain, unique_types};
 use crate::prelude::*;
 
 /// How long a snapshot outlives the check that wrote it.
@@ -65,6 +69,10 @@ struct CurrentRecords {
     values: Vec<String>,
     /// When this type was last checked before now, if it was.
     previous_check_at: Option<String>,
+    /// The upstream resolver that answered (`address:port`), asked afresh; absent when none
+    /// answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answered_by: Option<String>,
     /// Why the question failed now; the stored snapshot of this type is then kept as it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
@@ -83,6 +91,8 @@ struct MonitorOutput {
     removals: Vec<RecordChange>,
     modifications: Vec<Modification>,
     records: Vec<CurrentRecords>,
+    /// The upstream resolvers that answered, in the order configured (`WRENCH_DNS_SERVERS`);
+    /// every question was asked afresh, with no cached answer.
     resolver: String,
     checked_at: String,
     /// Days a snapshot is kept after the check that wrote it.
@@ -112,7 +122,8 @@ fn compare(
 
 /// Check a domain's DNS records for changes since the last check.
 ///
-/// Looks up every type of `types` at `domain` and compares the values with the snapshot the
+/// Looks up every type of `types` at `domain`, afresh (no cached answer; each type says which
+/// upstream resolver answered), and compares the values with the snapshot the
 /// previous check left (kept 30 days). The first check says so (`firstCheck`) and becomes the
 /// baseline. Changes are additions and removals of values, and modifications of a type whose
 /// values were both added and removed (a changed address, an SOA with a new serial). A type
@@ -128,12 +139,16 @@ async fn dns_monitor_check(input: MonitorInput, ctx: &Ctx) -> Result<MonitorOutp
     unique_types("types", &input.types)?;
     let name = parse_domain("domain", &input.domain)?;
     let domain = name.to_ascii();
-    let answers = ask_all(&ctx.net.resolver, &name, &input.types).await;
+    let answers = ask_all_fresh(&ctx.net.resolver, &name, &input.types).await;
+    let mut answered_by: Vec<std::net::SocketAddr> = Vec::new();
     let checked_at = now();
     let (mut additions, mut removals, mut modifications, mut records) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut any_previous = false;
-    for answer in answers {
+    for (answer, upstream) in answers {
+        if let Some(u) = upstream.filter(|u| !answered_by.contains(u)) {
+            answered_by.push(u);
+        }
         let k = key(&domain, answer.kind);
         let previous: Option<Snapshot> = match ctx.store.get(&k).await? {
             Some(bytes) => serde_json::from_slice(&bytes).ok(),
@@ -156,6 +171,7 @@ async fn dns_monitor_check(input: MonitorInput, ctx: &Ctx) -> Result<MonitorOutp
             kind: answer.kind,
             values,
             previous_check_at: previous.map(|p| p.checked_at),
+            answered_by: upstream.map(|u| u.to_string()),
             error: answer.error,
         });
     }
@@ -167,7 +183,11 @@ async fn dns_monitor_check(input: MonitorInput, ctx: &Ctx) -> Result<MonitorOutp
         removals,
         modifications,
         records,
-        resolver: ctx.net.resolver.upstreams().to_string(),
+        resolver: if answered_by.is_empty() {
+            format!("none of {} answered", ctx.net.resolver.upstreams())
+        } else {
+            answered_by.iter().map(|u| u.to_string()).collect::<Vec<_>>().join(", ")
+        },
         checked_at,
         snapshot_ttl_days: SNAPSHOT_TTL.as_secs() / 86_400,
     })
@@ -233,5 +253,30 @@ mod tests {
         assert_eq!(second.records[0].previous_check_at.as_deref(), Some("then"));
         let third = dns_monitor_check(input(), &ctx).await.unwrap();
         assert!(!third.changed, "the second check became the baseline");
+        assert!(third.records.iter().all(|r| r.answered_by.is_some()), "{:?}", third.records);
+        assert_eq!(third.resolver, ctx.net.resolver.upstreams());
+    }
+
+    /// A record whose every answer differs (the fake DNS counts its questions) and whose TTL is
+    /// an hour: a cached answer would read as unchanged, a fresh one shows the change.
+    #[tokio::test]
+    async fn every_check_asks_afresh_past_the_answer_cache() {
+        let mut ctx = Ctx::for_tests();
+        ctx.config = std::sync::Arc::new(crate::testing::test_config());
+        ctx.net = std::sync::Arc::new(crate::net::Net::new(&ctx.config.outbound, "http://test").unwrap());
+        let domain = wrench_fakes::dns::COUNTING_NAME.trim_end_matches('.').to_string();
+        // The resolver's cache holds an answer, as it would after any other operation asked.
+        let name = parse_domain("domain", &domain).unwrap();
+        let cached = ctx.net.resolver.lookup(&name, DnsType::Txt.record_type()).await.unwrap();
+        assert_eq!(cached.records.len(), 1);
+        let input = || MonitorInput { domain: domain.clone(), types: vec![DnsType::Txt] };
+        let first = dns_monitor_check(input(), &ctx).await.unwrap();
+        let second = dns_monitor_check(input(), &ctx).await.unwrap();
+        assert!(second.changed, "{:?} then {:?}", first.records, second.records);
+        let (before, after) = (&second.modifications[0].before, &second.modifications[0].after);
+        assert_ne!(before, after);
+        // The cached answer is still the first one the resolver was given: not used here.
+        let again = ctx.net.resolver.lookup(&name, DnsType::Txt.record_type()).await.unwrap();
+        assert_eq!(format!("{:?}", again.records), format!("{:?}", cached.records));
     }
 }

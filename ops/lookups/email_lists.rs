@@ -200,9 +200,62 @@ pub(crate) fn suggest(domain: &str, domains: &[&str], second: &[&str], top: &[&s
     changed.then_some(fixed)
 }
 
+/// Every entry of `list` within `threshold` of `word`, nearest first (list order among equals);
+/// `word` itself when listed.
+fn near<'a>(word: &str, list: &[&'a str], threshold: f64) -> Vec<&'a str> {
+    if list.contains(&word) {
+        return list.iter().filter(|c| **c == word).copied().collect();
+    }
+    let mut found: Vec<(&str, f64)> =
+        list.iter().map(|c| (*c, sift3(word, c))).filter(|(_, d)| *d <= threshold).collect();
+    found.sort_by(|a, b| a.1.total_cmp(&b.1));
+    found.into_iter().map(|(c, _)| c).collect()
+}
+
+/// The domains `domain` may have been meant as, most likely first, at most `max`: mailcheck's
+/// own suggestion ([`suggest`]), then every listed domain within its distance, then each
+/// near second-level part with each near top-level part. Whether one of them takes mail is
+/// for DNS to say; the first that does is the one to suggest.
+pub(crate) fn candidates(domain: &str, domains: &[&str], second: &[&str], top: &[&str], max: usize) -> Vec<String> {
+    let Some(first) = suggest(domain, domains, second, top) else { return Vec::new() };
+    let mut out = vec![first];
+    let (sld, tld) = domain.split_once('.').unwrap_or(("", domain));
+    let mut add = |d: String| {
+        if d != domain && !out.contains(&d) {
+            out.push(d);
+        }
+    };
+    near(domain, domains, 2.0).into_iter().for_each(|d| add(d.to_string()));
+    let mut slds = near(sld, second, 2.0);
+    if !slds.contains(&sld) {
+        slds.push(sld);
+    }
+    let mut tlds = near(tld, top, 2.0);
+    if !tlds.contains(&tld) {
+        tlds.push(tld);
+    }
+    for s in &slds {
+        for t in &tlds {
+            add(format!("{s}.{t}"));
+        }
+    }
+    out.truncate(max);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn candidates_start_with_mailchecks_own_and_stay_few() {
+        let c = candidates("wrx-mail.cmo", DOMAINS, SECOND_LEVEL, TOP_LEVEL, 5);
+        assert_eq!(c[0], suggest("wrx-mail.cmo", DOMAINS, SECOND_LEVEL, TOP_LEVEL).unwrap());
+        assert!(c.contains(&"wrx-mail.com".to_string()), "{c:?}");
+        assert!(c.len() <= 5 && !c.contains(&"wrx-mail.cmo".to_string()), "{c:?}");
+        assert_eq!(candidates("gmail.com", DOMAINS, SECOND_LEVEL, TOP_LEVEL, 5), Vec::<String>::new());
+        assert_eq!(candidates("gmial.com", DOMAINS, SECOND_LEVEL, TOP_LEVEL, 5)[0], "gmail.com");
+    }
 
     /// The suggestions mailcheck 1.1.1 itself makes with the same lists
     /// (`tests/fixtures/mailcheck.json`, written by `tests/fixtures/mailcheck.js`).

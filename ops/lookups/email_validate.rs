@@ -93,11 +93,40 @@ struct EmailOutput {
     free_provider: bool,
     /// The local part names a role (`info`, `sales`, `postmaster`) rather than a person.
     role_account: bool,
-    /// The address probably meant, when the domain looks like a typo of a common one.
+    /// The address probably meant, when the domain looks like a typo of a common one. With
+    /// DNS asked, only at a domain that takes mail (MX records, or an address): the nearest
+    /// of up to 5 candidates that does, none when none does.
     suggestion: Option<String>,
+    /// Whether DNS confirmed that the suggestion's domain takes mail (false when DNS was not
+    /// asked, or could not answer in time: the suggestion is then mailcheck's unchecked one).
+    suggestion_checked: bool,
     /// The versions of the embedded lists.
     lists: &'static str,
     checked_at: String,
+}
+
+/// Suggestion candidates checked through DNS at most.
+const MAX_CANDIDATES: usize = 5;
+
+/// How long the candidates' DNS checks may take together.
+const SUGGESTION_BUDGET: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The first of `candidates` (most likely first) whose domain takes mail, asked concurrently
+/// within [`SUGGESTION_BUDGET`], and whether DNS answered for it. When DNS could not say for a
+/// candidate before every likelier one was ruled out, the likeliest is given unchecked.
+async fn takes_mail_first(resolver: &Resolver, candidates: &[String]) -> (Option<String>, bool) {
+    let checks = candidates.iter().map(|c| async move {
+        tokio::time::timeout(SUGGESTION_BUDGET, mail_dns(resolver, c)).await.ok().and_then(|d| d.accepts_mail)
+    });
+    let verdicts = futures_util::future::join_all(checks).await;
+    for (candidate, verdict) in candidates.iter().zip(verdicts) {
+        match verdict {
+            Some(true) => return (Some(candidate.clone()), true),
+            Some(false) => continue,
+            None => return (candidates.first().cloned(), false),
+        }
+    }
+    (None, true)
 }
 
 /// What DNS says about mail for `domain`.
@@ -157,7 +186,8 @@ async fn mail_dns(resolver: &Resolver, domain: &str) -> Dns {
 /// in all), then asks DNS whether the domain exists and receives mail (MX records; without
 /// them its A/AAAA address; a null MX refuses mail), and looks the domain and local part up in
 /// the embedded lists: disposable domains (subdomains included), free providers, role
-/// accounts. A domain that looks like a typo of a common provider gets a suggestion. The
+/// accounts. A domain that looks like a typo of a common provider gets a suggestion: with DNS
+/// asked, the nearest of up to 5 candidates whose domain takes mail (`suggestionChecked`). The
 /// verdict is `invalid` (bad syntax, no such domain, no mail accepted), `risky` (disposable,
 /// address literal, DNS gave no answer) or `valid`, with the reason. No mail server is
 /// contacted.
@@ -169,6 +199,7 @@ async fn mail_dns(resolver: &Resolver, domain: &str) -> Dns {
      example(null_mx, {"email": "jane@nullmx.site.example"}),
      example(no_such_domain, {"email": "jane@nowhere.site.example"}),
      example(typo, {"email": "jane@outlok.com", "checkDns": false}),
+     example(typo_checked, {"email": "jane@wrx-mail.cmo"}),
      example(disposable, {"email": "x1@mailinator.com", "checkDns": false}),
      example(bad_syntax, {"email": "jane..doe@site.example"}))]
 async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, ApiError> {
@@ -189,6 +220,7 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
         free_provider: false,
         role_account: false,
         suggestion: None,
+        suggestion_checked: false,
         lists: LISTS_DATED,
         checked_at: now(),
     };
@@ -227,9 +259,17 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
     }
     // A suggestion is offered for a common provider's domain, or when the domain as written
     // cannot receive mail: a company's own domain that happens to resemble one is left alone.
-    let suggested = email_lists::suggest(domain, DOMAINS, SECOND_LEVEL, TOP_LEVEL)
-        .filter(|s| DOMAINS.contains(&s.as_str()) || out.dns.accepts_mail == Some(false));
+    let candidates: Vec<String> = email_lists::candidates(domain, DOMAINS, SECOND_LEVEL, TOP_LEVEL, MAX_CANDIDATES)
+        .into_iter()
+        .filter(|s| DOMAINS.contains(&s.as_str()) || out.dns.accepts_mail == Some(false))
+        .collect();
+    let (suggested, checked) = if input.check_dns && !candidates.is_empty() {
+        takes_mail_first(&ctx.net.resolver, &candidates).await
+    } else {
+        (candidates.into_iter().next(), false)
+    };
     out.suggestion = suggested.map(|d| format!("{}@{d}", address.local));
+    out.suggestion_checked = checked && out.suggestion.is_some();
     let hint = out.suggestion.as_deref().map(|s| format!("; did you mean {s}?")).unwrap_or_default();
     (out.verdict, out.reason) = if out.dns.domain_exists == Some(false) {
         ("invalid", format!("the domain {domain} does not exist{hint}"))
@@ -265,6 +305,28 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
 #[cfg(test)]
 mod tests {
     use super::email_syntax::parse;
+
+    /// mailcheck's distance alone corrects wrx-mail.cmo to wrx-mail.ca, which does not exist;
+    /// DNS (the fake zone has wrx-mail.com with an MX) picks the domain that takes mail.
+    #[tokio::test]
+    async fn a_suggestion_is_a_domain_that_takes_mail() {
+        use super::*;
+        let first = email_lists::suggest("wrx-mail.cmo", DOMAINS, SECOND_LEVEL, TOP_LEVEL);
+        assert_eq!(first.as_deref(), Some("wrx-mail.ca"));
+        let ctx = crate::testing::fake_ctx(&[]);
+        let input = |check_dns| EmailInput { email: "jane@wrx-mail.cmo".into(), check_dns };
+        let out = email_validate(input(true), &ctx).await.unwrap();
+        assert_eq!((out.suggestion.as_deref(), out.suggestion_checked), (Some("jane@wrx-mail.com"), true));
+        // Without DNS nothing says the domain takes no mail, so it is left alone; a common
+        // provider's typo is still corrected, unchecked.
+        let out = email_validate(input(false), &ctx).await.unwrap();
+        assert_eq!((out.suggestion, out.suggestion_checked), (None, false));
+        let out = email_validate(EmailInput { email: "jo@gmial.com".into(), check_dns: false }, &ctx).await.unwrap();
+        assert_eq!((out.suggestion.as_deref(), out.suggestion_checked), (Some("jo@gmail.com"), false));
+        // No candidate takes mail: no suggestion, rather than a wrong one.
+        let out = email_validate(EmailInput { email: "jo@zzqx-mail.cmo".into(), check_dns: true }, &ctx).await.unwrap();
+        assert_eq!((out.suggestion, out.suggestion_checked), (None, false), "{}", out.reason);
+    }
 
     /// The syntax check agrees with the Python library email-validator 2.3.0
     /// (`tests/fixtures/email_syntax.json`), except where RFC 5321 and the library part ways,

@@ -72,6 +72,9 @@ impl std::fmt::Display for DnsFailure {
 pub struct Resolver {
     inner: TokioResolver,
     upstreams: String,
+    /// One resolver per upstream that keeps no answers, in the configured order: questions
+    /// whose point is freshness ([`Resolver::lookup_fresh`]) go through these.
+    fresh: Vec<(SocketAddr, TokioResolver)>,
 }
 
 impl Resolver {
@@ -105,34 +108,10 @@ impl Resolver {
     /// A resolver that asks exactly `addresses`, in order. `cache` is the number of responses
     /// kept (0 keeps none).
     pub fn with_upstreams(addresses: &[SocketAddr], cache: u64) -> Resolver {
-        let servers = addresses
-            .iter()
-            .map(|a| {
-                let mut ns = NameServerConfig::udp_and_tcp(a.ip());
-                for c in &mut ns.connections {
-                    c.port = a.port();
-                }
-                ns
-            })
-            .collect();
-        let config = ResolverConfig::from_parts(None, Vec::new(), servers);
-        let mut opts = ResolverOpts::default();
-        opts.use_hosts_file = ResolveHosts::Never;
-        opts.ndots = 0;
-        opts.timeout = QUERY_TIMEOUT;
-        opts.attempts = 1;
-        opts.cache_size = cache;
-        opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
-        opts.num_concurrent_reqs = 1;
-        opts.server_ordering_strategy = hickory_resolver::config::ServerOrderingStrategy::UserProvidedOrder;
-        opts.try_tcp_on_error = true;
-        // Upstream answers keep their own TTLs, so a cached answer is never older than its TTL.
-        let inner = TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
-            .with_options(opts)
-            .build()
-            .expect("a resolver from parsed settings builds");
+        let inner = build(addresses, cache);
+        let fresh = addresses.iter().map(|a| (*a, build(std::slice::from_ref(a), 0))).collect();
         let upstreams = addresses.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
-        Resolver { inner, upstreams }
+        Resolver { inner, upstreams, fresh }
     }
 
     /// The upstreams, as answers report where they came from: `1.1.1.1:53, 8.8.8.8:53`.
@@ -142,20 +121,22 @@ impl Resolver {
 
     /// Records of `rtype` at `name` (a fully qualified name; a missing final dot is added).
     pub async fn lookup(&self, name: &Name, rtype: RecordType) -> Result<DnsAnswer, DnsFailure> {
-        let mut name = name.clone();
-        name.set_fqdn(true);
-        let started = Instant::now();
-        match self.inner.lookup(name, rtype).await {
-            Ok(lookup) => {
-                let records: Vec<Record> = lookup.answers().to_vec();
-                let status = if records.is_empty() { DnsStatus::NoData } else { DnsStatus::NoError };
-                Ok(DnsAnswer { status, records, elapsed: started.elapsed() })
+        lookup_with(&self.inner, name, rtype).await
+    }
+
+    /// [`Resolver::lookup`] asked afresh: no answer kept from an earlier question is used, and
+    /// none is kept. The upstreams are asked in order until one answers (NXDOMAIN and NODATA
+    /// are answers); the answer comes with the upstream that gave it. The failure is the last
+    /// upstream's.
+    pub async fn lookup_fresh(&self, name: &Name, rtype: RecordType) -> Result<(DnsAnswer, SocketAddr), DnsFailure> {
+        let mut last = DnsFailure::Failed("no upstream resolver is configured".into());
+        for (address, resolver) in &self.fresh {
+            match lookup_with(resolver, name, rtype).await {
+                Ok(answer) => return Ok((answer, *address)),
+                Err(e) => last = e,
             }
-            Err(e) => match no_records(&e) {
-                Some(status) => Ok(DnsAnswer { status, records: Vec::new(), elapsed: started.elapsed() }),
-                None => Err(failure(&e)),
-            },
         }
+        Err(last)
     }
 
     /// Every address `host` resolves to (A and AAAA), or why there are none: `Ok(None)` when
@@ -175,6 +156,54 @@ impl Resolver {
             Err(e) if no_records(&e).is_some() => Ok((None, started.elapsed())),
             Err(e) => Err(failure(&e)),
         }
+    }
+}
+
+/// A hickory resolver asking exactly `addresses`, in order, keeping `cache` answers.
+fn build(addresses: &[SocketAddr], cache: u64) -> TokioResolver {
+    let servers = addresses
+        .iter()
+        .map(|a| {
+            let mut ns = NameServerConfig::udp_and_tcp(a.ip());
+            for c in &mut ns.connections {
+                c.port = a.port();
+            }
+            ns
+        })
+        .collect();
+    let config = ResolverConfig::from_parts(None, Vec::new(), servers);
+    let mut opts = ResolverOpts::default();
+    opts.use_hosts_file = ResolveHosts::Never;
+    opts.ndots = 0;
+    opts.timeout = QUERY_TIMEOUT;
+    opts.attempts = 1;
+    opts.cache_size = cache;
+    opts.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+    opts.num_concurrent_reqs = 1;
+    opts.server_ordering_strategy = hickory_resolver::config::ServerOrderingStrategy::UserProvidedOrder;
+    opts.try_tcp_on_error = true;
+    // Upstream answers keep their own TTLs, so a cached answer is never older than its TTL.
+    TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
+        .with_options(opts)
+        .build()
+        .expect("a resolver from parsed settings builds")
+}
+
+/// Records of `rtype` at `name` asked through `resolver`.
+async fn lookup_with(resolver: &TokioResolver, name: &Name, rtype: RecordType) -> Result<DnsAnswer, DnsFailure> {
+    let mut name = name.clone();
+    name.set_fqdn(true);
+    let started = Instant::now();
+    match resolver.lookup(name, rtype).await {
+        Ok(lookup) => {
+            let records: Vec<Record> = lookup.answers().to_vec();
+            let status = if records.is_empty() { DnsStatus::NoData } else { DnsStatus::NoError };
+            Ok(DnsAnswer { status, records, elapsed: started.elapsed() })
+        }
+        Err(e) => match no_records(&e) {
+            Some(status) => Ok(DnsAnswer { status, records: Vec::new(), elapsed: started.elapsed() }),
+            None => Err(failure(&e)),
+        },
     }
 }
 

@@ -3,7 +3,9 @@
 //! It answers authoritatively for the names in its zone, follows CNAMEs inside the zone, says
 //! NXDOMAIN for unknown names and NODATA (with the SOA) for known names without records of the
 //! asked type. One name changes its answer between queries, to test rebinding: its first A
-//! query gets an address the tests allow, every later one a loopback address.
+//! query gets an address the tests allow, every later one a loopback address. Another counts
+//! its TXT queries in its answer (with an hour's TTL), so a test can tell a fresh answer from
+//! one a resolver kept.
 
 use std::{
     collections::HashMap,
@@ -25,6 +27,9 @@ use tokio::{
 
 /// The name whose answer changes after the first query.
 pub const REBINDING_NAME: &str = "rebind.site.example.";
+
+/// The name whose TXT record is `"asked N"`, N its TXT queries so far, with a TTL of an hour.
+pub const COUNTING_NAME: &str = "counter.site.example.";
 
 /// Zone-file lines: name, TTL, type, data.
 pub type Fixture = [(&'static str, u32, &'static str, &'static str)];
@@ -62,6 +67,10 @@ pub const ZONE: &Fixture = &[
     ("mx1.mailer.site.example.", 300, "A", "127.0.0.2"),
     ("mx2.mailer.site.example.", 300, "A", "127.0.0.2"),
     ("nomx.site.example.", 300, "A", "127.0.0.2"),
+    // A mail domain whose misspelling mailcheck corrects to another that does not exist
+    // (wrx-mail.cmo -> wrx-mail.ca): only DNS tells the right one.
+    ("wrx-mail.com.", 300, "MX", "10 mx.wrx-mail.com."),
+    ("mx.wrx-mail.com.", 300, "A", "127.0.0.2"),
     ("nullmx.site.example.", 300, "MX", "0 ."),
     // Mail authentication: a well-protected domain and a weak one.
     ("mailer.site.example.", 300, "TXT", "\"v=spf1 ip4:192.0.2.0/24 include:_spf.mailer.site.example -all\""),
@@ -149,6 +158,7 @@ struct Zone {
     names: Vec<Name>,
     soa: Vec<Record>,
     rebinding: AtomicUsize,
+    counted: AtomicUsize,
 }
 
 fn name(s: &str) -> Name {
@@ -173,7 +183,8 @@ impl Zone {
             records.entry(key).or_default().push(record);
         }
         names.push(name(REBINDING_NAME));
-        Zone { records, names, soa, rebinding: AtomicUsize::new(0) }
+        names.push(name(COUNTING_NAME));
+        Zone { records, names, soa, rebinding: AtomicUsize::new(0), counted: AtomicUsize::new(0) }
     }
 
     /// The answer section for `qname`/`qtype`, following CNAMEs inside the zone, and the code.
@@ -189,6 +200,18 @@ impl Zone {
                         current.clone(),
                         0,
                         RData::try_from_str(RecordType::A, ip).expect("an address"),
+                    ));
+                }
+                return (ResponseCode::NoError, out);
+            }
+            if current == name(COUNTING_NAME) {
+                if qtype == RecordType::TXT {
+                    let n = self.counted.fetch_add(1, Ordering::SeqCst) + 1;
+                    let txt = format!("\"asked {n}\"");
+                    out.push(Record::from_rdata(
+                        current.clone(),
+                        3600,
+                        RData::try_from_str(RecordType::TXT, &txt).expect("a TXT record"),
                     ));
                 }
                 return (ResponseCode::NoError, out);
