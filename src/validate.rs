@@ -193,7 +193,9 @@ impl<T: Text> Text for Option<T> {
 /// was expected rather than quoting a regular expression.
 const PATTERN_MEANINGS: &[(&str, &str)] = &[
     ("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$", "is not a hex colour; write #rrggbb or #rgb"),
-    ("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+", "is not an absolute http or https URL"),
+    // What a WHATWG URL parser reads as http or https: leading spaces and controls are
+    // dropped, and the slashes after the scheme are not required.
+    ("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:", "is not an http or https URL"),
     (
         "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.][0-9]{1,9})?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$",
         "is not an RFC 3339 instant such as 2024-03-31T01:30:00Z",

@@ -366,9 +366,10 @@ async fn scripts_are_loaded_again_after_redis_forgets_them() {
 }
 
 /// The whole contract on a real cluster (keys of one operation share a hash tag, so the
-/// scripts run on one node), then a failover: the primary holding a key is stopped, calls
-/// during the switch fail within 2 s (503 for a request), and once a replica has taken over
-/// they work again without a new client.
+/// scripts run on one node), then a failover: the primary holding a key is stopped, calls on
+/// its slots during the switch fail within 2 s (503 for a request) and work again without a
+/// new client once a replica has taken over, while calls on the other primaries' slots
+/// succeed throughout.
 #[tokio::test]
 #[cfg_attr(
     not(wrench_test_redis),
@@ -403,19 +404,38 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
     );
 
     // Failovers with one client: first of the node the client was seeded with, then of another
-    // primary (the cluster still has a majority of primaries to elect its replica).
-    let store: Arc<dyn Store> = Arc::new(wrench::store::breaker::Breaker::new(Arc::new(open())));
+    // primary (the cluster still has a majority of primaries to elect its replica). Only the
+    // stopped primary's slots may fail: keys on the other primaries are written throughout.
+    let breaker = Arc::new(wrench::store::breaker::Breaker::new(Arc::new(open())));
+    let store: Arc<dyn Store> = breaker.clone();
     assert!(store.ping().await.is_ok());
     let seed = cluster.seed();
     let other = cluster.primaries().into_iter().find(|&p| p != seed).unwrap();
     for victim in [seed, other] {
-        let tag = cluster.tag_on(victim);
-        let key = format!("x{{{tag}}}");
+        let key = format!("x{{{}}}", cluster.tag_on(victim));
+        let healthy: Vec<String> = cluster
+            .primaries()
+            .into_iter()
+            .filter(|&p| p != victim)
+            .map(|p| format!("y{{{}}}", cluster.tag_on(p)))
+            .collect();
+        assert_eq!(healthy.len(), 2, "two other primaries");
         store.put(&key, b"before", None).await.unwrap();
         cluster.stop(victim);
         let started = Instant::now();
-        let mut recovered = None;
+        let (mut recovered, mut healthy_calls, mut failed_calls) = (None, 0, 0);
         while started.elapsed() < Duration::from_secs(30) {
+            for k in &healthy {
+                let call = Instant::now();
+                let answer = store.put(k, b"on", None).await;
+                assert!(
+                    answer.is_ok(),
+                    "{:?} after {victim} stopped, a key on a healthy primary failed: {answer:?}",
+                    started.elapsed()
+                );
+                assert!(call.elapsed() < Duration::from_secs(2), "a healthy call took {:?}", call.elapsed());
+                healthy_calls += 1;
+            }
             let call = Instant::now();
             let answer = store.put(&key, b"after", None).await;
             assert!(call.elapsed() < Duration::from_secs(2), "a call during the failover took {:?}", call.elapsed());
@@ -423,10 +443,17 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
                 recovered = Some(started.elapsed());
                 break;
             }
+            failed_calls += 1;
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         let recovered = recovered.expect("a replica took over and calls work again within 30 s");
+        assert!(failed_calls > 0, "the stopped primary's key never failed: the test stopped nothing");
         assert_eq!(store.get(&key).await.unwrap(), Some(b"after".to_vec()));
-        eprintln!("cluster failover of {victim}: calls work again {recovered:?} after the primary stopped");
+        eprintln!(
+            "cluster failover of {victim}: its key works again {recovered:?} after the primary stopped \
+             ({failed_calls} refused calls); {healthy_calls} calls on the other primaries, none failed; \
+             open parts now {:?}",
+            breaker.open_parts()
+        );
     }
 }

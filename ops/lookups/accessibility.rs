@@ -20,7 +20,7 @@ use crate::prelude::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct AccessibilityInput {
     /// The page, an http:// or https:// URL.
-    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
 }
 

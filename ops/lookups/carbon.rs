@@ -44,7 +44,7 @@ const GREEN_WEB: Provider = Provider {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CarbonInput {
     /// An http or https URL of the page.
-    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
     /// Also fetch and weigh what the HTML names (images, scripts, stylesheets, icons, frames,
     /// media), up to 40 of them; otherwise only the HTML is measured.

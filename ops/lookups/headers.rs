@@ -9,7 +9,7 @@ use crate::prelude::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct HeadersInput {
     /// An http or https URL.
-    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
     /// Follow redirects (up to the service's limit, 5 by default) and report the last answer's
     /// headers; otherwise report the first answer's, redirect or not.

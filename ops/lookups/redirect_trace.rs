@@ -11,7 +11,7 @@ use crate::{
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct TraceInput {
     /// An http or https URL.
-    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
 }
 

@@ -12,7 +12,7 @@ use crate::prelude::*;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct PageInput {
     /// An http or https URL of an HTML page. Redirects are followed.
-    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
 }
 

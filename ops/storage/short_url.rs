@@ -39,7 +39,7 @@ struct LinkRecord {
 struct ShortUrlCreateInput {
     /// The target: an absolute http or https URL, at most 2,048 characters, without user name
     /// or password.
-    #[schemars(length(min = 1, max = 2048), pattern("^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]+"))]
+    #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
     /// Your own slug: 3 to 64 letters, digits, `-` or `_`, not a reserved word (r, create,
     /// stats, get, list, new, delete, api, admin, docs, health). Generated (6 characters)

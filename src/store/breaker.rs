@@ -8,69 +8,113 @@
 //! the breaker again. Stateless requests keep their normal latency (the limiter lets them
 //! through when it cannot count) and stateful ones answer 503 `STORE_UNAVAILABLE` at once.
 //!
+//! A store that fails in parts (a Redis Cluster, [`Store::partitioned`]) has one breaker per
+//! part: a failed call opens the breaker of the primary that serves its key's slot, the probe
+//! pings that primary, and calls whose keys other primaries serve go on as before. That is the
+//! cluster's own promise: while a primary fails over, only its slots are unavailable. Once a
+//! replica has taken over, the client's slot map names the new primary for those slots, whose
+//! breaker is closed, so calls go through before the old primary's probe has ended (it ends
+//! when the slot map no longer names it).
+//!
 //! The embedded store is not wrapped: its failures are disk errors of one operation, not an
 //! outage to wait out.
 
 use std::{
+    collections::HashSet,
     sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
     },
     time::{Duration, SystemTime},
 };
 
 use super::{Store, StoreError, StoreFuture};
 
-/// How often the probe pings a store that has failed.
+/// How often the probe pings a store (or a part of one) that has failed.
 pub const PROBE_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The part name of the whole store.
+const WHOLE: &str = "";
 
 pub struct Breaker {
     inner: Arc<dyn Store>,
-    /// True while the store is known to be unreachable. Whoever opens the breaker starts the
-    /// one probe, and only the probe closes it, so an open breaker always has its probe.
-    open: Arc<AtomicBool>,
+    /// The parts known to be unreachable ([`WHOLE`] for the whole store). Whoever opens a
+    /// part starts its one probe, and only the probe closes it, so an open part always has
+    /// its probe.
+    open: Arc<Mutex<HashSet<String>>>,
+    /// How many parts are open: calls look at the set only when some are.
+    opened: Arc<AtomicUsize>,
 }
 
 impl Breaker {
     pub fn new(inner: Arc<dyn Store>) -> Breaker {
-        Breaker { inner, open: Arc::new(AtomicBool::new(false)) }
+        Breaker { inner, open: Arc::new(Mutex::new(HashSet::new())), opened: Arc::new(AtomicUsize::new(0)) }
     }
 
-    /// Passes `call` to the store unless the breaker is open; a failure opens it.
-    async fn guard<T>(&self, call: StoreFuture<'_, T>) -> Result<T, StoreError> {
-        if self.open.load(Ordering::Acquire) {
-            return Err(StoreError::Unavailable(
-                "the store did not answer recently; retrying in the background".into(),
-            ));
+    /// The parts open now (for tests and logs).
+    pub fn open_parts(&self) -> Vec<String> {
+        lock(&self.open).iter().cloned().collect()
+    }
+
+    /// Passes `call`, which reads or writes `key` (none for a ping), to the store unless the
+    /// breaker of the part serving it is open; a failure opens that part's breaker.
+    async fn guard<T>(&self, key: Option<&str>, call: StoreFuture<'_, T>) -> Result<T, StoreError> {
+        let part = key.and_then(|k| self.inner.part_of(k));
+        if self.opened.load(Ordering::Acquire) > 0 {
+            let open = lock(&self.open);
+            if open.contains(WHOLE) {
+                return Err(StoreError::Unavailable(
+                    "the store did not answer recently; retrying in the background".into(),
+                ));
+            }
+            if let Some(p) = part.as_deref().filter(|p| open.contains(*p)) {
+                return Err(StoreError::Unavailable(format!(
+                    "the store's node serving this key ({p}) did not answer recently; retrying in the background"
+                )));
+            }
         }
         let result = call.await;
         if result.is_err() {
-            self.trip();
+            match (part, key) {
+                (Some(p), _) => self.trip(p),
+                // A key whose part is not known yet (a cluster's first slot map) or a store
+                // that fails as one.
+                (None, Some(_)) => self.trip(WHOLE.to_string()),
+                // A ping goes to one node of a cluster: its failure says nothing of the others.
+                (None, None) if self.inner.partitioned() => {}
+                (None, None) => self.trip(WHOLE.to_string()),
+            }
         }
         result
     }
 
-    fn trip(&self) {
-        if self.open.swap(true, Ordering::AcqRel) {
+    fn trip(&self, part: String) {
+        if !lock(&self.open).insert(part.clone()) {
             return;
         }
-        tracing::warn!(backend = self.inner.backend(), "store unreachable: failing fast until it answers again");
+        self.opened.fetch_add(1, Ordering::AcqRel);
+        let shown = if part == WHOLE { "the whole store" } else { part.as_str() };
+        tracing::warn!(
+            backend = self.inner.backend(),
+            part = shown,
+            "store unreachable: failing fast until it answers again"
+        );
         crate::metrics::circuit(true);
         // Outside a runtime (never in the server) there is nothing to probe with: stay closed,
         // so the next call tries the store itself.
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
-            self.open.store(false, Ordering::Release);
-            crate::metrics::circuit(false);
+            close(&self.open, &self.opened, &part);
             return;
         };
-        let (inner, open) = (self.inner.clone(), self.open.clone());
+        let (inner, open, opened) = (self.inner.clone(), self.open.clone(), self.opened.clone());
         handle.spawn(async move {
             loop {
                 tokio::time::sleep(PROBE_INTERVAL).await;
-                if inner.ping().await.is_ok() {
-                    open.store(false, Ordering::Release);
-                    crate::metrics::circuit(false);
-                    tracing::info!(backend = inner.backend(), "store answering again");
+                let answered = if part == WHOLE { inner.ping().await } else { inner.ping_part(&part).await };
+                if answered.is_ok() {
+                    close(&open, &opened, &part);
+                    let shown = if part == WHOLE { "the whole store" } else { part.as_str() };
+                    tracing::info!(backend = inner.backend(), part = shown, "store answering again");
                     return;
                 }
             }
@@ -78,28 +122,42 @@ impl Breaker {
     }
 }
 
+/// The set, whatever a panicking holder left in it (it only ever holds whole names).
+fn lock(open: &Mutex<HashSet<String>>) -> std::sync::MutexGuard<'_, HashSet<String>> {
+    open.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn close(open: &Mutex<HashSet<String>>, opened: &AtomicUsize, part: &str) {
+    if lock(open).remove(part) {
+        opened.fetch_sub(1, Ordering::AcqRel);
+        crate::metrics::circuit(false);
+    }
+}
+
 impl Store for Breaker {
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(self.guard(self.inner.get(key)))
+        Box::pin(self.guard(Some(key), self.inner.get(key)))
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
-        Box::pin(self.guard(self.inner.put(key, value, ttl)))
+        Box::pin(self.guard(Some(key), self.inner.put(key, value, ttl)))
     }
 
     fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
-        Box::pin(self.guard(self.inner.put_new(key, value, ttl)))
+        Box::pin(self.guard(Some(key), self.inner.put_new(key, value, ttl)))
     }
 
+    /// The counters of one call share a hash tag (the contract asks it), so the first key's
+    /// part is every key's.
     fn incr_each<'a>(
         &'a self,
         counters: &'a [(&'a str, Option<Duration>)],
     ) -> StoreFuture<'a, Vec<(i64, Option<Duration>)>> {
-        Box::pin(self.guard(self.inner.incr_each(counters)))
+        Box::pin(self.guard(counters.first().map(|c| c.0), self.inner.incr_each(counters)))
     }
 
     fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64> {
-        Box::pin(self.guard(self.inner.count(key)))
+        Box::pin(self.guard(Some(key), self.inner.count(key)))
     }
 
     fn push_capped<'a>(
@@ -109,27 +167,41 @@ impl Store for Breaker {
         cap: usize,
         expires_at: SystemTime,
     ) -> StoreFuture<'a, usize> {
-        Box::pin(self.guard(self.inner.push_capped(key, value, cap, expires_at)))
+        Box::pin(self.guard(Some(key), self.inner.push_capped(key, value, cap, expires_at)))
     }
 
     fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>> {
-        Box::pin(self.guard(self.inner.list(key)))
+        Box::pin(self.guard(Some(key), self.inner.list(key)))
     }
 
     fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
-        Box::pin(self.guard(self.inner.list_len(key)))
+        Box::pin(self.guard(Some(key), self.inner.list_len(key)))
     }
 
     fn push_guarded<'a>(&'a self, push: super::GuardedPush<'a>) -> StoreFuture<'a, super::Pushed> {
-        Box::pin(self.guard(self.inner.push_guarded(push)))
+        let key = push.guard;
+        Box::pin(self.guard(Some(key), self.inner.push_guarded(push)))
     }
 
     fn get_and_count<'a>(&'a self, read: super::CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(self.guard(self.inner.get_and_count(read)))
+        let key = read.key;
+        Box::pin(self.guard(Some(key), self.inner.get_and_count(read)))
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {
-        Box::pin(self.guard(self.inner.ping()))
+        Box::pin(self.guard(None, self.inner.ping()))
+    }
+
+    fn partitioned(&self) -> bool {
+        self.inner.partitioned()
+    }
+
+    fn part_of(&self, key: &str) -> Option<String> {
+        self.inner.part_of(key)
+    }
+
+    fn ping_part<'a>(&'a self, part: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.ping_part(part)
     }
 
     fn backend(&self) -> &'static str {

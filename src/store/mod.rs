@@ -26,6 +26,7 @@ pub mod breaker;
 pub mod embedded;
 pub mod group_commit;
 pub mod redis;
+pub mod redis_nodes;
 
 use std::{
     future::Future,
@@ -125,6 +126,24 @@ pub trait Store: Send + Sync {
 
     /// Checks the backend answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
+
+    /// Whether the store fails in parts (a Redis Cluster: one primary may be down while the
+    /// others serve their slots), so that a failure is scoped to [`Store::part_of`] the key.
+    fn partitioned(&self) -> bool {
+        false
+    }
+
+    /// The part of the store that serves `key` (on a Redis Cluster, the primary of the key's
+    /// slot, `host:port`); `None` when the store fails as one, or does not know yet.
+    fn part_of(&self, _key: &str) -> Option<String> {
+        None
+    }
+
+    /// Pings the part [`Store::part_of`] named. `Ok` too when that part serves nothing any more
+    /// (a primary a replica replaced): no call waits on it.
+    fn ping_part<'a>(&'a self, _part: &'a str) -> StoreFuture<'a, ()> {
+        self.ping()
+    }
 
     /// `embedded` or `redis`, for logs and health.
     fn backend(&self) -> &'static str;

@@ -6,19 +6,16 @@
 //! replica that never saw them); the keys of one script share a hash tag (or there is one key),
 //! so a cluster runs each on one node. Scripts rather than MULTI: counting an anonymous caller
 //! with two MULTIs held a redirect to 0.05 of Redis's INCR rate, one script to 0.25
-//! (BENCHMARKS.md). A clustered client refuses scripts (and transactions) until it has its
-//! first slot map, about the first half second of a process, where plain commands wait for
-//! the connection; [`RedisStore::run`] makes scripts wait too.
+//! (BENCHMARKS.md). A Redis Cluster (`redis-cluster://` URLs) is reached through one client
+//! per primary, routed by wrench (`redis_nodes.rs`), so that a stopped primary costs only its
+//! own slots while the cluster fails over; every call waits for the first slot map.
 //! The client never waits long: connecting times out after one
 //! second and commands after 1.5 seconds, so a Redis that is down becomes
 //! `StoreError::Unavailable` (503) well within two seconds, while the client keeps reconnecting
 //! in the background and the service recovers by itself when Redis returns.
 
 use std::{
-    sync::{
-        LazyLock,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::{Arc, LazyLock},
     time::{Duration, SystemTime},
 };
 
@@ -27,7 +24,10 @@ use fred::{
     types::{Expiration, SetOptions, scripts::Script},
 };
 
-use super::{CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture};
+use super::{
+    CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture,
+    redis_nodes::{self, Nodes},
+};
 use crate::time::unix_ms;
 
 /// Counters. KEYS: the counters. ARGV: for each, the TTL in ms of a new counter (0: none).
@@ -100,10 +100,11 @@ return v
 pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
 
 pub struct RedisStore {
-    client: Client,
+    /// The client of a single Redis (or of a Sentinel-managed one).
+    client: Option<Client>,
+    /// A Redis Cluster: one client per primary, routed by slot (`redis_nodes.rs`).
+    nodes: Option<Arc<Nodes>>,
     prefix: String,
-    /// Set once a clustered client has its slot map (see [`RedisStore::run`]).
-    mapped: AtomicBool,
 }
 
 fn err(e: fred::error::Error) -> StoreError {
@@ -118,46 +119,91 @@ impl RedisStore {
         let mut config = Config::from_url(url).map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
         // Keep trying when Redis is down at start-up too, not only after a first success.
         config.fail_fast = false;
-        let client = Builder::from_config(config)
-            .with_connection_config(|c| {
-                c.connection_timeout = Duration::from_secs(1);
-                c.internal_command_timeout = Duration::from_secs(1);
-                c.max_command_attempts = 2;
-            })
-            .with_performance_config(|p| p.default_command_timeout = COMMAND_TIMEOUT)
-            .set_policy(ReconnectPolicy::new_constant(0, 500))
-            .build()
-            .map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
-        client.connect();
-        Ok(RedisStore { client, prefix: prefix.to_string(), mapped: AtomicBool::new(false) })
+        if let Some(nodes) = Nodes::new(&config, build) {
+            return Ok(RedisStore { client: None, nodes: Some(nodes), prefix: prefix.to_string() });
+        }
+        Ok(RedisStore { client: Some(build(config)?), nodes: None, prefix: prefix.to_string() })
     }
 
     fn key(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
 
-    /// Runs `script`, first waiting (within the command timeout) for a clustered client's first
-    /// slot map: without one the client refuses a script at once ("missing cluster routing
-    /// state") instead of queueing it like a plain command. The map, once there, is only ever
-    /// replaced, so the wait happens at most once per process.
-    async fn run<R: FromValue>(&self, script: &Script, keys: Vec<String>, args: Vec<Value>) -> Result<R, StoreError> {
-        if self.client.is_clustered() && !self.mapped.load(Ordering::Acquire) {
-            let deadline = tokio::time::Instant::now() + COMMAND_TIMEOUT;
-            while self.client.num_primary_cluster_nodes() == 0 {
-                if tokio::time::Instant::now() >= deadline {
-                    return Err(StoreError::Unavailable("no slot map from the Redis Cluster yet".into()));
+    /// Runs `f` with the client that serves `key` (unprefixed). On a cluster, a failure makes
+    /// the slot map be asked again soon, and a `MOVED` answer (the map was older than the
+    /// cluster's) at once, after which the command is sent once more.
+    async fn on<T, F, Fut>(&self, key: &str, f: F) -> Result<T, StoreError>
+    where
+        F: Fn(Client) -> Fut,
+        Fut: std::future::Future<Output = Result<T, fred::error::Error>>,
+    {
+        let Some(nodes) = &self.nodes else {
+            let client = self.client.clone().ok_or_else(|| StoreError::Unavailable("no Redis client".into()))?;
+            return f(client).await.map_err(err);
+        };
+        let full = self.key(key);
+        let mut retried = false;
+        loop {
+            let client = nodes.for_key(&full).await?;
+            match f(client).await {
+                Ok(v) => return Ok(v),
+                Err(e) if redis_nodes::moved(&e) && !retried => {
+                    retried = true;
+                    nodes.refresh().await?;
                 }
-                tokio::time::sleep(Duration::from_millis(10)).await;
+                Err(e) => {
+                    nodes.refresh_soon();
+                    return Err(err(e));
+                }
             }
-            self.mapped.store(true, Ordering::Release);
         }
-        script.evalsha_with_reload(&self.client, keys, args).await.map_err(err)
     }
 
-    /// Waits up to `timeout` for the first connection (for start-up logs and tests).
-    pub async fn wait_connected(&self, timeout: Duration) -> bool {
-        tokio::time::timeout(timeout, self.client.wait_for_connect()).await.is_ok_and(|r| r.is_ok())
+    /// Runs `script` on the node of its first key (the keys of one script share a hash tag).
+    async fn run<R: FromValue>(&self, script: &Script, keys: Vec<String>, args: Vec<Value>) -> Result<R, StoreError> {
+        let first = keys.first().cloned().unwrap_or_default();
+        let unprefixed = first.strip_prefix(&self.prefix).unwrap_or(&first).to_string();
+        self.on(&unprefixed, |client| {
+            let (keys, args) = (keys.clone(), args.clone());
+            async move { script.evalsha_with_reload(&client, keys, args).await }
+        })
+        .await
     }
+
+    /// Waits up to `timeout` for the first connection (for start-up logs and tests); on a
+    /// cluster, for the first slot map.
+    pub async fn wait_connected(&self, timeout: Duration) -> bool {
+        match (&self.client, &self.nodes) {
+            (Some(c), _) => tokio::time::timeout(timeout, c.wait_for_connect()).await.is_ok_and(|r| r.is_ok()),
+            (None, Some(nodes)) => {
+                let deadline = tokio::time::Instant::now() + timeout;
+                while tokio::time::Instant::now() < deadline {
+                    if nodes.refresh().await.is_ok() {
+                        return true;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                false
+            }
+            (None, None) => false,
+        }
+    }
+}
+
+/// One Redis client with wrench's time limits, started (it connects in the background).
+fn build(config: Config) -> Result<Client, String> {
+    let client = Builder::from_config(config)
+        .with_connection_config(|c| {
+            c.connection_timeout = Duration::from_secs(1);
+            c.internal_command_timeout = Duration::from_secs(1);
+            c.max_command_attempts = 2;
+        })
+        .with_performance_config(|p| p.default_command_timeout = COMMAND_TIMEOUT)
+        .set_policy(ReconnectPolicy::new_constant(0, 500))
+        .build()
+        .map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
+    client.connect();
+    Ok(client)
 }
 
 fn ttl_ms(ttl: Duration) -> i64 {
@@ -166,23 +212,22 @@ fn ttl_ms(ttl: Duration) -> i64 {
 
 impl Store for RedisStore {
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(async move { self.client.get::<Option<Vec<u8>>, _>(self.key(key)).await.map_err(err) })
+        Box::pin(self.on(key, move |c| async move { c.get::<Option<Vec<u8>>, _>(self.key(key)).await }))
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
+        Box::pin(self.on(key, move |c| async move {
             let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
-            self.client.set::<(), _, _>(self.key(key), value, expire, None, false).await.map_err(err)
-        })
+            c.set::<(), _, _>(self.key(key), value, expire, None, false).await
+        }))
     }
 
     fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
+        Box::pin(self.on(key, move |c| async move {
             let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
-            let written: Option<String> =
-                self.client.set(self.key(key), value, expire, Some(SetOptions::NX), false).await.map_err(err)?;
+            let written: Option<String> = c.set(self.key(key), value, expire, Some(SetOptions::NX), false).await?;
             Ok(written.is_some())
-        })
+        }))
     }
 
     fn incr_each<'a>(
@@ -203,7 +248,7 @@ impl Store for RedisStore {
     }
 
     fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64> {
-        Box::pin(async move { Ok(self.client.get::<Option<i64>, _>(self.key(key)).await.map_err(err)?.unwrap_or(0)) })
+        Box::pin(self.on(key, move |c| async move { Ok(c.get::<Option<i64>, _>(self.key(key)).await?.unwrap_or(0)) }))
     }
 
     fn push_capped<'a>(
@@ -225,11 +270,11 @@ impl Store for RedisStore {
     }
 
     fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>> {
-        Box::pin(async move { self.client.lrange::<Vec<Vec<u8>>, _>(self.key(key), 0, -1).await.map_err(err) })
+        Box::pin(self.on(key, move |c| async move { c.lrange::<Vec<Vec<u8>>, _>(self.key(key), 0, -1).await }))
     }
 
     fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
-        Box::pin(async move { self.client.llen::<usize, _>(self.key(key)).await.map_err(err) })
+        Box::pin(self.on(key, move |c| async move { c.llen::<usize, _>(self.key(key)).await }))
     }
 
     fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed> {
@@ -263,8 +308,38 @@ impl Store for RedisStore {
         })
     }
 
+    /// A single Redis: PING. A cluster: its slot map could be read, from any node.
     fn ping(&self) -> StoreFuture<'_, ()> {
-        Box::pin(async move { self.client.ping::<String>(None).await.map(|_| ()).map_err(err) })
+        Box::pin(async move {
+            match (&self.client, &self.nodes) {
+                (Some(c), _) => c.ping::<String>(None).await.map(|_| ()).map_err(err),
+                (None, Some(nodes)) => nodes.refresh().await,
+                (None, None) => Err(StoreError::Unavailable("no Redis client".into())),
+            }
+        })
+    }
+
+    fn partitioned(&self) -> bool {
+        self.nodes.is_some()
+    }
+
+    fn part_of(&self, key: &str) -> Option<String> {
+        self.nodes.as_ref()?.owner(&self.key(key))
+    }
+
+    fn ping_part<'a>(&'a self, part: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let Some(nodes) = &self.nodes else { return self.ping().await };
+            // A primary the map no longer names serves nothing: no call waits on it.
+            if !nodes.serves(part) {
+                return Ok(());
+            }
+            let answer = nodes.client(part)?.ping::<String>(None).await.map(|_| ()).map_err(err);
+            if answer.is_err() {
+                nodes.refresh_soon();
+            }
+            answer
+        })
     }
 
     fn backend(&self) -> &'static str {
