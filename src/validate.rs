@@ -197,6 +197,15 @@ const PATTERN_MEANINGS: &[(&str, &str)] = &[
     // dropped, and the slashes after the scheme are not required.
     ("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:", "is not an http or https URL"),
     (
+        "^[ \\t\\r\\n=-]*(?:[A-Za-z2-7][ \\t\\r\\n=-]*){2,}$",
+        "is not Base32 (A-Z and 2-7; case, spaces, hyphens and padding do not matter)",
+    ),
+    ("^[A-Za-z]{2}$", "is not a two-letter country code"),
+    (
+        "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]{1,9})?)?$",
+        "is not a local date and time such as 2024-06-15T09:00:00, without an offset or Z",
+    ),
+    (
         "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.][0-9]{1,9})?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})$",
         "is not an RFC 3339 instant such as 2024-03-31T01:30:00Z",
     ),

@@ -75,7 +75,7 @@ fn table() -> &'static Table {
 #[serde(deny_unknown_fields)]
 struct HolidaysInput {
     /// ISO 3166-1 alpha-2 country code (`DE`, `US`).
-    #[schemars(length(min = 2, max = 2))]
+    #[schemars(length(min = 2, max = 2), pattern("^[A-Za-z]{2}$"))]
     country: String,
     /// The year, 2000 to 2050.
     #[serde(deserialize_with = "crate::decode::integer")]
@@ -141,7 +141,7 @@ fn parse_lines<'a>(t: &'a Table, b: &Block, year: &str) -> Vec<(&'a str, &'a str
 #[op(post "/v1/holidays/list" as holidaysList,
      get "/v1/holidays/list" as holidaysListGet,
      tag = Lookups,
-     rejects = "an unknown country or subdivision, or a year outside 2000 to 2050",
+     rejects = "a country or subdivision the embedded calendars do not cover",
      example(germany, {"country": "DE", "year": 2025}),
      example(bavaria, {"country": "DE", "year": 2025, "subdivision": "BY"}),
      example(united_states, {"country": "US", "year": 2026}),

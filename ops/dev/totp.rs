@@ -76,8 +76,8 @@ fn hotp(algorithm: TotpAlgorithm, key: &[u8], counter: u64, digits: u32) -> Stri
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct TotpGenerateInput {
-    /// The shared secret in Base32 (case, spaces and padding do not matter).
-    #[schemars(length(min = 1, max = 256))]
+    /// The shared secret in Base32 (case, spaces, hyphens and padding do not matter).
+    #[schemars(length(min = 1, max = 256), pattern("^[ \\t\\r\\n=-]*(?:[A-Za-z2-7][ \\t\\r\\n=-]*){2,}$"))]
     secret: String,
     /// Seconds per code.
     #[serde(default = "thirty", deserialize_with = "crate::decode::integer")]
@@ -119,7 +119,6 @@ struct TotpGenerateOutput {
 /// Authenticator and similar apps compute it. `timestamp` computes the code for another time
 /// (Unix seconds), which makes results reproducible. Secrets that are not Base32 are a 400.
 #[op(post "/v1/totp/generate" as totpGenerate, tag = DeveloperUtilities,
-     rejects = "a secret that is not Base32",
      example(rfc6238_sha1, {"secret": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "digits": 8, "timestamp": 59}),
      example(app_style_secret, {"secret": "jbsw y3dp ehpk 3pxp", "timestamp": 1700000000}),
      example(not_base32, {"secret": "not base32!"}, status = 400))]
@@ -141,8 +140,8 @@ async fn totp_generate(input: TotpGenerateInput) -> Result<TotpGenerateOutput, A
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 struct TotpValidateInput {
-    /// The shared secret in Base32.
-    #[schemars(length(min = 1, max = 256))]
+    /// The shared secret in Base32 (case, spaces, hyphens and padding do not matter).
+    #[schemars(length(min = 1, max = 256), pattern("^[ \\t\\r\\n=-]*(?:[A-Za-z2-7][ \\t\\r\\n=-]*){2,}$"))]
     secret: String,
     /// The code to check.
     #[schemars(length(min = 1, max = 16))]
@@ -182,7 +181,6 @@ struct TotpValidateOutput {
 /// after it (default 1, so a code stays good for up to 30 seconds of clock drift), and says
 /// which step matched. Codes are compared in constant time. Spaces in the code are ignored.
 #[op(post "/v1/totp/validate" as totpValidate, tag = DeveloperUtilities,
-     rejects = "a secret that is not Base32",
      example(previous_step, {"secret": "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", "code": "94287082", "digits": 8, "timestamp": 89}),
      example(wrong_code, {"secret": "JBSWY3DPEHPK3PXP", "code": "000000", "timestamp": 1700000000, "window": 0}))]
 async fn totp_validate(input: TotpValidateInput) -> Result<TotpValidateOutput, ApiError> {
