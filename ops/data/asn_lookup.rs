@@ -84,12 +84,17 @@ impl AsnGiven {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
+// Exactly one of the two, and not null (null reads as absent).
+#[schemars(extend("oneOf" = [
+    {"required": ["asn"], "properties": {"asn": {"not": {"type": "null"}}}},
+    {"required": ["ip"], "properties": {"ip": {"not": {"type": "null"}}}}
+]))]
 struct AsnInput {
     /// An AS number: `13335` (a number), or text: `"13335"`, `"AS13335"` or `"as13335"`. Give
     /// this or `ip`.
     asn: Option<AsnGiven>,
     /// An IPv4 or IPv6 address: its AS is looked up first.
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(length(min = 1, max = 64), extend("anyOf" = [{"format": "ipv4"}, {"format": "ipv6"}]))]
     ip: Option<String>,
     /// Ask the regional registry over RDAP for the registration (default true).
     #[serde(default = "yes")]
@@ -145,7 +150,7 @@ fn parse_asn(text: &str) -> Result<u32, ApiError> {
 /// registry over RDAP (holder, country, dates, status, abuse e-mail). The registry not
 /// answering does not fail the lookup: `registrationError` says why.
 #[op(post "/v1/asn/lookup" as asnLookup, tag = Lookups,
-     rejects = "neither or both of `asn` and `ip`, or one that does not parse",
+     rejects = "an AS number written as text that is over 4294967295",
      errors(DATASET_NOT_INSTALLED, NOT_FOUND),
      redact(".data.registration.source.queryMs", ".data.registration.source.bootstrap", ".data.registration.checkedAt"),
      example(by_number, {"asn": "AS64500"}),

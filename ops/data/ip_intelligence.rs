@@ -23,7 +23,7 @@ use crate::{
 #[serde(deny_unknown_fields)]
 struct IntelligenceInput {
     /// An IPv4 or IPv6 address; the caller's own when absent.
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(length(min = 1, max = 64), extend("anyOf" = [{"format": "ipv4"}, {"format": "ipv6"}]))]
     ip: Option<String>,
 }
 
@@ -87,7 +87,6 @@ struct IntelligenceOutput {
 /// by the Tor project's list (its age given). Parts that cannot be had are null and listed in
 /// `unavailable`; VPN use cannot be known and is reported `unknown`.
 #[op(post "/v1/ip/intelligence" as ipIntelligence, tag = Lookups,
-     rejects = "an address that does not parse",
      redact(".data.tor.listAgeSeconds", ".data.tor.listFetchedAt"),
      example(fixture_exit_node, {"ip": "81.2.69.142"}),
      example(private, {"ip": "192.168.0.10"}),

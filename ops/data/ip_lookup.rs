@@ -24,7 +24,7 @@ const MAX_BULK: usize = 100;
 struct IpLookupInput {
     /// An IPv4 or IPv6 address; the caller's own when absent (behind a proxy listed in
     /// `WRENCH_TRUSTED_PROXIES`, the address it forwarded for).
-    #[schemars(length(min = 1, max = 64))]
+    #[schemars(length(min = 1, max = 64), extend("anyOf" = [{"format": "ipv4"}, {"format": "ipv6"}]))]
     ip: Option<String>,
 }
 
@@ -114,7 +114,6 @@ fn lookup(sets: &Sets, ip: IpAddr) -> Result<IpLookupOutput, ApiError> {
 #[op(post "/v1/ip/lookup" as ipLookup,
      get "/v1/ip/lookup" as ipLookupGet,
      tag = Lookups,
-     rejects = "an address that does not parse",
      errors(DATASET_NOT_INSTALLED),
      example(geoip2_schema, {"ip": "81.2.69.160"}),
      example(flat_schema_ipv6, {"ip": "2001:db8:200::1"}),

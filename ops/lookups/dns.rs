@@ -119,7 +119,7 @@ async fn dns_batch(input: DnsBatchInput, ctx: &Ctx) -> Result<DnsBatchOutput, Ap
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct ReverseInput {
     /// An IPv4 or IPv6 address.
-    #[schemars(length(min = 2, max = 45))]
+    #[schemars(length(min = 2, max = 45), extend("anyOf" = [{"format": "ipv4"}, {"format": "ipv6"}]))]
     ip: String,
 }
 
@@ -166,7 +166,6 @@ pub(crate) async fn ptr_lookup(
 /// other special-purpose ranges) are refused with 403: their names can describe an internal
 /// network.
 #[op(post "/v1/ip/reverse" as ipReverse, tag = Lookups,
-     rejects = "text that is not an IPv4 or IPv6 address",
      errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
      redact(".data.queryTimeMs", ".data.checkedAt"),
      example(google_dns, {"ip": "8.8.8.8"}),

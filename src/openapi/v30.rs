@@ -117,6 +117,12 @@ fn schema(v: &mut Value) {
         }
     }
     drop_aliases(o);
+    // `not: {type: "null"}` ("present, and not null") has no null type to name in 3.0, where
+    // a schema is non-nullable unless it says otherwise.
+    if o.get("not").is_some_and(is_null_schema) {
+        o.remove("not");
+        o.insert("nullable".into(), json!(false));
+    }
     // type: [T, "null"]
     if let Some(Value::Array(types)) = o.get("type") {
         let others: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
