@@ -135,6 +135,11 @@ mod tests {
         let resp = cli.get("/v1/test/go/home").send().await;
         assert_eq!(resp.0.status(), StatusCode::FOUND);
         assert_eq!(resp.0.headers()["location"], "https://example.com/home");
+        // A redirect is followed with whatever query the services it was shared on add
+        // (Facebook's fbclid, campaigns' utm_*): ignored, not refused as unknown fields.
+        let resp = cli.get("/v1/test/go/home?fbclid=abc123&utm_source=news&to=elsewhere").send().await;
+        assert_eq!(resp.0.status(), StatusCode::FOUND);
+        assert_eq!(resp.0.headers()["location"], "https://example.com/home");
         // Errors stay JSON envelopes.
         let resp = cli.post("/v1/test/square").body_json(&serde_json::json!({"side": 0})).send().await;
         assert_eq!(resp.0.headers()["content-type"], "application/json");

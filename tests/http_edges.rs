@@ -399,3 +399,30 @@ async fn readiness_waits_for_the_store_and_the_configured_data_sets() {
     let (status, _, v) = body(cli.get("/health").send().await).await;
     assert_eq!((status, &v["data"]["status"]), (StatusCode::OK, &json!("ok")));
 }
+
+/// A query string cannot say "one of these two parameters" in the document, so a field given
+/// in both spellings is read from the spec's (`bg_color`) and the other ignored, as the
+/// parameter's description says; a JSON body, whose schema can say "not both", refuses the pair.
+#[tokio::test]
+async fn both_spellings_in_a_query_take_the_specs() {
+    let cli = TestClient::new(app());
+    let svg = |resp: poem::test::TestResponse| async move {
+        assert_eq!(resp.0.status(), StatusCode::OK);
+        String::from_utf8(resp.0.into_body().into_vec().await.unwrap()).unwrap()
+    };
+    let both =
+        svg(cli.get("/v1/avatar?seed=a&bgColor=%23000000&bg_color=%23ffffff").header("x-api-key", KEY).send().await)
+            .await;
+    let spec = svg(cli.get("/v1/avatar?seed=a&bg_color=%23ffffff").header("x-api-key", KEY).send().await).await;
+    assert_eq!(both, spec);
+    assert!(both.contains("#ffffff"), "{both}");
+    let (status, _, v) = body(
+        cli.post("/v1/avatar")
+            .header("x-api-key", KEY)
+            .body_json(&json!({"seed": "a", "bg_color": "#ffffff", "bgColor": "#000000"}))
+            .send()
+            .await,
+    )
+    .await;
+    assert_error(status, &v, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+}
