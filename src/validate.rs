@@ -270,6 +270,17 @@ impl<V: Validate> Validate for std::collections::BTreeMap<String, V> {
 mod tests {
     use super::*;
 
+    /// The meanings are found by the pattern's text, which the operations write out again in
+    /// their attributes: a pattern changed there would lose its words without this check.
+    #[test]
+    fn every_pattern_with_a_meaning_is_one_the_document_uses() {
+        let doc = serde_json::to_string(&crate::openapi_document()).unwrap();
+        for (pattern, meaning) in PATTERN_MEANINGS {
+            let quoted = serde_json::to_string(pattern).unwrap();
+            assert!(doc.contains(&format!("\"pattern\":{quoted}")), "no field uses {pattern} ({meaning})");
+        }
+    }
+
     #[test]
     fn lengths_count_code_points() {
         let s = "héllo".to_string();

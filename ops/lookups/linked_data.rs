@@ -18,8 +18,6 @@ use crate::prelude::*;
 const MAX_DEPTH: usize = 16;
 /// The most `sameAs` links kept.
 const MAX_SAME_AS: usize = 50;
-/// The longest text kept from one value, in characters.
-const MAX_TEXT: usize = 2_000;
 
 /// A postal address, as schema.org's PostalAddress names its parts.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
@@ -82,7 +80,7 @@ pub(crate) struct LinkedData {
 /// (schema.org's Organization subtree, its common members by name: businesses, shops,
 /// corporations, and every type named `...Organization`).
 fn is_organization(kind: &str) -> bool {
-    let kind = kind.rsplit(['/', ':']).next().unwrap_or(kind);
+    let kind = local_name(kind);
     kind.ends_with("Organization")
         || kind.ends_with("Business")
         || matches!(
@@ -114,11 +112,16 @@ fn types(node: &Map<String, Value>) -> Vec<String> {
     }
 }
 
-/// Text cut to [`MAX_TEXT`] characters, whitespace collapsed; empty text is none.
+/// Text as the page's head readers keep it (whitespace collapsed, cut to their length); empty
+/// text is none.
 fn clean(text: &str) -> Option<String> {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let cut: String = joined.chars().take(MAX_TEXT).collect();
-    (!cut.is_empty()).then_some(cut)
+    Some(super::page::clean(text)).filter(|t| !t.is_empty())
+}
+
+/// A type's name without a vocabulary prefix (`https://schema.org/Organization`,
+/// `schema:Organization`).
+fn local_name(kind: &str) -> &str {
+    kind.rsplit(['/', ':']).next().unwrap_or(kind)
 }
 
 /// A value as text: a string, a number, the first of an array, or a node's `name`.
@@ -213,7 +216,7 @@ fn walk(v: &Value, base: &Url, depth: usize, out: &mut LinkedData) {
             if out.organization.is_none() && kinds.iter().any(|k| is_organization(k)) {
                 out.organization = Some(organization(node, base));
             }
-            if out.website.is_none() && kinds.iter().any(|k| k.rsplit(['/', ':']).next() == Some("WebSite")) {
+            if out.website.is_none() && kinds.iter().any(|k| local_name(k) == "WebSite") {
                 out.website = Some(WebSite {
                     name: text(node.get("name")),
                     alternate_name: text(node.get("alternateName")),

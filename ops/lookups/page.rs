@@ -220,7 +220,7 @@ fn holds_url(property: &str) -> bool {
 }
 
 /// Whitespace collapsed and trimmed, cut to [`MAX_TEXT`] characters.
-fn clean(text: &str) -> String {
+pub(crate) fn clean(text: &str) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     match joined.char_indices().nth(MAX_TEXT) {
         Some((i, _)) => joined[..i].to_string(),

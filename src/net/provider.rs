@@ -231,7 +231,7 @@ impl Provider {
                 seconds = wait,
                 "a provider refused with 429; not asking it again until then"
             );
-            return Err(self.busy(wait, "asked this service to wait (429)"));
+            return Err(self.backing_off(wait));
         }
         Ok(Answer::of(chain))
     }
@@ -240,9 +240,13 @@ impl Provider {
         format!("busy:{}", self.id.to_ascii_lowercase())
     }
 
-    fn busy(&self, seconds: u64, why: &str) -> ApiError {
-        ApiError::new(ErrorCode::ProviderBusy, format!("{} {why}; it is not asked again for {seconds} s", self.name))
-            .with_retry_after(seconds)
+    /// 503 PROVIDER_BUSY for `seconds` more of the provider's own 429 back-off.
+    fn backing_off(&self, seconds: u64) -> ApiError {
+        ApiError::new(
+            ErrorCode::ProviderBusy,
+            format!("{} asked this service to wait (429); it is not asked again for {seconds} s", self.name),
+        )
+        .with_retry_after(seconds)
     }
 
     /// 503 PROVIDER_BUSY while the provider's last 429 asks for patience (on any instance).
@@ -257,7 +261,7 @@ impl Provider {
         };
         let now = jiff::Timestamp::now().as_second();
         match until {
-            Some(until) if until > now => Err(self.busy((until - now) as u64, "asked this service to wait (429)")),
+            Some(until) if until > now => Err(self.backing_off((until - now) as u64)),
             _ => Ok(()),
         }
     }
@@ -331,8 +335,7 @@ impl Provider {
         self.check_back_off(ctx).await?;
         if let Some(own) = ctx.net().config.providers.budget(self.id) {
             for &(limit, window) in own {
-                let budget = Budget { limit, window, without_key_only: false };
-                self.spend_one(ctx, limit, window, budget.unit(), "as configured").await?;
+                self.spend_one(ctx, &Budget { limit, window, without_key_only: false }, "as configured").await?;
             }
             return Ok(());
         }
@@ -340,12 +343,13 @@ impl Provider {
             if budget.without_key_only && self.key(ctx).is_some() {
                 continue;
             }
-            self.spend_one(ctx, budget.limit, budget.window, budget.unit(), "as its published limits allow").await?;
+            self.spend_one(ctx, budget, "as its published limits allow").await?;
         }
         Ok(())
     }
 
-    async fn spend_one(&self, ctx: &dyn Reach, limit: u32, window: u64, what: &str, why: &str) -> Result<(), ApiError> {
+    async fn spend_one(&self, ctx: &dyn Reach, budget: &Budget, why: &str) -> Result<(), ApiError> {
+        let (limit, window, what) = (budget.limit, budget.window, budget.unit());
         let now = jiff::Timestamp::now().as_second().max(0) as u64;
         let index = now / window;
         let renews = (index + 1) * window - now;

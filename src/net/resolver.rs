@@ -109,7 +109,12 @@ impl Resolver {
     /// kept (0 keeps none).
     pub fn with_upstreams(addresses: &[SocketAddr], cache: u64) -> Resolver {
         let inner = build(addresses, cache);
-        let fresh = addresses.iter().map(|a| (*a, build(std::slice::from_ref(a), 0))).collect();
+        // A resolver of one upstream that keeps nothing (the propagation resolvers) is already
+        // fresh: it is its own twin rather than a second one built at start-up.
+        let fresh = match addresses {
+            [only] if cache == 0 => vec![(*only, inner.clone())],
+            _ => addresses.iter().map(|a| (*a, build(std::slice::from_ref(a), 0))).collect(),
+        };
         let upstreams = addresses.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", ");
         Resolver { inner, upstreams, fresh }
     }

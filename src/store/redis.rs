@@ -100,11 +100,16 @@ return v
 pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
 
 pub struct RedisStore {
-    /// The client of a single Redis (or of a Sentinel-managed one).
-    client: Option<Client>,
-    /// A Redis Cluster: one client per primary, routed by slot (`redis_nodes.rs`).
-    nodes: Option<Arc<Nodes>>,
+    route: Route,
     prefix: String,
+}
+
+/// Where commands go.
+enum Route {
+    /// The client of a single Redis (or of a Sentinel-managed one).
+    One(Client),
+    /// A Redis Cluster: one client per primary, routed by slot (`redis_nodes.rs`).
+    Cluster(Arc<Nodes>),
 }
 
 fn err(e: fred::error::Error) -> StoreError {
@@ -119,32 +124,32 @@ impl RedisStore {
         let mut config = Config::from_url(url).map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
         // Keep trying when Redis is down at start-up too, not only after a first success.
         config.fail_fast = false;
-        if let Some(nodes) = Nodes::new(&config, build) {
-            return Ok(RedisStore { client: None, nodes: Some(nodes), prefix: prefix.to_string() });
-        }
-        Ok(RedisStore { client: Some(build(config)?), nodes: None, prefix: prefix.to_string() })
+        let route = match Nodes::new(&config, build) {
+            Some(nodes) => Route::Cluster(nodes),
+            None => Route::One(build(config)?),
+        };
+        Ok(RedisStore { route, prefix: prefix.to_string() })
     }
 
     fn key(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
 
-    /// Runs `f` with the client that serves `key` (unprefixed). On a cluster, a failure makes
-    /// the slot map be asked again soon, and a `MOVED` answer (the map was older than the
-    /// cluster's) at once, after which the command is sent once more.
+    /// Runs `f` with the client that serves `key` (prefixed, as sent). On a cluster, a failure
+    /// makes the slot map be asked again soon, and a `MOVED` answer (the map was older than
+    /// the cluster's) at once, after which the command is sent once more.
     async fn on<T, F, Fut>(&self, key: &str, f: F) -> Result<T, StoreError>
     where
         F: Fn(Client) -> Fut,
         Fut: std::future::Future<Output = Result<T, fred::error::Error>>,
     {
-        let Some(nodes) = &self.nodes else {
-            let client = self.client.clone().ok_or_else(|| StoreError::Unavailable("no Redis client".into()))?;
-            return f(client).await.map_err(err);
+        let nodes = match &self.route {
+            Route::One(client) => return f(client.clone()).await.map_err(err),
+            Route::Cluster(nodes) => nodes,
         };
-        let full = self.key(key);
         let mut retried = false;
         loop {
-            let client = nodes.for_key(&full).await?;
+            let client = nodes.for_key(key).await?;
             match f(client).await {
                 Ok(v) => return Ok(v),
                 Err(e) if redis_nodes::moved(&e) && !retried => {
@@ -162,8 +167,7 @@ impl RedisStore {
     /// Runs `script` on the node of its first key (the keys of one script share a hash tag).
     async fn run<R: FromValue>(&self, script: &Script, keys: Vec<String>, args: Vec<Value>) -> Result<R, StoreError> {
         let first = keys.first().cloned().unwrap_or_default();
-        let unprefixed = first.strip_prefix(&self.prefix).unwrap_or(&first).to_string();
-        self.on(&unprefixed, |client| {
+        self.on(&first, |client| {
             let (keys, args) = (keys.clone(), args.clone());
             async move { script.evalsha_with_reload(&client, keys, args).await }
         })
@@ -173,9 +177,9 @@ impl RedisStore {
     /// Waits up to `timeout` for the first connection (for start-up logs and tests); on a
     /// cluster, for the first slot map.
     pub async fn wait_connected(&self, timeout: Duration) -> bool {
-        match (&self.client, &self.nodes) {
-            (Some(c), _) => tokio::time::timeout(timeout, c.wait_for_connect()).await.is_ok_and(|r| r.is_ok()),
-            (None, Some(nodes)) => {
+        match &self.route {
+            Route::One(c) => tokio::time::timeout(timeout, c.wait_for_connect()).await.is_ok_and(|r| r.is_ok()),
+            Route::Cluster(nodes) => {
                 let deadline = tokio::time::Instant::now() + timeout;
                 while tokio::time::Instant::now() < deadline {
                     if nodes.refresh().await.is_ok() {
@@ -185,7 +189,6 @@ impl RedisStore {
                 }
                 false
             }
-            (None, None) => false,
         }
     }
 }
@@ -212,22 +215,33 @@ fn ttl_ms(ttl: Duration) -> i64 {
 
 impl Store for RedisStore {
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
-        Box::pin(self.on(key, move |c| async move { c.get::<Option<Vec<u8>>, _>(self.key(key)).await }))
+        Box::pin(async move {
+            let k = &self.key(key);
+            self.on(k, |c| async move { c.get::<Option<Vec<u8>>, _>(k.as_str()).await }).await
+        })
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
-        Box::pin(self.on(key, move |c| async move {
-            let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
-            c.set::<(), _, _>(self.key(key), value, expire, None, false).await
-        }))
+        Box::pin(async move {
+            let k = &self.key(key);
+            self.on(k, |c| async move {
+                let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
+                c.set::<(), _, _>(k.as_str(), value, expire, None, false).await
+            })
+            .await
+        })
     }
 
     fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
-        Box::pin(self.on(key, move |c| async move {
-            let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
-            let written: Option<String> = c.set(self.key(key), value, expire, Some(SetOptions::NX), false).await?;
-            Ok(written.is_some())
-        }))
+        Box::pin(async move {
+            let k = &self.key(key);
+            self.on(k, |c| async move {
+                let expire = ttl.map(|t| Expiration::PX(ttl_ms(t)));
+                let written: Option<String> = c.set(k.as_str(), value, expire, Some(SetOptions::NX), false).await?;
+                Ok(written.is_some())
+            })
+            .await
+        })
     }
 
     fn incr_each<'a>(
@@ -248,7 +262,10 @@ impl Store for RedisStore {
     }
 
     fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64> {
-        Box::pin(self.on(key, move |c| async move { Ok(c.get::<Option<i64>, _>(self.key(key)).await?.unwrap_or(0)) }))
+        Box::pin(async move {
+            let k = &self.key(key);
+            self.on(k, |c| async move { Ok(c.get::<Option<i64>, _>(k.as_str()).await?.unwrap_or(0)) }).await
+        })
     }
 
     fn push_capped<'a>(
@@ -270,11 +287,17 @@ impl Store for RedisStore {
     }
 
     fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>> {
-        Box::pin(self.on(key, move |c| async move { c.lrange::<Vec<Vec<u8>>, _>(self.key(key), 0, -1).await }))
+        Box::pin(async move {
+            let k = &self.key(key);
+            self.on(k, |c| async move { c.lrange::<Vec<Vec<u8>>, _>(k.as_str(), 0, -1).await }).await
+        })
     }
 
     fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize> {
-        Box::pin(self.on(key, move |c| async move { c.llen::<usize, _>(self.key(key)).await }))
+        Box::pin(async move {
+            let k = &self.key(key);
+            self.on(k, |c| async move { c.llen::<usize, _>(k.as_str()).await }).await
+        })
     }
 
     fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed> {
@@ -311,25 +334,27 @@ impl Store for RedisStore {
     /// A single Redis: PING. A cluster: its slot map could be read, from any node.
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            match (&self.client, &self.nodes) {
-                (Some(c), _) => c.ping::<String>(None).await.map(|_| ()).map_err(err),
-                (None, Some(nodes)) => nodes.refresh().await,
-                (None, None) => Err(StoreError::Unavailable("no Redis client".into())),
+            match &self.route {
+                Route::One(c) => c.ping::<String>(None).await.map(|_| ()).map_err(err),
+                Route::Cluster(nodes) => nodes.refresh().await,
             }
         })
     }
 
     fn partitioned(&self) -> bool {
-        self.nodes.is_some()
+        matches!(self.route, Route::Cluster(_))
     }
 
     fn part_of(&self, key: &str) -> Option<String> {
-        self.nodes.as_ref()?.owner(&self.key(key))
+        match &self.route {
+            Route::Cluster(nodes) => nodes.owner(&self.key(key)),
+            Route::One(_) => None,
+        }
     }
 
     fn ping_part<'a>(&'a self, part: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let Some(nodes) = &self.nodes else { return self.ping().await };
+            let Route::Cluster(nodes) = &self.route else { return self.ping().await };
             // A primary the map no longer names serves nothing: no call waits on it.
             if !nodes.serves(part) {
                 return Ok(());
