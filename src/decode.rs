@@ -104,12 +104,30 @@ fn query_text<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiE
     // A query string cannot say "one of these two parameters" in the document, so a field
     // given in both its spellings is read from the spec's spelling and the other is ignored,
     // as the parameter's description says. (A JSON body can say it, and refuses the pair.)
-    for &(name, alias) in T::ALIASES {
-        if pairs.iter().any(|(k, _)| k == name) {
-            pairs.retain(|(k, _)| k != alias);
-        }
+    // The ignored value must still be one its parameter admits: it is decoded on its own first,
+    // and a refusal names it.
+    let has = |pairs: &[(String, String)], key: &str| pairs.iter().any(|(k, _)| k == key);
+    let both: Vec<(&str, &str)> =
+        T::ALIASES.iter().copied().filter(|(name, alias)| has(&pairs, name) && has(&pairs, alias)).collect();
+    if !both.is_empty() {
+        let others: Vec<(String, String)> =
+            pairs.iter().filter(|(k, _)| !both.iter().any(|(name, _)| k == name)).cloned().collect();
+        decode_pairs::<T>(&others).map_err(|mut e| {
+            if let Some(&(_, alias)) = both.iter().find(|(name, _)| e.field.as_deref() == Some(*name)) {
+                let named = format!("{}:", e.field.as_deref().unwrap_or_default());
+                e.message = e.message.replacen(&named, &format!("{alias}:"), 1).into();
+                e.field = Some(alias.to_string());
+            }
+            e
+        })?;
+        pairs.retain(|(k, _)| !both.iter().any(|(_, alias)| k == alias));
     }
-    let encoded = serde_urlencoded::to_string(&pairs).map_err(|e| ApiError::invalid("query", e))?;
+    decode_pairs(&pairs)
+}
+
+/// Decodes and validates `T` from query-string pairs.
+fn decode_pairs<T: DeserializeOwned + Validate>(pairs: &[(String, String)]) -> Result<T, ApiError> {
+    let encoded = serde_urlencoded::to_string(pairs).map_err(|e| ApiError::invalid("query", e))?;
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(encoded.as_bytes()));
     let value: T = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();

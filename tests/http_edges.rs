@@ -402,7 +402,8 @@ async fn readiness_waits_for_the_store_and_the_configured_data_sets() {
 
 /// A query string cannot say "one of these two parameters" in the document, so a field given
 /// in both spellings is read from the spec's (`bg_color`) and the other ignored, as the
-/// parameter's description says; a JSON body, whose schema can say "not both", refuses the pair.
+/// parameter's description says, once it is found to be a value its parameter admits; a JSON
+/// body, whose schema can say "not both", refuses the pair.
 #[tokio::test]
 async fn both_spellings_in_a_query_take_the_specs() {
     let cli = TestClient::new(app());
@@ -416,6 +417,12 @@ async fn both_spellings_in_a_query_take_the_specs() {
     let spec = svg(cli.get("/v1/avatar?seed=a&bg_color=%23ffffff").header("x-api-key", KEY).send().await).await;
     assert_eq!(both, spec);
     assert!(both.contains("#ffffff"), "{both}");
+    // The ignored spelling must still be a value its parameter admits.
+    let (status, _, v) =
+        body(cli.get("/v1/avatar?seed=a&bg_color=%23ffffff&bgColor=navy").header("x-api-key", KEY).send().await).await;
+    assert_error(status, &v, StatusCode::BAD_REQUEST, "VALIDATION_ERROR");
+    assert_eq!(v["error"]["field"], "bgColor", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().starts_with("bgColor: "), "{v}");
     let (status, _, v) = body(
         cli.post("/v1/avatar")
             .header("x-api-key", KEY)
