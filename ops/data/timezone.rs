@@ -89,7 +89,8 @@ fn transition(tz: &TimeZone, at: Timestamp) -> Option<Transition> {
 #[op(post "/v1/timezone" as timezone,
      get "/v1/timezone" as timezoneGet,
      tag = Lookups,
-     rejects = "a name that is not an IANA time zone",
+     rejects = "a name that is not an IANA time zone, or an instant within a day of the ends of the supported range \
+                (the years -9999 and 9999)",
      example(paris_in_summer, {"timezone": "Europe/Paris", "at": "2024-07-01T12:00:00Z"}),
      example(new_york_before_fall_back, {"timezone": "America/New_York", "at": "2024-11-03T05:30:00Z"}),
      example(kolkata, {"timezone": "Asia/Kolkata", "at": "2025-01-15T00:00:00Z"}),

@@ -121,7 +121,8 @@ fn side(tz: &TimeZone, at: jiff::Timestamp) -> Side {
 /// answer (`compatible` by default: a skipped time moves forward by the gap, a repeated time
 /// takes its first occurrence; `reject` answers 400).
 #[op(post "/v1/timezone/convert" as timezoneConvert, tag = Lookups,
-     rejects = "a date or time that is not in the calendar (a 13th month, a 25th hour), an unknown zone, or (with `reject`) a time in a gap or fold",
+     rejects = "a date or time that is not in the calendar (a 13th month, a 25th hour) or lies within a day of the ends \
+                of the supported range (the years -9999 and 9999), an unknown zone, or (with `reject`) a time in a gap or fold",
      example(new_york_to_tokyo, {"datetime": "2024-06-15T09:00:00", "from": "America/New_York", "to": "Asia/Tokyo"}),
      example(spring_forward_gap, {"datetime": "2024-03-10T02:30:00", "from": "America/New_York", "to": "UTC"}),
      example(fall_back_fold_later, {"datetime": "2024-10-27T02:30:00", "from": "Europe/Berlin", "to": "Asia/Kolkata", "disambiguation": "later"}),
