@@ -2,20 +2,64 @@
 
 use std::{path::PathBuf, process::ExitCode};
 
-const USAGE: &str = "\
-wrench: a self-hostable HTTP API of developer utilities
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-Usage:
-  wrench [serve] [--config FILE] [--dev]
-                                   run the server (settings: WRENCH_* variables, see README);
-                                   --dev turns the anonymous rate limits off, for local use
-  wrench openapi [--spec 3.0]      print the OpenAPI 3.1 document (or its 3.0.3 rendering)
-  wrench mcp [--config FILE] [--dev]
-                                   serve every operation as an MCP tool over stdin/stdout
-                                   (WRENCH_API_KEY: the key its calls carry)
-  wrench data [--config FILE]      load the configured data sets and say what each holds
-  wrench keys new                  print a fresh API key and the digest to configure
-  wrench --version | --help";
+/// A self-hostable HTTP API of developer utilities.
+///
+/// Settings come from WRENCH_* variables and an optional TOML file; the README lists them.
+#[derive(Debug, Parser)]
+#[command(name = "wrench")]
+struct Cli {
+    /// A TOML settings file (the WRENCH_* variables win over it); also WRENCH_CONFIG.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Run the server, as `wrench serve` does.
+    #[command(flatten)]
+    serve: Dev,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server (what `wrench` alone does).
+    Serve(Dev),
+    /// Serve every operation as an MCP tool over stdin and stdout; calls carry the key in
+    /// WRENCH_API_KEY, if set.
+    Mcp(Dev),
+    /// Print the OpenAPI document.
+    Openapi {
+        /// The OpenAPI version to print: 3.1, or its 3.0.3 rendering for older generators.
+        #[arg(long, value_enum, default_value = "3.1")]
+        spec: Spec,
+    },
+    /// Load the configured data sets and say what each holds; fails if one does not load.
+    Data,
+    /// Manage API keys.
+    #[command(subcommand)]
+    Keys(Keys),
+}
+
+#[derive(Debug, Subcommand)]
+enum Keys {
+    /// Print a fresh API key and the digest to add to WRENCH_API_KEYS.
+    New,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Spec {
+    #[value(name = "3.1")]
+    V31,
+    #[value(name = "3.0")]
+    V30,
+}
+
+#[derive(Debug, Args, Default)]
+struct Dev {
+    /// Turn the anonymous rate limits off, for a developer's own machine.
+    #[arg(long)]
+    dev: bool,
+}
 
 fn print_json(doc: &serde_json::Value) -> ExitCode {
     match serde_json::to_string_pretty(doc) {
@@ -28,26 +72,30 @@ fn print_json(doc: &serde_json::Value) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let dev = args.contains(&"--dev");
-    args.retain(|a| *a != "--dev");
-    if dev && !matches!(args.as_slice(), [] | ["serve", ..] | ["mcp", ..] | ["--config", _]) {
-        eprintln!("--dev applies to `wrench serve` and `wrench mcp` only\n\n{USAGE}");
-        return ExitCode::from(2);
+    // Made once per process; clap keeps `&'static str`s.
+    let version: &'static str = format!("{} (API {})", env!("CARGO_PKG_VERSION"), wrench::openapi::API_VERSION).leak();
+    let matches = Cli::command().version(version).get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    let file = cli.config.as_deref();
+    let dev = cli.serve.dev;
+    if dev && !matches!(cli.command, None | Some(Command::Serve(_) | Command::Mcp(_))) {
+        Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, "--dev applies to `wrench serve` and `wrench mcp` only")
+            .exit();
     }
-    match args.as_slice() {
-        ["--help" | "-h" | "help"] => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
+    match cli.command {
+        None => run(file, dev, Serving::Http),
+        Some(Command::Serve(args)) => run(file, dev || args.dev, Serving::Http),
+        Some(Command::Mcp(args)) => run(file, dev || args.dev, Serving::McpStdio),
+        Some(Command::Openapi { spec: Spec::V31 }) => print_json(&wrench::openapi_document()),
+        Some(Command::Openapi { spec: Spec::V30 }) => {
+            print_json(&wrench::openapi::v30::render(&wrench::openapi_document()))
         }
-        ["--version" | "-V"] => {
-            println!("wrench {} (API {})", env!("CARGO_PKG_VERSION"), wrench::openapi::API_VERSION);
-            ExitCode::SUCCESS
-        }
-        ["openapi"] | ["openapi", "--spec", "3.1"] => print_json(&wrench::openapi_document()),
-        ["openapi", "--spec", "3.0"] => print_json(&wrench::openapi::v30::render(&wrench::openapi_document())),
-        ["keys", "new"] => match wrench::keys::new_key() {
+        Some(Command::Data) => data(file),
+        Some(Command::Keys(Keys::New)) => match wrench::keys::new_key() {
             Ok((key, digest)) => {
                 println!("key:    {key}");
                 println!("digest: {digest}");
@@ -57,16 +105,6 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(&e),
         },
-        ["data"] => data(None),
-        ["data", "--config", file] => data(Some(PathBuf::from(file))),
-        ["mcp"] => run(None, dev, Serving::McpStdio),
-        ["mcp", "--config", file] => run(Some(PathBuf::from(file)), dev, Serving::McpStdio),
-        [] | ["serve"] => serve(None, dev),
-        ["serve", "--config", file] | ["--config", file] => serve(Some(PathBuf::from(file)), dev),
-        _ => {
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
-        }
     }
 }
 
@@ -77,19 +115,15 @@ enum Serving {
     McpStdio,
 }
 
-fn serve(file: Option<PathBuf>, dev: bool) -> ExitCode {
-    run(file, dev, Serving::Http)
-}
-
-fn run(file: Option<PathBuf>, dev: bool, serving: Serving) -> ExitCode {
-    let mut config = match wrench::config::Config::load(file.as_deref()) {
+fn run(file: Option<&std::path::Path>, dev: bool, serving: Serving) -> ExitCode {
+    let mut config = match wrench_infra::config::Config::load(file) {
         Ok(c) => c,
         Err(e) => return fail(&format!("configuration: {e}")),
     };
     if dev {
         // For a developer's own machine: Swagger UI's "Try it out" and local scripts are not
         // stopped by the anonymous quota. Keyed quotas and everything else stay as configured.
-        config.anon_quota = wrench::config::Quota::UNLIMITED;
+        config.anon_quota = wrench_infra::config::Quota::UNLIMITED;
         eprintln!("wrench: --dev: anonymous rate limits are off; do not expose this instance to others");
     }
     // Parsers recurse once per nesting level (up to the shared limit of 128): 8 MiB of stack
@@ -99,10 +133,10 @@ fn run(file: Option<PathBuf>, dev: bool, serving: Serving) -> ExitCode {
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };
     let served = match serving {
-        Serving::Http => runtime.block_on(wrench::http::serve(config, wrench::operations())),
+        Serving::Http => runtime.block_on(wrench::http::serve(config, wrench::registry())),
         Serving::McpStdio => {
             let key = std::env::var("WRENCH_API_KEY").ok().filter(|k| !k.is_empty());
-            runtime.block_on(wrench::http::serve_mcp_stdio(config, wrench::operations(), key))
+            runtime.block_on(wrench::http::serve_mcp_stdio(config, wrench::registry(), key))
         }
     };
     match served {
@@ -113,8 +147,8 @@ fn run(file: Option<PathBuf>, dev: bool, serving: Serving) -> ExitCode {
 
 /// Loads every configured data set as the server would and prints what each holds, or why
 /// it is not there. Fails when a configured data set does not load.
-fn data(file: Option<PathBuf>) -> ExitCode {
-    let config = match wrench::config::Config::load(file.as_deref()) {
+fn data(file: Option<&std::path::Path>) -> ExitCode {
+    let config = match wrench_infra::config::Config::load(file) {
         Ok(c) => c,
         Err(e) => return fail(&format!("configuration: {e}")),
     };
@@ -122,11 +156,11 @@ fn data(file: Option<PathBuf>) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };
-    let sets = wrench::datasets::Datasets::new(&config.datasets);
+    let sets = wrench_infra::datasets::Datasets::new(&config.datasets);
     let started = std::time::Instant::now();
     runtime.block_on(sets.load_all());
     let mut failed = false;
-    println!("Embedded: {}", wrench::datasets::embedded_summary());
+    println!("Embedded: {}", wrench_infra::datasets::embedded_summary());
     for s in sets.status() {
         println!();
         println!("{} ({}): {}", s.name, s.setting, s.state);

@@ -3,7 +3,7 @@
 //! redirects. They are not under `ops/`, so they are never registered or documented; the
 //! tests build an app from them.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
@@ -12,7 +12,7 @@ struct ItemQuery {
     #[schemars(pattern("^[a-z0-9-]{1,20}$"))]
     id: String,
     /// Query parameter with a range.
-    #[serde(default = "one", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one", deserialize_with = "wrench_contract::decode::integer")]
     #[schemars(range(min = 1, max = 10))]
     size: u32,
     /// Query flag.
@@ -44,7 +44,7 @@ async fn get_item(input: ItemQuery) -> Result<ItemEcho, ApiError> {
 #[serde(deny_unknown_fields)]
 struct Square {
     /// Side in pixels.
-    #[serde(deserialize_with = "crate::decode::integer")]
+    #[serde(deserialize_with = "wrench_contract::decode::integer")]
     #[schemars(range(min = 1, max = 100))]
     side: u32,
 }

@@ -19,14 +19,14 @@ use crate::{
 
 /// Default settings, with the outbound layer pointed at the local fakes (DNS, web sites and the
 /// tests' certificate authority), which the documentation's examples name.
-pub(crate) fn test_config() -> Config {
+pub fn test_config() -> Config {
     Config::from_vars(&wrench_fakes::shared().settings()).expect("the fakes' settings parse")
 }
 
 /// A context for calling an operation directly: the test settings with `extra` applied on
 /// top (`("WRENCH_PROVIDER_OPENPAGERANK_KEY", "")` to unset one), an in-memory store, and an
 /// outbound layer built from those settings.
-pub(crate) fn fake_ctx(extra: &[(&str, &str)]) -> crate::op::Ctx {
+pub fn fake_ctx(extra: &[(&str, &str)]) -> crate::op::Ctx {
     let mut vars = wrench_fakes::shared().settings();
     vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let config = Config::from_vars(&vars).expect("the test settings parse");
@@ -38,7 +38,7 @@ pub(crate) fn fake_ctx(extra: &[(&str, &str)]) -> crate::op::Ctx {
 }
 
 /// Builds an app serving just `op`, with the test settings.
-pub(crate) fn app_for(op: &Operation) -> crate::http::App {
+pub fn app_for(op: &Operation) -> crate::http::App {
     crate::http::app(Arc::new(test_config()), vec![op.clone()]).expect("the operation registers")
 }
 
@@ -49,7 +49,7 @@ fn text_pairs(input: &Value) -> Vec<(String, String)> {
 }
 
 /// Status and JSON body of a test response (`Null` when the body is not JSON).
-pub(crate) async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
+pub async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
     let status = resp.0.status().as_u16();
     let bytes = resp.0.into_body().into_vec().await.expect("body reads");
     (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
@@ -57,21 +57,15 @@ pub(crate) async fn json_of(resp: poem::test::TestResponse) -> (u16, Value) {
 
 /// Percent-encodes everything but RFC 3986 unreserved characters, for a path segment.
 fn percent_encode(v: &str) -> String {
-    v.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                (b as char).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+    const RESERVED: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    percent_encoding::utf8_percent_encode(v, RESERVED).to_string()
 }
 
 /// Sends example `name` to every route of `op`: the main route's answer is compared with the
 /// example's snapshot, and every other route (a GET form beside a POST form) must answer the
 /// same, random values aside.
-pub(crate) async fn check_example(op: Operation, name: &str) {
+pub async fn check_example(op: Operation, name: &str) {
     let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
     let cli = TestClient::new(app_for(&op));
     let snapshot = answer(&cli, &op, &op.routes[0], &example).await;

@@ -8,7 +8,7 @@ use std::{sync::Arc, time::Instant};
 
 use poem::test::TestClient;
 use serde_json::{Value, json};
-use wrench::config::Config;
+use wrench_infra::config::Config;
 
 fn client(config: Config) -> TestClient<wrench::http::App> {
     TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap())

@@ -15,7 +15,7 @@ use tokio::{
     io::{AsyncReadExt, AsyncWriteExt},
     net::TcpStream,
 };
-use wrench::config::Config;
+use wrench_infra::config::Config;
 
 fn config() -> Config {
     Config {
@@ -23,7 +23,7 @@ fn config() -> Config {
         body_timeout: Duration::from_secs(1),
         idle_timeout: Duration::from_secs(2),
         max_connections: 8,
-        anon_quota: wrench::config::Quota::UNLIMITED,
+        anon_quota: wrench_infra::config::Quota::UNLIMITED,
         ..Config::default()
     }
 }

@@ -10,10 +10,8 @@ use std::sync::Arc;
 
 use poem::test::TestClient;
 use serde_json::{Map, Value, json};
-use wrench::{
-    config::Config,
-    op::{InputKind, Operation, Route},
-};
+use wrench_contract::op::{InputKind, Operation, Route};
+use wrench_infra::config::Config;
 
 /// Follows `$ref`s into the document's components.
 fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
@@ -110,7 +108,7 @@ fn body_routes() -> Vec<(Operation, Route)> {
 #[tokio::test]
 async fn every_declared_field_refuses_every_undeclared_type() {
     let doc = wrench::openapi_document();
-    let config = Config { anon_quota: wrench::config::Quota::UNLIMITED, ..Config::default() };
+    let config = Config { anon_quota: wrench_infra::config::Quota::UNLIMITED, ..Config::default() };
     let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
     let (mut checked, mut skipped, mut failures) = (0, Vec::new(), Vec::new());
     for (op, route) in body_routes() {
@@ -173,7 +171,7 @@ async fn every_declared_field_refuses_every_undeclared_type() {
 #[tokio::test]
 async fn every_second_spelling_is_accepted_and_both_are_refused() {
     let doc = wrench::openapi_document();
-    let config = Config { anon_quota: wrench::config::Quota::UNLIMITED, ..Config::default() };
+    let config = Config { anon_quota: wrench_infra::config::Quota::UNLIMITED, ..Config::default() };
     let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
     let (mut checked, mut failures) = (0, Vec::new());
     for (op, route) in body_routes() {

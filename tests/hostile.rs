@@ -256,7 +256,8 @@ fn corpus() -> Vec<(String, String, String)> {
     let deep_body = format!("{{\"x\":{}}}", deep(100_000));
     let mut out: Vec<(String, String, String)> = out.into_iter().map(|(l, p, b)| (l, p, b.to_string())).collect();
     for route in wrench::operations().iter().flat_map(|op| op.routes) {
-        if route.input == wrench::op::InputKind::Body && route.method == wrench::op::HttpMethod::Post {
+        if route.input == wrench_contract::op::InputKind::Body && route.method == wrench_contract::op::HttpMethod::Post
+        {
             out.push(("deep JSON body".into(), route.path.to_string(), deep_body.clone()));
         }
     }
@@ -265,9 +266,9 @@ fn corpus() -> Vec<(String, String, String)> {
 
 #[tokio::test]
 async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
-    // WRENCH_HOSTILE_BIN runs the corpus against another build (a release one, for the figures
+    // WRENCH_TEST_HOSTILE_BIN runs the corpus against another build (a release one, for the figures
     // in README.md).
-    let binary = std::env::var("WRENCH_HOSTILE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_wrench").to_string());
+    let binary = std::env::var("WRENCH_TEST_HOSTILE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_wrench").to_string());
     let Some((mut child, port, data_dir)) = common::start_limited(&binary, &format!("--as={ADDRESS_SPACE}"), &[]).await
     else {
         return;

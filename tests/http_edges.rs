@@ -10,10 +10,8 @@ use common::exchange;
 use poem::{http::StatusCode, listener::TcpAcceptor, test::TestClient};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use wrench::{
-    config::Config,
-    op::{Example, HttpMethod, InputKind, Operation, OutputKind, Route, Tag},
-};
+use wrench_contract::op::{Example, HttpMethod, InputKind, Operation, OutputKind, Route, Tag};
+use wrench_infra::config::Config;
 
 const KEY: &str = "wr_test_key_for_edges";
 
@@ -254,7 +252,7 @@ async fn oversized_declared_length_is_refused_without_reading() {
 
 /// An app on a real socket (so callers have an address) with a small anonymous quota.
 async fn limited_server(per_minute: u32) -> (tokio::task::JoinHandle<std::io::Result<()>>, std::net::SocketAddr) {
-    let config = Config { anon_quota: wrench::config::Quota { per_minute, per_day: 1000 }, ..config() };
+    let config = Config { anon_quota: wrench_infra::config::Quota { per_minute, per_day: 1000 }, ..config() };
     let app = wrench::http::app(Arc::new(config), wrench::operations()).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -345,7 +343,7 @@ async fn images_carry_their_media_type_and_caching_while_errors_stay_json() {
 #[tokio::test]
 async fn cors_answers_preflights_and_marks_answers_for_listed_origins_only() {
     let origin = "https://app.example.com";
-    let config = Config { cors: wrench::config::CorsOrigins::List(vec![origin.into()]), ..config() };
+    let config = Config { cors: wrench_infra::config::CorsOrigins::List(vec![origin.into()]), ..config() };
     let cli = TestClient::new(wrench::http::app(Arc::new(config), wrench::operations()).unwrap());
     let preflight = |from: &'static str| {
         cli.request(poem::http::Method::OPTIONS, "/v1/base64/encode")

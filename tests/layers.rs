@@ -1,34 +1,105 @@
-//! The crate is layered: config and time at the bottom, the store and the operation runtime
-//! above them, HTTP on top, and no module reaches up. Read from the sources (every
-//! `crate::module` a module's non-test code names), so an import circle fails here with the
-//! modules that form it.
+//! The workspace is layered, and Cargo enforces it: a crate can only name the crates it
+//! depends on, and Cargo refuses a circle among them. What Cargo cannot know is which way the
+//! edges are meant to point, so the first test pins the layers: each crate may depend only on
+//! crates of a lower layer. Inside each crate, top-level modules form layers too: the second
+//! test reads every `crate::module` a module's non-test code names and fails on a circle with
+//! the modules that form it, and operation groups never name each other (what two groups share
+//! belongs in `wrench-kit`).
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    path::Path,
+    path::{Path, PathBuf},
 };
 
-/// Top-level modules of `src/` and the top-level modules each names.
-fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    let mut dirs = vec![src.clone()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
+/// The workspace's crates, bottom layer first, with the folder of each.
+const LAYERS: &[&[(&str, &str)]] = &[
+    &[("wrench-paths", "crates/paths"), ("wrench-fakes", "tests/fakes")],
+    &[("wrench-infra", "crates/infra"), ("wrench-macros", "macros")],
+    &[("wrench-contract", "crates/contract")],
+    &[("wrench-kit", "crates/kit")],
+    &[("wrench-ops", "ops")],
+    &[("wrench", ".")],
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `wrench*` packages a manifest lists in `section` (`dependencies` or `dev-dependencies`).
+fn workspace_deps(manifest: &str, section: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == format!("[{section}]");
+            continue;
+        }
+        if inside && line.starts_with("wrench") {
+            let name: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_crate_depends_only_on_lower_layers() {
+    let layer_of: BTreeMap<&str, usize> =
+        LAYERS.iter().enumerate().flat_map(|(i, l)| l.iter().map(move |(name, _)| (*name, i))).collect();
+    // Every member of the workspace has a place in the layers.
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let members = manifest.lines().find(|l| l.starts_with("members")).expect("a members list");
+    for (_, dir) in LAYERS.iter().flat_map(|l| l.iter()) {
+        assert!(*dir == "." || members.contains(&format!("\"{dir}\"")), "{dir} is not a workspace member");
+    }
+    assert_eq!(members.matches('"').count() / 2 + 1, layer_of.len(), "a workspace member has no layer: {members}");
+    for (layer, crates) in LAYERS.iter().enumerate() {
+        for (name, dir) in *crates {
+            let text = std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
+            for dep in workspace_deps(&text, "dependencies") {
+                let below = layer_of.get(dep.as_str()).unwrap_or_else(|| panic!("{name} depends on unknown {dep}"));
+                assert!(
+                    *below < layer,
+                    "{name} (layer {layer}) depends on {dep} (layer {below}), which is not below it"
+                );
             }
         }
     }
-    for path in files {
-        let rel = path.strip_prefix(&src).unwrap();
-        let top = rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
-        // The crate root, the binary and test-only modules sit outside the layers.
-        if ["lib", "main", "prelude", "testing", "op_fixtures"].contains(&top.as_str()) {
+    // The server knows operations only through the registry of wrench-ops.
+    let server = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(!workspace_deps(&server, "dependencies").contains("wrench-kit"), "the server depends on wrench-kit");
+}
+
+/// Every `.rs` file under `dir`, with its top-level module (the first component below `dir`).
+fn sources(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.is_dir() && !["target", "snapshots"].contains(&name.as_str()) {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(dir).unwrap();
+                let top =
+                    rel.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+                files.push((top, path));
+            }
+        }
+    }
+    files
+}
+
+/// Top-level modules of the crate whose sources are in `dir`, and the top-level modules each
+/// names in its non-test code. The crate root and test-only modules sit outside the layers.
+fn dependencies(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (top, path) in sources(dir) {
+        if ["lib", "main", "mod", "build", "prelude", "testing", "op_fixtures", "expansion_tests"]
+            .contains(&top.as_str())
+        {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
@@ -77,10 +148,8 @@ fn referenced(code: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn no_module_reaches_up() {
-    let graph = dependencies();
-    assert!(graph.len() > 10, "the walk over src/ found too few modules: {graph:?}");
+/// The modules of `graph` in layers, bottom first; panics naming a circle.
+fn layered(what: &str, graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     // Peel off modules that depend on nothing left; whatever remains forms a circle.
     let mut left = graph.clone();
     let mut layers = Vec::new();
@@ -90,19 +159,43 @@ fn no_module_reaches_up() {
             .filter(|(_, deps)| deps.iter().all(|d| !left.contains_key(d)))
             .map(|(m, _)| m.clone())
             .collect();
-        assert!(!ready.is_empty(), "an import circle among {:?}", left);
+        assert!(!ready.is_empty(), "an import circle in {what} among {left:?}");
         for m in &ready {
             left.remove(m);
         }
         layers.push(ready);
     }
-    eprintln!("layers, bottom first: {layers:?}");
-    let depth = |m: &str| layers.iter().position(|l| l.iter().any(|x| x == m)).unwrap();
-    for (low, high) in [("config", "store"), ("time", "store"), ("store", "op"), ("op", "http"), ("config", "http")] {
-        assert!(depth(low) < depth(high), "{low} must sit below {high}: {layers:?}");
+    layers
+}
+
+#[test]
+fn no_module_reaches_up_in_any_crate() {
+    for (name, dir) in LAYERS.iter().flat_map(|l| l.iter()) {
+        let src = if *name == "wrench-ops" { root().join(dir) } else { root().join(dir).join("src") };
+        let graph = dependencies(&src);
+        // wrench-paths is one file; every other crate has modules to walk.
+        assert!(!graph.is_empty() || *name == "wrench-paths", "the walk over {} found no modules", src.display());
+        let layers = layered(name, &graph);
+        eprintln!("{name}, bottom first: {layers:?}");
+        if *name == "wrench-infra" {
+            let depth = |m: &str| layers.iter().position(|l| l.iter().any(|x| x == m)).unwrap();
+            for (low, high) in [("envelope", "store"), ("time", "store"), ("config", "store"), ("store", "rate")] {
+                assert!(depth(low) < depth(high), "{low} must sit below {high}: {layers:?}");
+            }
+        }
     }
-    for (module, deps) in &graph {
-        assert!(module == "http" || !deps.contains("http"), "{module} reaches up into http");
+}
+
+/// Each folder of `ops/` is one tag's group of operations; what two groups share is a library
+/// in `wrench-kit`, so no group names another.
+#[test]
+fn operation_groups_never_name_each_other() {
+    let graph = dependencies(&root().join("ops"));
+    let groups: BTreeSet<&String> = graph.keys().collect();
+    assert_eq!(groups.len(), 6, "one folder per tag: {groups:?}");
+    for (group, deps) in &graph {
+        let named: Vec<&String> = deps.iter().filter(|d| groups.contains(d)).collect();
+        assert!(named.is_empty(), "ops/{group} names the groups {named:?}");
     }
 }
 

@@ -111,7 +111,7 @@ fn codes_of(doc: &Value, response: &Value) -> Vec<String> {
 /// that no operation answers appears nowhere in the document.
 #[test]
 fn every_operation_lists_the_error_codes_it_answers_and_no_others() {
-    use wrench::envelope::ErrorCode;
+    use wrench_infra::envelope::ErrorCode;
     let doc = wrench::openapi_document();
     let mut used = HashSet::new();
     for op in wrench::operations() {
@@ -520,4 +520,16 @@ fn the_contracts_own_names_are_declared() {
         "names the contract spells that the document does not declare:\n{}",
         missing.join("\n")
     );
+}
+
+/// The meanings of patterns (validate.rs) are found by the pattern's text, which the
+/// operations write out again in their attributes: a pattern changed there would lose its
+/// words without this check.
+#[test]
+fn every_pattern_with_a_meaning_is_one_the_document_uses() {
+    let doc = serde_json::to_string(&wrench::openapi_document()).unwrap();
+    for (pattern, meaning) in wrench_contract::validate::PATTERN_MEANINGS {
+        let quoted = serde_json::to_string(pattern).unwrap();
+        assert!(doc.contains(&format!("\"pattern\":{quoted}")), "no field uses {pattern} ({meaning})");
+    }
 }

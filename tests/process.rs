@@ -103,7 +103,7 @@ async fn a_flood_of_silent_sockets_under_a_small_descriptor_limit_neither_spins_
         let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await.unwrap();
         let (_, body) =
             common::exchange(&mut stream, "GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").await;
-        if body.contains("\"embeddedTablesBuilt\":true") {
+        if body.contains("\"startup\":{\"finished\":true") {
             break;
         }
         assert!(started.elapsed() < Duration::from_secs(60), "the embedded tables were not built within a minute");
@@ -160,6 +160,9 @@ async fn dev_mode_turns_the_anonymous_limits_off() {
     let _ = std::fs::remove_dir_all(&data_dir);
     // Only `serve` takes the flag.
     let out = Command::new(env!("CARGO_BIN_EXE_wrench")).args(["openapi", "--dev"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'--dev'"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(env!("CARGO_BIN_EXE_wrench")).args(["--dev", "openapi"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--dev applies to `wrench serve` and `wrench mcp` only"));
 }

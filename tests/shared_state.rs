@@ -8,10 +8,8 @@ use std::{sync::Arc, time::Duration};
 
 use poem::listener::TcpAcceptor;
 use serde_json::{Value, json};
-use wrench::{
-    config::{Config, Quota},
-    store::{Store, breaker::Breaker, redis::RedisStore},
-};
+use wrench_infra::config::{Config, Quota};
+use wrench_infra::store::{Store, breaker::Breaker, redis::RedisStore};
 
 /// Serves an app on a real socket, so callers have an address for rate limits.
 async fn serve(config: Config, store: Arc<dyn Store>) -> std::net::SocketAddr {

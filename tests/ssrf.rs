@@ -17,7 +17,7 @@ use std::{process::Command, sync::Arc};
 
 use poem::test::TestClient;
 use serde_json::{Value, json};
-use wrench::config::{Config, Quota};
+use wrench_infra::config::{Config, Quota};
 
 /// Addresses given to the namespace's loopback interface, one per refused range that a host
 /// could really have.
@@ -42,7 +42,7 @@ const LOCAL_ADDRESSES: &[&str] = &[
 
 #[test]
 fn ssrf_corpus_in_a_loopback_only_namespace() {
-    if std::env::var_os("WRENCH_IN_NETNS").is_some() {
+    if std::env::var_os("WRENCH_TEST_IN_NETNS").is_some() {
         // The counter's port, and the proxy variables pointing at it, are settled before any
         // other thread runs: were proxies from the environment used, every request would go
         // to the counter.
@@ -62,7 +62,7 @@ fn ssrf_corpus_in_a_loopback_only_namespace() {
         script.push_str(&format!("ip {family} addr add {a} dev lo; "));
     }
     script.push_str(&format!(
-        "exec env WRENCH_IN_NETNS=1 '{exe}' --exact ssrf_corpus_in_a_loopback_only_namespace --nocapture --test-threads=1"
+        "exec env WRENCH_TEST_IN_NETNS=1 '{exe}' --exact ssrf_corpus_in_a_loopback_only_namespace --nocapture --test-threads=1"
     ));
     let required = std::env::var_os("WRENCH_TEST_REQUIRE_NETNS").is_some();
     match Command::new("unshare").args(["-rn", "sh", "-c", &script]).status() {

@@ -10,7 +10,9 @@ use std::{
 mod common;
 
 use common::cluster::Cluster;
-use wrench::store::{CountedRead, GuardedPush, Pushed, Store, StoreError, embedded::EmbeddedStore, redis::RedisStore};
+use wrench_infra::store::{
+    CountedRead, GuardedPush, Pushed, Store, StoreError, embedded::EmbeddedStore, redis::RedisStore,
+};
 
 /// A store to test, and how to clean up after it.
 struct Backend {
@@ -406,7 +408,7 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
     // Failovers with one client: first of the node the client was seeded with, then of another
     // primary (the cluster still has a majority of primaries to elect its replica). Only the
     // stopped primary's slots may fail: keys on the other primaries are written throughout.
-    let breaker = Arc::new(wrench::store::breaker::Breaker::new(Arc::new(open())));
+    let breaker = Arc::new(wrench_infra::store::breaker::Breaker::new(Arc::new(open())));
     let store: Arc<dyn Store> = breaker.clone();
     assert!(store.ping().await.is_ok());
     let seed = cluster.seed();

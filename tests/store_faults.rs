@@ -11,10 +11,8 @@ use std::{
 };
 
 use poem::test::TestClient;
-use wrench::{
-    config::Config,
-    store::{Store, redis::RedisStore},
-};
+use wrench_infra::config::Config;
+use wrench_infra::store::{Store, redis::RedisStore};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
@@ -131,10 +129,10 @@ async fn an_outage_costs_stateless_requests_nothing_and_stateful_ones_at_most_tw
     let config = Config {
         redis_url: Some(format!("redis://127.0.0.1:{port}")),
         redis_prefix: "wrench-outage-test:".into(),
-        anon_quota: wrench::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
+        anon_quota: wrench_infra::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
         ..Config::default()
     };
-    let store = wrench::store::open(&config).unwrap();
+    let store = wrench_infra::store::open(&config).unwrap();
     let app = wrench::http::app_with_store(Arc::new(config), store.clone(), wrench::operations()).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

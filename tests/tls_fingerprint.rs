@@ -277,8 +277,8 @@ async fn three_client_stacks_are_told_apart_and_match_an_independent_reading() {
         assert_eq!(data["listener"], "https");
         assert_eq!(data["clientHello"]["serverName"], NAME, "{name}");
         // The answer is this connection's: the recorded hello read again gives the same.
-        let message = wrench::connection::client_hello::from_records(capture).unwrap().unwrap();
-        let hello = wrench::connection::client_hello::parse(&message).unwrap();
+        let message = wrench_infra::connection::client_hello::from_records(capture).unwrap().unwrap();
+        let hello = wrench_infra::connection::client_hello::parse(&message).unwrap();
         assert_eq!((text(answer, "ja3"), text(answer, "ja4")), (hello.ja3().as_str(), hello.ja4().as_str()), "{name}");
         assert_eq!(text(answer, "ja3Hash").len(), 32);
     }

@@ -144,7 +144,7 @@ fn validate_derive() {
     let code = pretty(
         crate::validate_derive::expand(quote! {
             #[serde(rename_all = "camelCase")]
-            #[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+            #[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
             struct QrInput {
                 #[schemars(length(min = 1, max = 2953))]
                 text: String,

@@ -9,7 +9,7 @@
 //!
 //! Everything a declaration gets wrong is a compile error at the mistake, all of them at once;
 //! nothing here panics at run time. The macros know nothing of HTTP: they only name items of
-//! the runtime (`::wrench::op`, `::wrench::validate`), which does the work.
+//! the runtime (`::wrench_contract::op`, `::wrench_contract::validate`), which does the work.
 
 mod errors;
 #[cfg(test)]
@@ -17,21 +17,19 @@ mod expansion_tests;
 mod op_expand;
 mod op_parse;
 // The one reader of `{name}` path templates, shared with the runtime.
-#[path = "../../src/path_template.rs"]
-#[allow(dead_code)]
-mod path_template;
+use wrench_paths as path_template;
 mod validate_derive;
 
 use proc_macro::TokenStream;
 
-/// Declares an operation. The grammar is in `op_parse.rs`; `src/op.rs` of the runtime shows an
+/// Declares an operation. The grammar is in `op_parse.rs`; `wrench_contract::op` shows an
 /// example.
 #[proc_macro_attribute]
 pub fn op(attr: TokenStream, item: TokenStream) -> TokenStream {
     op_expand::expand(attr.into(), item.into()).into()
 }
 
-/// Derives `wrench::validate::Validate` from the `#[schemars(length, range, pattern)]` attributes.
+/// Derives `wrench_contract::validate::Validate` from the `#[schemars(length, range, pattern)]` attributes.
 #[proc_macro_derive(Validate, attributes(schemars, serde))]
 pub fn derive_validate(item: TokenStream) -> TokenStream {
     validate_derive::expand(item.into()).unwrap_or_else(|e| e.to_compile_error()).into()

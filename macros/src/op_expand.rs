@@ -6,6 +6,7 @@
 //! the generated registry compiling. Type requirements are checked by calls spanned at the
 //! user's types, so "does not derive Validate" points at the input type, not at the attribute.
 
+use heck::ToUpperCamelCase;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{FnArg, Ident, ItemFn, ReturnType, Type, spanned::Spanned};
@@ -30,7 +31,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let kinds = sig.as_ref().map(|sig| route_inputs(&decl, sig, &mut errors));
     let tag = names(&decl);
     let unused_codes =
-        error_variants(&decl).map(|v| quote_spanned!(v.span()=> use ::wrench::envelope::ErrorCode::#v as _;));
+        error_variants(&decl).map(|v| quote_spanned!(v.span()=> use ::wrench_contract::ErrorCode::#v as _;));
     let descriptor = format_ident!("__op_{}", func.sig.ident);
     if let (Some(sig), Some(kinds), true) = (&sig, &kinds, errors.is_empty())
         && let Some(generated) = generate(&decl, &func, sig, kinds)
@@ -45,7 +46,7 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #compile_errors
         #[doc(hidden)]
         #[allow(non_snake_case, dead_code, unused_imports)]
-        pub(crate) fn #descriptor() -> ::wrench::op::Operation {
+        pub(crate) fn #descriptor() -> ::wrench_contract::op::Operation {
             #tag
             #(#unused_codes)*
             ::core::unreachable!("a declaration that did not compile")
@@ -53,12 +54,12 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// `use ::wrench::op::Tag::Images as DeclaredTag;`: an import rather than a path expression,
+/// `use ::wrench_contract::op::Tag::Images as DeclaredTag;`: an import rather than a path expression,
 /// because a misspelt import is reported with the similar names of its own enum and nothing
 /// else.
 fn names(decl: &OpAttr) -> TokenStream {
     match &decl.tag {
-        Some(t) => quote_spanned!(t.span()=> use ::wrench::op::Tag::#t as DeclaredTag;),
+        Some(t) => quote_spanned!(t.span()=> use ::wrench_contract::op::Tag::#t as DeclaredTag;),
         None => TokenStream::new(),
     }
 }
@@ -200,11 +201,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
 
     let decode = match &sig.input {
         Some(t) if any_raw => {
-            let raw = quote_spanned!(t.span()=> ::wrench::decode::raw::<#t>);
+            let raw = quote_spanned!(t.span()=> ::wrench_contract::decode::raw::<#t>);
             quote!(let input: #t = #raw(req)?;)
         }
         Some(t) => {
-            let decode = quote_spanned!(t.span()=> ::wrench::decode::input::<#t>);
+            let decode = quote_spanned!(t.span()=> ::wrench_contract::decode::input::<#t>);
             quote!(let input: #t = #decode(&req)?;)
         }
         None => quote!(let _ = req;),
@@ -212,11 +213,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
     let call_args = &sig.call_args;
     let reply = match output {
         OutputKind::Json => {
-            let json = quote_spanned!(out_ty.span()=> ::wrench::op::Reply::json::<#out_ty>);
+            let json = quote_spanned!(out_ty.span()=> ::wrench_contract::op::Reply::json::<#out_ty>);
             quote!(#json(&output, ctx.config.response_limit))
         }
-        OutputKind::Image => quote_spanned!(out_ty.span()=> ::wrench::op::Reply::image(output)),
-        OutputKind::Redirect => quote_spanned!(out_ty.span()=> ::wrench::op::Reply::redirect(output)),
+        OutputKind::Image => quote_spanned!(out_ty.span()=> ::wrench_contract::op::Reply::image(output)),
+        OutputKind::Redirect => quote_spanned!(out_ty.span()=> ::wrench_contract::op::Reply::redirect(output)),
     };
     let work = quote! {
         #decode
@@ -226,18 +227,20 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
     // Heavy operations decode, run and serialize on the CPU pool, off the async workers; so
     // does any operation given a large body, since its work grows with the body. Raw-input
     // operations only store what they receive, which is I/O, not CPU.
-    let on_pool = quote!(::std::boxed::Box::pin(::wrench::cpu::run_async(move || async move { #work })));
+    let on_pool =
+        quote!(::std::boxed::Box::pin(::wrench_contract::__private::cpu::run_async(move || async move { #work })));
     let inline = quote!(::std::boxed::Box::pin(async move { #work }));
     let run = if decl.cpu {
         on_pool
     } else if any_raw {
         inline
     } else {
-        quote!(if req.body.len() > ::wrench::cpu::INLINE_BODY_LIMIT { #on_pool } else { #inline })
+        quote!(if req.body.len() > ::wrench_contract::__private::cpu::INLINE_BODY_LIMIT { #on_pool } else { #inline })
     };
 
     let schema_of = |t: &Type| {
-        let call = quote_spanned!(t.span()=> ::wrench::__private::schemars::SchemaGenerator::subschema_for::<#t>);
+        let call =
+            quote_spanned!(t.span()=> ::wrench_contract::__private::schemars::SchemaGenerator::subschema_for::<#t>);
         quote!(::std::option::Option::Some(#call(g)))
     };
     let in_schema = match &sig.input {
@@ -261,11 +264,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
         let input = Ident::new(kind.variant(), Span::call_site());
         let (path, id) = (&r.path, r.id.to_string());
         quote! {
-            ::wrench::op::Route {
-                method: ::wrench::op::HttpMethod::#method,
+            ::wrench_contract::op::Route {
+                method: ::wrench_contract::op::HttpMethod::#method,
                 path: #path,
                 id: #id,
-                input: ::wrench::op::InputKind::#input,
+                input: ::wrench_contract::op::InputKind::#input,
             }
         }
     });
@@ -274,7 +277,7 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
     let code_imports = error_variants
         .iter()
         .zip(&error_aliases)
-        .map(|(v, alias)| quote_spanned!(v.span()=> use ::wrench::envelope::ErrorCode::#v as #alias;));
+        .map(|(v, alias)| quote_spanned!(v.span()=> use ::wrench_contract::ErrorCode::#v as #alias;));
     let (summary, description) = (&sig.summary, &sig.description);
     let rejects = option(decl.rejects.as_ref().map(|r| quote!(#r)));
     let body_limit = option(decl.body_limit.as_ref().map(|l| {
@@ -294,37 +297,37 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
         #[doc(hidden)]
         // Registered by the list build.rs generates; test fixtures are registered by hand.
         #[allow(non_snake_case, dead_code)]
-        pub(crate) fn #descriptor() -> ::wrench::op::Operation {
+        pub(crate) fn #descriptor() -> ::wrench_contract::op::Operation {
             #tag
             #(#code_imports)*
-            fn handler(ctx: ::wrench::op::Ctx, req: ::wrench::op::OpRequest) -> ::wrench::op::BoxReply {
+            fn handler(ctx: ::wrench_contract::op::Ctx, req: ::wrench_contract::op::OpRequest) -> ::wrench_contract::op::BoxReply {
                 #run
             }
             fn input_schema(
-                g: &mut ::wrench::__private::schemars::SchemaGenerator,
-            ) -> ::std::option::Option<::wrench::__private::schemars::Schema> {
+                g: &mut ::wrench_contract::__private::schemars::SchemaGenerator,
+            ) -> ::std::option::Option<::wrench_contract::__private::schemars::Schema> {
                 let _ = &g;
                 #in_schema
             }
             fn output_schema(
-                g: &mut ::wrench::__private::schemars::SchemaGenerator,
-            ) -> ::std::option::Option<::wrench::__private::schemars::Schema> {
+                g: &mut ::wrench_contract::__private::schemars::SchemaGenerator,
+            ) -> ::std::option::Option<::wrench_contract::__private::schemars::Schema> {
                 let _ = &g;
                 #out_schema
             }
-            fn examples() -> ::std::vec::Vec<::wrench::op::Example> {
-                ::std::vec![#(::wrench::op::Example {
+            fn examples() -> ::std::vec::Vec<::wrench_contract::op::Example> {
+                ::std::vec![#(::wrench_contract::op::Example {
                     name: #ex_names,
-                    input: ::wrench::__private::serde_json::json!(#ex_inputs),
+                    input: ::wrench_contract::__private::serde_json::json!(#ex_inputs),
                     status: #ex_status,
                 }),*]
             }
-            ::wrench::op::Operation {
+            ::wrench_contract::op::Operation {
                 routes: &[#(#routes),*],
                 tag: DeclaredTag,
                 summary: #summary,
                 description: #description,
-                output: ::wrench::op::OutputKind::#output_variant,
+                output: ::wrench_contract::op::OutputKind::#output_variant,
                 errors: &[#(#error_aliases),*],
                 rejects: #rejects,
                 body_limit: #body_limit,
@@ -354,16 +357,9 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
 /// variants are Rust's, and a misspelt code is reported where it is written.
 fn error_variants(decl: &OpAttr) -> impl Iterator<Item = Ident> + '_ {
     decl.errors.iter().map(|code| {
-        let camel: String = code.to_string().split('_').map(capitalised).collect();
-        Ident::new(&camel, code.span())
+        // `NOT_FOUND` -> `NotFound`, the variant of ErrorCode.
+        Ident::new(&code.to_string().to_upper_camel_case(), code.span())
     })
-}
-
-/// `NOT` -> `Not`.
-fn capitalised(part: &str) -> String {
-    let lower = part.to_ascii_lowercase();
-    let mut c = lower.chars();
-    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 fn option(v: Option<TokenStream>) -> TokenStream {

@@ -3,7 +3,7 @@
 //! ```text
 //! #[op(post "/v1/qr/generate" as qrGenerate,     // a route: method, path template, operationId
 //!      get "/v1/qr/generate" as qrGenerateGet,   // more routes: the same operation, other forms
-//!      tag = Images,                             // a variant of wrench::op::Tag
+//!      tag = Images,                             // a variant of wrench_contract::op::Tag
 //!      input = body | query | none | raw,        // default: from each route's method (see below)
 //!      output = json | image | redirect,         // default: json
 //!      errors(NOT_FOUND, STORE_UNAVAILABLE),     // codes beyond the ones every operation can give
@@ -356,7 +356,7 @@ fn check(attr: &OpAttr, errors: &mut Errors) {
         }
     }
     if attr.tag.is_none() {
-        errors.at(Span::call_site(), "missing `tag = ...`, one of the variants of wrench::op::Tag");
+        errors.at(Span::call_site(), "missing `tag = ...`, one of the variants of wrench_contract::op::Tag");
     }
     for (i, ex) in attr.examples.iter().enumerate() {
         if attr.examples[..i].iter().any(|e| e.name == ex.name) {

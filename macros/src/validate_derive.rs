@@ -202,12 +202,12 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
                                 return Err(Error::new(
                                     alias.span(),
                                     "the document must list every name the server accepts: add \
-                                     #[schemars(transform = wrench::validate::declare_aliases::<Self>)] to the type",
+                                     #[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)] to the type",
                                 ));
                             }
                             aliases.push(quote!((#jname, #alias)));
                         }
-                        (quote!(#i), quote!(::wrench::validate::join(path, #jname)))
+                        (quote!(#i), quote!(::wrench_contract::validate::join(path, #jname)))
                     }
                     None => (quote!(0), quote!(path.to_string())),
                 };
@@ -215,26 +215,26 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
                 let mut checks = Vec::new();
                 if c.length.0.is_some() || c.length.1.is_some() {
                     let (lo, hi) = (opt(&c.length.0, quote!(usize)), opt(&c.length.1, quote!(usize)));
-                    checks.push(quote!(::wrench::validate::check_length(&self.#ident, &p, #lo, #hi)?;));
+                    checks.push(quote!(::wrench_contract::validate::check_length(&self.#ident, &p, #lo, #hi)?;));
                 }
                 if c.range.0.is_some() || c.range.1.is_some() {
                     let (lo, hi) = (opt(&c.range.0, quote!(f64)), opt(&c.range.1, quote!(f64)));
-                    checks.push(quote!(::wrench::validate::check_range(&self.#ident, &p, #lo, #hi)?;));
+                    checks.push(quote!(::wrench_contract::validate::check_range(&self.#ident, &p, #lo, #hi)?;));
                 }
                 if let Some(pat) = &c.pattern {
                     checks.push(quote! {
-                        static RE: ::std::sync::LazyLock<::wrench::__private::regex::Regex> =
+                        static RE: ::std::sync::LazyLock<::wrench_contract::__private::regex::Regex> =
                             ::std::sync::LazyLock::new(|| {
-                                ::wrench::__private::regex::Regex::new(#pat).expect("pattern checked at compile time")
+                                ::wrench_contract::__private::regex::Regex::new(#pat).expect("pattern checked at compile time")
                             });
-                        ::wrench::validate::check_pattern(&self.#ident, &p, &RE, #pat)?;
+                        ::wrench_contract::validate::check_pattern(&self.#ident, &p, &RE, #pat)?;
                     });
                 }
                 parts.push(quote! {
                     {
                         let p = #p_expr;
                         #(#checks)*
-                        ::wrench::validate::Validate::validate(&self.#ident, &p)?;
+                        ::wrench_contract::validate::Validate::validate(&self.#ident, &p)?;
                     }
                 });
             }
@@ -252,10 +252,10 @@ pub(crate) fn expand(item: TokenStream) -> Result<TokenStream> {
     };
     let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
     Ok(quote! {
-        impl #impl_g ::wrench::validate::Validate for #name #ty_g #where_g {
+        impl #impl_g ::wrench_contract::validate::Validate for #name #ty_g #where_g {
             const ALIASES: &'static [(&'static str, &'static str)] = &[#(#aliases),*];
 
-            fn validate(&self, path: &str) -> ::std::result::Result<(), ::wrench::validate::FieldError> {
+            fn validate(&self, path: &str) -> ::std::result::Result<(), ::wrench_contract::validate::FieldError> {
                 #body
                 ::std::result::Result::Ok(())
             }

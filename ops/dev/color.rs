@@ -6,6 +6,8 @@
 //! channels with the formulas of CSS Color 4 section 7 (HSL), so hex and RGB round-trip
 //! exactly.
 
+use wrench_kit::color::rgb_of;
+
 use crate::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -81,20 +83,6 @@ fn hsl_of(r: u8, g: u8, b: u8) -> (f64, f64, f64) {
         (r - g) / d + 4.0
     };
     (h * 60.0, s * 100.0, l * 100.0)
-}
-
-/// 8-bit sRGB from HSL (CSS Color 4, section 7.1 `hslToRgb`); saturation and lightness in
-/// percent.
-pub(crate) fn rgb_of(h: f64, s: f64, l: f64) -> (u8, u8, u8) {
-    let (s, l) = (s / 100.0, l / 100.0);
-    let h = h.rem_euclid(360.0);
-    let f = |n: f64| {
-        let k = (n + h / 30.0) % 12.0;
-        let a = s * l.min(1.0 - l);
-        l - a * (k - 3.0).min(9.0 - k).clamp(-1.0, 1.0)
-    };
-    let to8 = |x: f64| (x * 255.0).round().clamp(0.0, 255.0) as u8;
-    (to8(f(0.0)), to8(f(8.0)), to8(f(4.0)))
 }
 
 fn forms(r: u8, g: u8, b: u8, alpha: f64) -> ColorForms {

@@ -1,10 +1,10 @@
 //! Cron expressions: a plain-English reading and the next run times (UTC). The grammar and
-//! the day-matching rule are those of Vixie cron; see `cron_schedule`.
+//! the day-matching rule are those of Vixie cron; see `wrench_kit::cron`.
 
 use indexmap::IndexMap;
 
-use super::cron_schedule::Schedule;
 use crate::{prelude::*, time};
+use wrench_kit::cron::Schedule;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

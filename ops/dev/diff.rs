@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::ops::text::json::{ChangeType, diff as json_diff};
 use crate::{bounds::OutputBudget, prelude::*};
+use wrench_kit::json_diff::{ChangeType, diff as json_diff};
 
 /// How long the minimal-diff search may run before it settles for a coarser (still correct)
 /// result.

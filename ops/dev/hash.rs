@@ -8,10 +8,9 @@ use md5::Md5;
 use sha1::Sha1;
 use sha2::{Digest, Sha256, Sha384, Sha512};
 
-use crate::{
-    crypto::{self, MacHash},
-    prelude::*,
-};
+use wrench_kit::crypto::{self, MacHash};
+
+use crate::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
@@ -208,7 +207,7 @@ mod tests {
     #[tokio::test]
     async fn the_trailing_slash_alias_answers_too() {
         let app =
-            crate::http::app(std::sync::Arc::new(crate::config::Config::default()), vec![__op_hash_text()]).unwrap();
+            wrench::http::app(std::sync::Arc::new(crate::config::Config::default()), vec![__op_hash_text()]).unwrap();
         let cli = poem::test::TestClient::new(app);
         for path in ["/v1/hash", "/v1/hash/"] {
             let (status, v) = crate::testing::json_of(

@@ -7,10 +7,9 @@
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use serde_json::Map;
 
-use crate::{
-    crypto::{self, MacHash},
-    prelude::*,
-};
+use wrench_kit::crypto::{self, MacHash};
+
+use crate::prelude::*;
 
 /// Base64url without padding, as JWS requires; padded input is tolerated when decoding.
 fn b64_decode(part: &str, what: &str) -> Result<Vec<u8>, String> {
@@ -115,7 +114,7 @@ async fn jwt_decode(input: JwtDecodeInput) -> Result<JwtDecodeOutput, ApiError> 
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct JwtGenerateInput {
     /// The claims. `iat` is set to now unless given; `exp` comes from `expires_in`.
     payload: Map<String, Value>,

@@ -1,8 +1,8 @@
 //! Arithmetic expressions evaluated safely: no variables, no code, bounded size and nesting.
 //! The language is in `math_expr`.
 
-use super::math_expr::{Angle, evaluate};
 use crate::prelude::*;
+use wrench_kit::math_expr::{Angle, evaluate};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -98,11 +98,11 @@ mod tests {
 
     #[test]
     fn the_description_names_every_function_and_constant() {
-        let op = crate::operations().into_iter().find(|o| o.id() == "mathEvaluate").unwrap();
-        for (name, _, _) in super::super::math_expr::FUNCTIONS {
+        let op = wrench::operations().into_iter().find(|o| o.id() == "mathEvaluate").unwrap();
+        for (name, _, _) in wrench_kit::math_expr::FUNCTIONS {
             assert!(op.description.contains(name), "{name} is not documented");
         }
-        for (name, _) in super::super::math_expr::CONSTANTS {
+        for (name, _) in wrench_kit::math_expr::CONSTANTS {
             assert!(op.description.contains(name), "{name} is not documented");
         }
     }

@@ -1,19 +1,16 @@
-//! Developer utilities (spec 4.2): hashes, IDs, URLs, passwords, cron, random data, colours, JWT, diffs,
-//! numbers, TOTP, timestamps, semver, YAML, math, units and licences.
+//! Developer utilities: hashes, identifiers, URLs, passwords, cron, random data, colours, JWT,
+//! diffs, numbers, TOTP, timestamps, semver, YAML, math, units and licences.
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
 pub(crate) mod color;
 pub(crate) mod cron;
-pub(crate) mod cron_schedule;
 pub(crate) mod diff;
 pub(crate) mod hash;
 pub(crate) mod jwt;
 pub(crate) mod license;
 pub(crate) mod math;
-pub(crate) mod math_expr;
 pub(crate) mod number_format;
-pub(crate) mod number_units;
 pub(crate) mod password;
 pub(crate) mod random_data;
 pub(crate) mod semver;

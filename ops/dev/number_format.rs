@@ -18,8 +18,8 @@ use icu_locale::Locale;
 use icu_plurals::{PluralCategory, PluralRules};
 use writeable::Writeable;
 
-use super::number_units;
 use crate::prelude::*;
+use wrench_kit::number_units;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]

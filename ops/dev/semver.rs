@@ -24,7 +24,7 @@ fn parse(text: &str) -> Result<Version, String> {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct SemverCompareInput {
     /// The first version, e.g. `1.0.0-alpha.1`.
     #[schemars(length(max = 256))]

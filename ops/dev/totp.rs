@@ -6,10 +6,9 @@
 
 use subtle::ConstantTimeEq;
 
-use crate::{
-    crypto::{self, MacHash},
-    prelude::*,
-};
+use wrench_kit::crypto::{self, MacHash};
+
+use crate::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]

@@ -3,12 +3,12 @@
 
 use sha2::{Digest, Sha256};
 
-use super::render::{self, Rgb, SvgOrPng};
 use crate::{op::Image, prelude::*};
+use wrench_kit::render::{self, Rgb, SvgOrPng};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct AvatarInput {
     /// Any text: a user name, an e-mail address, an id.
     #[schemars(length(min = 1, max = 256))]
@@ -51,7 +51,7 @@ fn pattern(seed: &str) -> ([bool; 25], Rgb) {
     let hue = u16::from_be_bytes([hash[28], hash[29]]) as f64 / 65536.0 * 360.0;
     let sat = 0.45 + hash[30] as f64 / 255.0 * 0.2;
     let lum = 0.40 + hash[31] as f64 / 255.0 * 0.15;
-    let (r, g, b) = crate::ops::dev::color::rgb_of(hue, sat * 100.0, lum * 100.0);
+    let (r, g, b) = wrench_kit::color::rgb_of(hue, sat * 100.0, lum * 100.0);
     (cells, Rgb(r, g, b))
 }
 
@@ -102,7 +102,7 @@ async fn avatar(input: AvatarInput) -> Result<Image, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::images::render::tests::decode_png;
+    use wrench_kit::render::decode_png;
 
     fn input(seed: &str, size: u32, format: SvgOrPng) -> AvatarInput {
         AvatarInput { seed: seed.into(), size, bg_color: light(), format }

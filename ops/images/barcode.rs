@@ -1,11 +1,9 @@
 //! Linear barcodes as SVG or PNG: Code 128 (set B), EAN-13, EAN-8, UPC-A, ITF-14 and MSI.
-//! The encoders are in `barcode_symbols`.
+//! The encoders are in `wrench_kit::barcode`.
 
-use super::{
-    barcode_symbols as sym,
-    render::{self, FONT_FAMILY, SvgOrPng, xml_escape},
-};
 use crate::{op::Image, prelude::*};
+use wrench_kit::barcode as sym;
+use wrench_kit::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -27,7 +25,7 @@ enum Symbology {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct BarcodeInput {
     /// What to encode.
     #[schemars(length(min = 1, max = 80))]
@@ -84,7 +82,8 @@ fn encode(kind: Symbology, data: &str) -> Result<(Vec<bool>, u32, u32, String), 
             (sym::itf(&d, 3), 10, 10, digits_text(&d))
         }
         Symbology::Msi => {
-            let mut d = crate::checksum::digits(data).filter(|d| d.len() <= 30).ok_or("MSI encodes 1 to 30 digits")?;
+            let mut d =
+                wrench_kit::checksum::digits(data).filter(|d| d.len() <= 30).ok_or("MSI encodes 1 to 30 digits")?;
             d.push(sym::luhn_check(&d));
             (sym::msi(&d), 12, 12, digits_text(&d))
         }
@@ -158,7 +157,7 @@ async fn barcode(input: BarcodeInput) -> Result<Image, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::images::render::tests::decode_png;
+    use wrench_kit::render::decode_png;
 
     #[test]
     fn png_bars_are_the_modules_at_the_requested_size() {

@@ -1,11 +1,9 @@
-//! Images (spec 4.3): Open Graph cards, QR codes, placeholders, avatars and barcodes, as SVG or PNG.
+//! Images: Open Graph cards, QR codes, placeholders, avatars and barcodes, as SVG or PNG.
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
 pub(crate) mod avatar;
 pub(crate) mod barcode;
-pub(crate) mod barcode_symbols;
 pub(crate) mod og;
 pub(crate) mod placeholder;
 pub(crate) mod qr;
-pub(crate) mod render;

@@ -4,8 +4,8 @@
 
 use std::sync::LazyLock;
 
-use super::render::{self, FONT_FAMILY, Rgb, SvgOrPng, xml_escape};
 use crate::{op::Image, prelude::*};
+use wrench_kit::render::{self, FONT_FAMILY, Rgb, SvgOrPng, xml_escape};
 
 static REGULAR: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
     ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans.ttf"), 0).expect("the embedded font parses")
@@ -321,7 +321,7 @@ async fn og_generate(input: OgInput) -> Result<Image, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::images::render::tests::decode_png;
+    use wrench_kit::render::decode_png;
 
     fn input(title: &str, template: Template, format: SvgOrPng) -> OgInput {
         OgInput {

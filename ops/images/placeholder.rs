@@ -1,11 +1,11 @@
 //! Placeholder images: a coloured box with its dimensions (or any text) in the middle.
 
-use super::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 use crate::{op::Image, prelude::*};
+use wrench_kit::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct PlaceholderInput {
     /// Width in pixels.
     #[serde(deserialize_with = "crate::decode::integer")]
@@ -88,7 +88,7 @@ async fn placeholder(input: PlaceholderInput) -> Result<Image, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::images::render::tests::decode_png;
+    use wrench_kit::render::decode_png;
 
     fn input(width: u32, height: Option<u32>, format: SvgOrPng) -> PlaceholderInput {
         PlaceholderInput { width, height, bg_color: grey(), text_color: dark_grey(), text: None, format }

@@ -4,8 +4,8 @@
 use base64::{Engine, engine::general_purpose::STANDARD};
 use qrcode::{Color, EcLevel, QrCode};
 
-use super::render::{self, Rgb};
 use crate::{op::Image, prelude::*};
+use wrench_kit::render::{self, Rgb};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
@@ -205,7 +205,7 @@ async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::images::render::tests::decode_png;
+    use wrench_kit::render::decode_png;
 
     fn input(text: &str, format: QrFormat, ecc: Ecc, size: u32) -> QrInput {
         QrInput {

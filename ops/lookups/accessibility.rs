@@ -1,4 +1,4 @@
-//! An accessibility check of a web page (spec 4.5, `accessibility/check`): the page is fetched
+//! An accessibility check of a web page (`accessibility/check`): the page is fetched
 //! through the guard and its HTML judged by the rules of `a11y_rules.rs` (16 rules named as
 //! axe-core names them, and checked against axe-core itself on a fixture page), each failing element reported with its rule, a CSS selector that
 //! finds it, its start tag and the WCAG criterion; a score by the formula below.
@@ -9,12 +9,10 @@
 
 use scraper::Html;
 
-use super::{
-    a11y_rules::{self, RULES},
-    dns_common::now,
-    page::{MAX_TAGS, check_nesting, fetch_page},
-};
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::web::a11y_rules::{self, RULES};
+use wrench_kit::web::page::{MAX_TAGS, check_nesting, fetch_page};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -159,7 +157,7 @@ async fn accessibility_check(input: AccessibilityInput, ctx: &Ctx) -> Result<Acc
         issues,
         rules,
         limitations: "the HTML as served is judged: no CSS cascade, script or layout; contrast only where an element's inline style gives both colours",
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 
@@ -170,7 +168,7 @@ mod tests {
     use scraper::Selector;
 
     use super::*;
-    use crate::ops::lookups::a11y_rules::contrast;
+    use wrench_kit::web::a11y_rules::contrast;
 
     /// WCAG contrast figures as WebAIM's checker states them: #777 on white 4.48:1, #767676 on
     /// white 4.54:1, black on white 21:1.

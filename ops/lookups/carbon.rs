@@ -1,4 +1,4 @@
-//! The carbon footprint of a page view (spec 4.6, `carbon/estimate`), by the Sustainable Web
+//! The carbon footprint of a page view (`carbon/estimate`), by the Sustainable Web
 //! Design model v4 (`carbon_model.rs`): the bytes a view transfers, the energy they take in
 //! each segment, the grid intensity that energy is made at, and whether the host runs on green
 //! energy according to the Green Web Foundation (`WRENCH_PROVIDER_GREENWEB_URL`).
@@ -14,15 +14,13 @@ use std::{collections::HashSet, time::Duration};
 use futures_util::{StreamExt, stream};
 use reqwest::header::HeaderMap;
 
-use super::{
-    carbon_model::{
-        self, EMBODIED_KWH_PER_GB, GLOBAL_GRID_INTENSITY, INTENSITY_SOURCE, Intensities, OPERATIONAL_KWH_PER_GB,
-        RATINGS, Segments,
-    },
-    dns_common::now,
-    page::{fetch_page, read_page},
-};
+use crate::time::now_rfc3339;
 use crate::{net::provider::Provider, prelude::*};
+use wrench_kit::web::carbon_model::{
+    self, EMBODIED_KWH_PER_GB, GLOBAL_GRID_INTENSITY, INTENSITY_SOURCE, Intensities, OPERATIONAL_KWH_PER_GB, RATINGS,
+    Segments,
+};
+use wrench_kit::web::page::{fetch_page, read_page};
 
 /// The most subresources fetched for one estimate.
 pub(crate) const MAX_SUBRESOURCES: usize = 40;
@@ -259,7 +257,7 @@ async fn weigh(ctx: &Ctx, kind: &'static str, url: url::Url) -> Subresource {
 /// The distinct http(s) subresources of `html` at `base`, in page order.
 fn subresource_urls(html: &str, base: &url::Url) -> Vec<(&'static str, url::Url)> {
     let mut seen = HashSet::new();
-    super::page_links::resources(html)
+    wrench_kit::web::page_links::resources(html)
         .into_iter()
         .filter(|(_, u)| u.len() <= 2048)
         .filter_map(|(k, u)| base.join(&u).ok().map(|u| (k, u)))
@@ -369,7 +367,7 @@ async fn carbon_estimate(input: CarbonInput, ctx: &Ctx) -> Result<CarbonOutput, 
             return_visit_share: 0.0,
             ratings: RATINGS.iter().map(|(r, g, p)| RatingBand { rating: r, max_grams: *g, percentile: *p }).collect(),
         },
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

@@ -1,16 +1,14 @@
-//! What a domain's home page says about the company behind it (spec 4.5, `company`): name,
+//! What a domain's home page says about the company behind it (`company`): name,
 //! description, images and icons from the head (`page.rs`), and the social profiles, e-mail
 //! addresses and phone numbers its links name (`page_links.rs`). Nothing is guessed: every
 //! value is read from the page, and the answer says from which tag.
 
-use super::{
-    dns_common::now,
-    linked_data::{self, Organization, WebSite},
-    page::{IconLink, MetaTag, absolute_values, read_page},
-    page_links,
-    site_home::{home_page, host_and_port},
-};
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::web::linked_data::{self, Organization, WebSite};
+use wrench_kit::web::page::{IconLink, MetaTag, absolute_values, read_page};
+use wrench_kit::web::page_links;
+use wrench_kit::web::site_home::{home_page, host_and_port};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -203,7 +201,7 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
         organization: ld.organization,
         website: ld.website,
         unreadable_json_ld: ld.unreadable,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

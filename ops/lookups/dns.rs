@@ -1,10 +1,11 @@
-//! DNS lookups through the service's resolver (spec 4.5): one type, several types at once, and
+//! DNS lookups through the service's resolver: one type, several types at once, and
 //! the names of an address.
 
 use std::{net::IpAddr, time::Instant};
 
-use super::dns_common::{DnsType, TypeAnswer, ask_all, dns_error, now, parse_domain, reverse_name, unique_types};
+use crate::time::now_rfc3339;
 use crate::{net::resolver::DnsRecord, prelude::*};
+use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, dns_error, parse_domain, reverse_name, unique_types};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -61,7 +62,7 @@ async fn dns_lookup(input: DnsLookupInput, ctx: &Ctx) -> Result<DnsLookupOutput,
         domain: name.to_ascii(),
         answer: TypeAnswer::from(input.kind, Ok(answer), started),
         resolver: resolver.upstreams().to_string(),
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 
@@ -111,7 +112,7 @@ async fn dns_batch(input: DnsBatchInput, ctx: &Ctx) -> Result<DnsBatchOutput, Ap
         domain: name.to_ascii(),
         results: ask_all(resolver, &name, &input.types).await,
         resolver: resolver.upstreams().to_string(),
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 
@@ -187,8 +188,8 @@ async fn ip_reverse(input: ReverseInput, ctx: &Ctx) -> Result<ReverseOutput, Api
         hostnames,
         records,
         status: answer.status,
-        query_time_ms: super::dns_common::millis(answer.elapsed),
+        query_time_ms: wrench_kit::network::dns::millis(answer.elapsed),
         resolver: resolver.upstreams().to_string(),
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }

@@ -1,4 +1,4 @@
-//! DNS change monitoring (spec 4.5): the records now, against the snapshot the previous check
+//! DNS change monitoring: the records now, against the snapshot the previous check
 //! of the same domain left in the store.
 //!
 //! "Now" means now: every question is asked afresh, past the resolver's answer cache (which
@@ -13,8 +13,9 @@
 
 use std::time::Duration;
 
-use super::dns_common::{DnsType, ask_all_fresh, now, parse_domain, unique_types};
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::network::dns::{DnsType, ask_all_fresh, parse_domain, unique_types};
 
 /// How long a snapshot outlives the check that wrote it.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(30 * 86_400);
@@ -141,7 +142,7 @@ async fn dns_monitor_check(input: MonitorInput, ctx: &Ctx) -> Result<MonitorOutp
     let domain = name.to_ascii();
     let answers = ask_all_fresh(&ctx.net.resolver, &name, &input.types).await;
     let mut answered_by: Vec<std::net::SocketAddr> = Vec::new();
-    let checked_at = now();
+    let checked_at = now_rfc3339();
     let (mut additions, mut removals, mut modifications, mut records) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut any_previous = false;

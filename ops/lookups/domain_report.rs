@@ -1,4 +1,4 @@
-//! Everything about a domain in one answer (spec 4.6, `domain/report`): its DNS records, its
+//! Everything about a domain in one answer (`domain/report`): its DNS records, its
 //! registration (the `whois` operation: RDAP, then WHOIS), its TLS and security headers (the
 //! `ssl` operation), its home page's answer, and the technologies the answer reveals
 //! (`tech_rules.rs`). The parts run concurrently within one outbound timeout; a part that
@@ -7,15 +7,16 @@
 use std::collections::BTreeMap;
 
 use super::{
-    dns_common::{DnsType, TypeAnswer, ask_all, now, parse_domain},
-    http_fetch::header_map,
-    site_home::home_page_on,
     ssl::{SslInput, SslOutput, ssl_check},
-    tech_rules::{self, Technology},
-    tls_common::{default_http_port, default_https_port},
     whois::{WhoisInput, WhoisOutput, whois_lookup},
 };
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, parse_domain};
+use wrench_kit::network::http_fetch::header_map;
+use wrench_kit::network::tls::{default_http_port, default_https_port};
+use wrench_kit::web::site_home::home_page_on;
+use wrench_kit::web::tech_rules::{self, Technology};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -167,6 +168,6 @@ async fn domain_report(input: DomainReportInput, ctx: &Ctx) -> Result<DomainRepo
         ssl: part(ssl.ok(), &late),
         http,
         technologies,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }

@@ -1,4 +1,4 @@
-//! Which domains a name could have (spec 4.6, `domain-search/search`): a name, or a phrase
+//! Which domains a name could have (`domain-search/search`): a name, or a phrase
 //! turned into name candidates, under a list of top-level domains, each looked up in its
 //! registry's RDAP service (RFC 9224 bootstrap; a 404 means the registry holds no such
 //! domain, RFC 7480 section 5.3) with DNS as a hint and as the fallback where a registry has
@@ -10,8 +10,9 @@
 use futures_util::{StreamExt, stream};
 use hickory_resolver::proto::rr::{Name, RecordType};
 
-use super::{dns_common::now, rdap};
+use crate::time::now_rfc3339;
 use crate::{net::resolver::DnsStatus, prelude::*};
+use wrench_kit::network::rdap;
 
 /// Lookups at once.
 const CONCURRENCY: usize = 8;
@@ -251,7 +252,7 @@ async fn domain_search(input: DomainSearchInput, ctx: &Ctx) -> Result<DomainSear
         tlds,
         results,
         note: "available means the registry holds no such domain; it may still be reserved or premium-priced, which only a registrar can tell",
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

@@ -1,5 +1,4 @@
-//! How well a domain's mail is protected against spoofing and interception (spec 4.6,
-//! `email-security/report`): SPF (`spf_check.rs`), DMARC with the organisational-domain
+//! How well a domain's mail is protected against spoofing and interception (`email-security/report`): SPF (`wrench_kit::mail::spf`), DMARC with the organisational-domain
 //! fallback, DKIM keys under common and given selectors, MTA-STS (its TXT record and the
 //! policy fetched over HTTPS through the guard), TLS-RPT and BIMI, read in parallel within one
 //! time budget; a score, a grade and recommendations, each tied to the record that caused it.
@@ -16,13 +15,14 @@
 //! Grades: A from 90, B from 75, C from 60, D from 40, F below. BIMI earns nothing (it needs
 //! an enforced DMARC policy to matter); its record is reported.
 
-use super::{
-    dns_common::{now, parse_domain},
-    email_security_score::{Recommendation, Score, assess, grade},
-    mail_policies::{COMMON_SELECTORS, Dkim, Dmarc, MtaSts, TaggedRecord, dkim, dmarc, dmarc_empty, mta_sts, tagged},
-    spf_check::{self, SpfReport},
-};
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::mail::policies::{
+    COMMON_SELECTORS, Dkim, Dmarc, MtaSts, TaggedRecord, dkim, dmarc, dmarc_empty, mta_sts, tagged,
+};
+use wrench_kit::mail::security_score::{Recommendation, Score, assess, grade};
+use wrench_kit::mail::spf::{self, SpfReport};
+use wrench_kit::network::dns::parse_domain;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -109,10 +109,10 @@ async fn email_security_report(input: EmailSecurityInput, ctx: &Ctx) -> Result<E
     };
     let (tls_rpt_name, bimi_name) = (format!("_smtp._tls.{domain}"), format!("default._bimi.{domain}"));
     let (spf, dmarc, dkim, mta, tls_rpt, bimi) = tokio::join!(
-        budget(deadline, spf_check::check(resolver, &domain), || SpfReport {
+        budget(deadline, spf::check(resolver, &domain), || SpfReport {
             errors: vec![late()],
             complete: false,
-            ..spf_check::empty()
+            ..spf::empty()
         }),
         budget(deadline, dmarc(resolver, &domain), || Dmarc { errors: vec![late()], ..dmarc_empty() }),
         budget(deadline, dkim(resolver, &domain, &selectors), || Dkim {
@@ -145,7 +145,7 @@ async fn email_security_report(input: EmailSecurityInput, ctx: &Ctx) -> Result<E
         bimi,
         recommendations,
         resolver: resolver.upstreams().to_string(),
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

@@ -1,21 +1,19 @@
 //! Whether an e-mail address can receive mail, as far as can be known without sending any
-//! (spec 4.5, `email/validate`): its syntax (`email_syntax.rs`), whether its domain exists and
+//! (`email/validate`): its syntax (`wrench_kit::mail::syntax`), whether its domain exists and
 //! names mail servers (MX, or an address when it has none, RFC 5321 section 5.1; a null MX,
-//! RFC 7505, refuses mail), and what the embedded lists say (`email_lists.rs`). No SMTP
+//! RFC 7505, refuses mail), and what the embedded lists say (`wrench_kit::mail::lists`). No SMTP
 //! conversation is held: mail servers answer probes unreliably, port 25 is blocked on most
 //! networks, and probing is how spammers clean lists.
 
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
 
-use super::{
-    dns_common::now,
-    email_lists::{self, DOMAINS, LISTS_DATED, SECOND_LEVEL, TOP_LEVEL},
-    email_syntax,
-};
+use crate::time::now_rfc3339;
 use crate::{
     net::resolver::{DnsStatus, Resolver},
     prelude::*,
 };
+use wrench_kit::mail::lists::{self, DOMAINS, LISTS_DATED, SECOND_LEVEL, TOP_LEVEL};
+use wrench_kit::mail::syntax;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -204,7 +202,7 @@ async fn mail_dns(resolver: &Resolver, domain: &str) -> Dns {
      example(bad_syntax, {"email": "jane..doe@site.example"}))]
 async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, ApiError> {
     let email = input.email.trim().to_string();
-    let parsed = email_syntax::parse(&email);
+    let parsed = syntax::parse(&email);
     let mut out = EmailOutput {
         email: email.clone(),
         normalized: None,
@@ -222,7 +220,7 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
         suggestion: None,
         suggestion_checked: false,
         lists: LISTS_DATED,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     };
     let address = match parsed {
         Ok(a) => a,
@@ -243,7 +241,7 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
     out.local_part = Some(address.local.clone());
     out.domain = Some(address.domain.clone());
     out.unicode_domain = address.unicode_domain.clone();
-    out.role_account = email_lists::role_account(&address.local);
+    out.role_account = lists::role_account(&address.local);
     if address.literal {
         out.verdict = "risky";
         out.reason =
@@ -251,15 +249,15 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
         return Ok(out);
     }
     let domain = address.domain.as_str();
-    out.disposable_match = email_lists::disposable(domain);
+    out.disposable_match = lists::disposable(domain);
     out.disposable = out.disposable_match.is_some();
-    out.free_provider = email_lists::free_provider(domain);
+    out.free_provider = lists::free_provider(domain);
     if input.check_dns {
         out.dns = mail_dns(&ctx.net.resolver, domain).await;
     }
     // A suggestion is offered for a common provider's domain, or when the domain as written
     // cannot receive mail: a company's own domain that happens to resemble one is left alone.
-    let candidates: Vec<String> = email_lists::candidates(domain, DOMAINS, SECOND_LEVEL, TOP_LEVEL, MAX_CANDIDATES)
+    let candidates: Vec<String> = lists::candidates(domain, DOMAINS, SECOND_LEVEL, TOP_LEVEL, MAX_CANDIDATES)
         .into_iter()
         .filter(|s| DOMAINS.contains(&s.as_str()) || out.dns.accepts_mail == Some(false))
         .collect();
@@ -304,14 +302,14 @@ async fn email_validate(input: EmailInput, ctx: &Ctx) -> Result<EmailOutput, Api
 
 #[cfg(test)]
 mod tests {
-    use super::email_syntax::parse;
+    use wrench_kit::mail::syntax::parse;
 
     /// mailcheck's distance alone corrects wrx-mail.cmo to wrx-mail.ca, which does not exist;
     /// DNS (the fake zone has wrx-mail.com with an MX) picks the domain that takes mail.
     #[tokio::test]
     async fn a_suggestion_is_a_domain_that_takes_mail() {
         use super::*;
-        let first = email_lists::suggest("wrx-mail.cmo", DOMAINS, SECOND_LEVEL, TOP_LEVEL);
+        let first = lists::suggest("wrx-mail.cmo", DOMAINS, SECOND_LEVEL, TOP_LEVEL);
         assert_eq!(first.as_deref(), Some("wrx-mail.ca"));
         let ctx = crate::testing::fake_ctx(&[]);
         let input = |check_dns| EmailInput { email: "jane@wrx-mail.cmo".into(), check_dns };

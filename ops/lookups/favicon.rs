@@ -1,4 +1,4 @@
-//! Every icon a browser would consider for a page (spec 4.5 lookups, `favicon`), each fetched
+//! Every icon a browser would consider for a page (`favicon`), each fetched
 //! through the outbound layer and checked: does it exist, what is it really (the bytes'
 //! format, not the declared type), and how large is it. Then the best one is named.
 //!
@@ -9,12 +9,10 @@
 use futures_util::{StreamExt, stream};
 use serde_json::Value;
 
-use super::{
-    dns_common::now,
-    page::{Page, fetch_page_of, read_page},
-    site_home::{home_page, host_and_port},
-};
+use crate::time::now_rfc3339;
 use crate::{net::FetchOptions, prelude::*};
+use wrench_kit::web::page::{Page, fetch_page_of, read_page};
+use wrench_kit::web::site_home::{home_page, host_and_port};
 
 /// Icons checked per page at most.
 const MAX_CANDIDATES: usize = 12;
@@ -23,7 +21,7 @@ const CONCURRENCY: usize = 4;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct FaviconInput {
     /// The site: a host name, optionally with a port (`example.com`, `example.com:8443`), whose
     /// home page is read over HTTPS first and over plain HTTP when HTTPS cannot be reached; or
@@ -248,7 +246,7 @@ async fn favicon(input: FaviconInput, ctx: &Ctx) -> Result<FaviconOutput, ApiErr
         unchecked,
         manifest: meta.manifest,
         manifest_error,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

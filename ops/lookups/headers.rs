@@ -1,9 +1,9 @@
-//! The response headers of a URL (spec 4.5, `headers`), fetched through the outbound layer.
+//! The response headers of a URL (`headers`), fetched through the outbound layer.
 
 use std::collections::BTreeMap;
 
-use super::http_fetch::{fetch_headers, header_map, url_input};
 use crate::prelude::*;
+use wrench_kit::network::http_fetch::{fetch_headers, header_map, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -68,7 +68,7 @@ async fn http_headers(input: HeadersInput, ctx: &Ctx) -> Result<HeadersOutput, A
         header_count: last.headers.len(),
         redirects: chain.hops.len() - 1,
         address: last.address.map(|a| a.to_string()),
-        time_ms: super::dns_common::millis(last.latency),
-        checked_at: super::dns_common::now(),
+        time_ms: wrench_kit::network::dns::millis(last.latency),
+        checked_at: crate::time::now_rfc3339(),
     })
 }

@@ -1,43 +1,64 @@
-//! Lookups (spec 4.5 and 4.6): DNS, IP, network and data-set lookups. Everything here that
-//! contacts a host goes through the outbound layer (`src/net/`).
+//! Lookups: DNS, TLS, WHOIS and web pages; IP addresses, networks and ASNs; places, time zones,
+//! phone numbers, holidays and user agents; and the figures third-party providers answer
+//! (weather, air quality, elevation, prices, estimates, npm). Everything that contacts a host goes
+//! through the outbound layer (`wrench_infra::net`); small data sets are embedded and dated, and
+//! large ones are files the operator names (`wrench_infra::datasets`).
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
-pub(crate) mod a11y_rules;
 pub(crate) mod accessibility;
+pub(crate) mod address;
+pub(crate) mod air_quality;
+pub(crate) mod asn_lookup;
+pub(crate) mod bin_lookup;
 pub(crate) mod carbon;
-pub(crate) mod carbon_model;
 pub(crate) mod company;
+pub(crate) mod disposable_list;
 pub(crate) mod dns;
-pub(crate) mod dns_common;
 pub(crate) mod dns_monitor;
 pub(crate) mod domain_report;
 pub(crate) mod domain_search;
-pub(crate) mod email_lists;
+pub(crate) mod elevation;
 pub(crate) mod email_security;
-pub(crate) mod email_security_score;
-pub(crate) mod email_syntax;
 pub(crate) mod email_validate;
+pub(crate) mod estimates;
+pub(crate) mod exchange;
 pub(crate) mod favicon;
+pub(crate) mod geo_distance;
+pub(crate) mod geocode;
 pub(crate) mod headers;
-pub(crate) mod http_fetch;
-pub(crate) mod linked_data;
-pub(crate) mod mail_policies;
-pub(crate) mod mail_records;
-pub(crate) mod page;
-pub(crate) mod page_links;
+pub(crate) mod holidays;
+pub(crate) mod ip_intelligence;
+pub(crate) mod ip_lookup;
+pub(crate) mod ip_range;
+pub(crate) mod npm;
+pub(crate) mod on_water;
 pub(crate) mod page_rank;
 pub(crate) mod performance;
+pub(crate) mod phone;
 pub(crate) mod propagation;
-pub(crate) mod rdap;
 pub(crate) mod redirect_trace;
-pub(crate) mod site_home;
-pub(crate) mod spf_check;
 pub(crate) mod ssl;
 pub(crate) mod ssl_cert;
-pub(crate) mod tech_rules;
-pub(crate) mod tls_common;
+pub(crate) mod timezone;
+pub(crate) mod timezone_convert;
 pub(crate) mod tls_fingerprint;
 pub(crate) mod url_metadata;
+pub(crate) mod useragent;
+pub(crate) mod weather;
 pub(crate) mod whois;
-pub(crate) mod whois_text;
+
+/// Builds the embedded tables that take a moment (the user-agent regexes, the phone metadata,
+/// the land and lake polygons, the place index), so that the first request needing one does not
+/// wait. The server runs it in the background at start; each table is otherwise built on first
+/// use.
+pub(crate) fn warm_up_task() -> crate::op::StartupTask {
+    crate::op::StartupTask {
+        name: "embedded tables",
+        run: || {
+            let _ = useragent::extractor();
+            let _ = phonenumber::parse(None, "+41 44 668 18 00");
+            let _ = (on_water::land(), on_water::lakes(), wrench_kit::geo::places::index());
+        },
+    }
+}

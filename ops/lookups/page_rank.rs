@@ -1,4 +1,4 @@
-//! A domain's Open PageRank (spec 4.6, `page-rank/check`): the 0-10 rank and the global
+//! A domain's Open PageRank (`page-rank/check`): the 0-10 rank and the global
 //! position from the Open PageRank API, which needs a free key
 //! (`WRENCH_PROVIDER_OPENPAGERANK_KEY`), and the HTTP status of the domain's home page fetched
 //! through the outbound layer. Ranks change slowly (the provider updates them every few
@@ -13,14 +13,12 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use super::{
-    dns_common::now,
-    site_home::{home_status, host_and_port},
-};
+use crate::time::now_rfc3339;
 use crate::{
     net::provider::{self, Budget, Provider},
     prelude::*,
 };
+use wrench_kit::web::site_home::{home_status, host_and_port};
 
 /// Open PageRank allows 10,000 requests an hour per key.
 const OPEN_PAGERANK: Provider = Provider {
@@ -189,7 +187,7 @@ async fn page_rank_check(input: PageRankInput, ctx: &Ctx) -> Result<PageRankOutp
         source: "Open PageRank",
         cached,
         http,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

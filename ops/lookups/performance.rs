@@ -1,17 +1,16 @@
-//! How fast a page answers (spec 4.6, `site/performance`): each phase of the request timed
-//! on a connection of its own (`src/net/timed.rs`), redirects followed hop by hop through the
+//! How fast a page answers (`site/performance`): each phase of the request timed
+//! on a connection of its own (`crates/infra/src/net/timed.rs`), redirects followed hop by hop through the
 //! same guard as every fetch.
 
 use std::collections::HashSet;
 
-use super::{
-    dns_common::{millis, now},
-    http_fetch::url_input,
-};
+use crate::time::now_rfc3339;
 use crate::{
     net::{OutboundError, fetch::follow, timed::TimedAnswer},
     prelude::*,
 };
+use wrench_kit::network::dns::millis;
+use wrench_kit::network::http_fetch::url_input;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -181,7 +180,7 @@ async fn site_performance(input: PerformanceInput, ctx: &Ctx) -> Result<Performa
         overall_ms: millis(started.elapsed()),
         body_bytes: last.body_bytes,
         compression: Compression { compressed: encoding.is_some(), encoding },
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

@@ -1,4 +1,4 @@
-//! The same DNS question to several resolvers at once (spec 4.5 and 4.6): has a change reached
+//! The same DNS question to several resolvers at once: has a change reached
 //! them all, and where do they disagree?
 //!
 //! The resolvers are those of `WRENCH_DNS_PROPAGATION_RESOLVERS` (five well-known public ones
@@ -8,8 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use super::dns_common::{DnsType, TypeAnswer, ask_all, now, parse_domain, unique_types};
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, parse_domain, unique_types};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -122,7 +123,7 @@ async fn dns_propagation(input: PropagationInput, ctx: &Ctx) -> Result<Propagati
         distinct_answers,
         majority,
         resolvers,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 
@@ -219,7 +220,7 @@ async fn dns_compare(input: CompareInput, ctx: &Ctx) -> Result<CompareOutput, Ap
         resolvers: ctx.net.propagation.iter().map(|(n, r)| (n.clone(), r.upstreams().to_string())).collect(),
         consistent: types.iter().all(|t| t.consistent),
         types,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 

@@ -1,11 +1,11 @@
-//! Every hop of a URL's redirects (spec 4.6, `redirect/trace`), each judged and fetched
+//! Every hop of a URL's redirects (`redirect/trace`), each judged and fetched
 //! through the outbound layer.
 
-use super::http_fetch::{header, url_input};
 use crate::{
     net::{ChainEnd, FetchOptions, OutboundError},
     prelude::*,
 };
+use wrench_kit::network::http_fetch::{header, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -108,8 +108,8 @@ async fn redirect_trace(input: TraceInput, ctx: &Ctx) -> Result<TraceOutput, Api
         .map(|h| TraceHop {
             url: h.url.to_string(),
             status: h.status,
-            latency_ms: super::dns_common::millis(h.latency),
-            dns_ms: super::dns_common::millis(h.dns_time),
+            latency_ms: wrench_kit::network::dns::millis(h.latency),
+            dns_ms: wrench_kit::network::dns::millis(h.dns_time),
             server: header(h, "server"),
             location: h.location.clone(),
             address: h.address.map(|a| a.to_string()),
@@ -125,7 +125,7 @@ async fn redirect_trace(input: TraceInput, ctx: &Ctx) -> Result<TraceOutput, Api
         hops,
         ended,
         reason,
-        total_time_ms: super::dns_common::millis(chain.elapsed),
-        checked_at: super::dns_common::now(),
+        total_time_ms: wrench_kit::network::dns::millis(chain.elapsed),
+        checked_at: crate::time::now_rfc3339(),
     })
 }

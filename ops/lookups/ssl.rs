@@ -1,4 +1,4 @@
-//! HTTPS support of a host (spec 4.5, `ssl`): whether it speaks TLS and with which
+//! HTTPS support of a host (`ssl`): whether it speaks TLS and with which
 //! certificate, whether plain HTTP sends visitors to HTTPS, and the security headers of its
 //! HTTPS answer, with HSTS read out.
 //!
@@ -7,15 +7,14 @@
 //! GET of `/` over HTTP. A host that answers on neither is 502; one that answers on one of
 //! them gets a report saying what failed on the other.
 
-use super::{
-    dns_common::{millis, now},
-    http_fetch::{header, hsts_flag, hsts_max_age},
-    tls_common::{chain_report, default_http_port, default_https_port, host_input, host_target},
-};
+use crate::time::now_rfc3339;
 use crate::{
     net::{FetchOptions, Hop, Net, OutboundError},
     prelude::*,
 };
+use wrench_kit::network::dns::millis;
+use wrench_kit::network::http_fetch::{header, hsts_flag, hsts_max_age};
+use wrench_kit::network::tls::{chain_report, default_http_port, default_https_port, host_input, host_target};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -257,5 +256,5 @@ pub(crate) async fn ssl_check(input: SslInput, ctx: &Ctx) -> Result<SslOutput, A
             SecurityHeader { header: name, present: value.is_some(), value }
         })
         .collect();
-    Ok(SslOutput { domain: host, https, certificate, http_redirect, hsts, security_headers, checked_at: now() })
+    Ok(SslOutput { domain: host, https, certificate, http_redirect, hsts, security_headers, checked_at: now_rfc3339() })
 }

@@ -1,14 +1,15 @@
-//! The certificate of a TLS host and when it ends (spec 4.5, `ssl-cert/expiry`).
+//! The certificate of a TLS host and when it ends (`ssl-cert/expiry`).
 //!
 //! The chain is recorded during the handshake whatever its state and judged afterwards
-//! (`src/net/tls_inspect.rs`), so an expired, self-signed or misnamed certificate is reported
+//! (`crates/infra/src/net/tls_inspect.rs`), so an expired, self-signed or misnamed certificate is reported
 //! with its details and the reason, not as a failed connection.
 
-use super::{
-    dns_common::{millis, now},
-    tls_common::{ChainReport, chain_report, default_https_port, default_warn_days, host_input, host_target},
-};
+use crate::time::now_rfc3339;
 use crate::{net::certificate::CertificateSummary, prelude::*};
+use wrench_kit::network::dns::millis;
+use wrench_kit::network::tls::{
+    ChainReport, chain_report, default_https_port, default_warn_days, host_input, host_target,
+};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -102,6 +103,6 @@ async fn ssl_cert_expiry(input: CertInput, ctx: &Ctx) -> Result<CertOutput, ApiE
         protocol: inspection.protocol,
         cipher_suite: inspection.cipher_suite,
         handshake_ms: millis(inspection.handshake_time),
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }

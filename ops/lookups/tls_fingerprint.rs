@@ -1,8 +1,8 @@
-//! The caller's own TLS fingerprint (spec 4.6, `tls/fingerprint`): the ClientHello its client
+//! The caller's own TLS fingerprint (`tls/fingerprint`): the ClientHello its client
 //! sent to wrench's HTTPS listener, as JA3 (string and MD5) and JA4 (FoxIO's JA4 TLS client
 //! fingerprint, hashed and raw), with the fields they are made of, and what the handshake
 //! agreed. The hello is read by the listener before the handshake (`src/http/tls.rs`,
-//! `src/connection/`); this operation only describes it.
+//! `crates/infra/src/connection/`); this operation only describes it.
 //!
 //! Nothing is invented: on the plain listener, or behind a proxy that terminated TLS, the
 //! ClientHello never reached wrench, and the answer says so (`available: false` and why).

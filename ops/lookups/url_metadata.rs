@@ -1,12 +1,9 @@
-//! The metadata of a web page (spec 4.5, `url-metadata`) and the share card it makes (spec
-//! 4.6, `social-preview/extract`), both read by one parser (`page.rs`) from a page fetched
+//! The metadata of a web page (`url-metadata`) and the share card it makes (`social-preview/extract`), both read by one parser (`page.rs`) from a page fetched
 //! through the outbound layer. Nothing the page names (images, icons, manifest) is fetched.
 
-use super::{
-    dns_common::now,
-    page::{HeadMeta, IconLink, MetaTag, Page, absolute_values, fetch_page, read_page},
-};
 use crate::prelude::*;
+use crate::time::now_rfc3339;
+use wrench_kit::web::page::{HeadMeta, IconLink, MetaTag, Page, absolute_values, fetch_page, read_page};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -143,7 +140,7 @@ async fn url_metadata(input: PageInput, ctx: &Ctx) -> Result<MetadataOutput, Api
         open_graph: meta.open_graph,
         twitter_card: meta.twitter,
         omitted_tags: meta.omitted,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }
 
@@ -260,6 +257,6 @@ async fn social_preview(input: PageInput, ctx: &Ctx) -> Result<SocialOutput, Api
         open_graph: meta.open_graph,
         twitter_card: meta.twitter,
         images,
-        checked_at: now(),
+        checked_at: now_rfc3339(),
     })
 }

@@ -1,4 +1,4 @@
-//! Registration data of a domain (spec 4.5, `whois`): RDAP first, WHOIS on port 43 when the
+//! Registration data of a domain (`whois`): RDAP first, WHOIS on port 43 when the
 //! registry has no RDAP service or its service fails. IP addresses and AS numbers are looked
 //! up over RDAP too (the regional registries' services; there is no WHOIS fallback for them).
 //!
@@ -9,11 +9,11 @@
 
 use serde_json::Value;
 
-use super::{
-    dns_common::{millis, now, parse_domain},
-    rdap, whois_text,
-};
+use crate::time::now_rfc3339;
 use crate::{net::OutboundError, prelude::*};
+use wrench_kit::network::dns::{millis, parse_domain};
+use wrench_kit::network::rdap;
+use wrench_kit::network::whois_text;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -178,7 +178,7 @@ impl WhoisOutput {
             source,
             rdap_unavailable: None,
             whois_text: None,
-            checked_at: now(),
+            checked_at: now_rfc3339(),
         }
     }
 

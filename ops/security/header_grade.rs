@@ -1,11 +1,11 @@
-//! A grade for a site's security headers (spec 4.4, `security/grade`), from the headers of its
+//! A grade for a site's security headers (`security/grade`), from the headers of its
 //! final answer, fetched through the outbound layer.
 //!
 //! The scoring table is ours, written out in the operation's description and applied here in
 //! one function per header, so that each point gained or lost comes with its reason.
 
-use super::super::lookups::http_fetch::{fetch_headers, header, hsts_max_age as max_age, url_input};
 use crate::prelude::*;
+use wrench_kit::network::http_fetch::{fetch_headers, header, hsts_max_age as max_age, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -231,7 +231,7 @@ async fn security_grade(input: GradeInput, ctx: &Ctx) -> Result<GradeOutput, Api
         score,
         max_score,
         checks,
-        checked_at: crate::ops::lookups::dns_common::now(),
+        checked_at: crate::time::now_rfc3339(),
     })
 }
 

@@ -1,8 +1,8 @@
 //! IBANs (ISO 13616): the MOD 97-10 check (ISO 7064) and each country's BBAN structure from
-//! the SWIFT IBAN registry (`iban_registry.rs`, every country and territory it lists).
+//! the SWIFT IBAN registry (`wrench_kit::iban`, every country and territory it lists).
 
-use super::iban_registry::{entry, segments};
 use crate::prelude::*;
+use wrench_kit::iban::{entry, segments};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
@@ -176,11 +176,7 @@ mod tests {
     fn every_registry_country_agrees_with_schwifty() {
         let fixture: Value = serde_json::from_str(include_str!("../../tests/fixtures/iban_registry.json")).unwrap();
         let countries = fixture["countries"].as_array().unwrap();
-        assert_eq!(
-            countries.len(),
-            super::super::iban_registry::REGISTRY.len(),
-            "one fixture entry per registry entry"
-        );
+        assert_eq!(countries.len(), wrench_kit::iban::REGISTRY.len(), "one fixture entry per registry entry");
         let mut failures = Vec::new();
         for c in countries {
             for (kind, ex) in c["examples"].as_object().unwrap() {

@@ -1,14 +1,14 @@
 //! VAT identification numbers of the EU member states, Northern Ireland (XI) and Great
-//! Britain: shape and national check digits (rules in `vat_rules`). This is an offline check;
+//! Britain: shape and national check digits (rules in `wrench_kit::vat`). This is an offline check;
 //! whether a number is registered needs the member state's register (VIES), which is not
 //! consulted here.
 
-use super::vat_rules::{COUNTRIES, Check};
 use crate::prelude::*;
+use wrench_kit::vat::{COUNTRIES, Check};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct VatInput {
     /// The VAT number with its country prefix (`DE136695976`, `FR 40 303 265 045`); spaces,
     /// dots and dashes are ignored. Greece is `EL` (`GR` is accepted).

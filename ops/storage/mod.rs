@@ -1,4 +1,4 @@
-//! The stateful features (spec 4.7): pastes, short links and webhook inboxes, on the configured store.
+//! Storage: pastes, short links and webhook inboxes, on the configured store.
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 

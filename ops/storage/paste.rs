@@ -182,7 +182,7 @@ mod tests {
     #[tokio::test]
     async fn create_then_read_both_ways() {
         let cli = TestClient::new(
-            crate::http::app(Arc::new(Config::default()), vec![__op_create_paste(), __op_get_paste()]).unwrap(),
+            wrench::http::app(Arc::new(Config::default()), vec![__op_create_paste(), __op_get_paste()]).unwrap(),
         );
         let content = "line 1\n\"quoted\" — ünïcode\n";
         let resp = cli.post("/v1/paste/create").body_json(&json!({"content": content, "language": "md"})).send().await;

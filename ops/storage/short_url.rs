@@ -35,7 +35,7 @@ struct LinkRecord {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct ShortUrlCreateInput {
     /// The target: an absolute http or https URL, at most 2,048 characters, without user name
     /// or password.
@@ -250,9 +250,9 @@ mod tests {
     use crate::config::Config;
     use crate::testing::json_of;
 
-    fn client() -> TestClient<crate::http::App> {
+    fn client() -> TestClient<wrench::http::App> {
         let ops = vec![__op_create_short_url(), __op_follow_short_url(), __op_get_short_url_stats()];
-        TestClient::new(crate::http::app(Arc::new(Config::default()), ops).unwrap())
+        TestClient::new(wrench::http::app(Arc::new(Config::default()), ops).unwrap())
     }
 
     #[tokio::test]

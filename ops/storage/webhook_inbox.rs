@@ -366,9 +366,9 @@ mod tests {
         ]
     }
 
-    fn client_with(config: Config) -> (TestClient<crate::http::App>, Arc<dyn Store>) {
+    fn client_with(config: Config) -> (TestClient<wrench::http::App>, Arc<dyn Store>) {
         let store: Arc<dyn Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
-        let app = crate::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
+        let app = wrench::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
         (TestClient::new(app), store)
     }
 
@@ -455,7 +455,7 @@ mod tests {
         // The anonymous quota is 5 a minute; a provider delivers 60 from one address.
         let config = Config { inbox_max_payloads: 100, inbox_rate_per_minute: 80, ..Config::default() };
         let store: Arc<dyn Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
-        let app = crate::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
+        let app = wrench::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(

@@ -16,7 +16,7 @@ const DELIMITER_PATTERN: &str = "^[\\t !#-~]$";
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct CsvToJsonInput {
     /// CSV text. A leading byte-order mark is ignored.
     csv: String,
@@ -152,7 +152,7 @@ enum LineEnding {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct CsvToCsvInput {
     /// The rows: objects whose keys are column names. At most 100,000.
     #[schemars(length(max = 100000))]

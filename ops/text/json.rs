@@ -7,6 +7,8 @@
 //! size of a formatted answer is computed before it is built (indentation grows with depth
 //! times lines, so a small document can ask for a very large answer).
 
+use wrench_kit::json_diff::{Difference, diff};
+
 use crate::{bounds::OutputBudget, prelude::*};
 
 /// Checks `text` is one JSON value; on failure, a message and the position of the error.
@@ -284,156 +286,12 @@ struct JsonDiffInput {
     b: String,
 }
 
-#[derive(Debug, Serialize, JsonSchema, PartialEq, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ChangeType {
-    Added,
-    Removed,
-    Changed,
-}
-
-#[derive(Debug, Serialize, JsonSchema, PartialEq)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Difference {
-    /// Where, JSONPath-like from the root `$`: `$.a.b[0]`, `$['key with spaces']`.
-    pub(crate) path: String,
-    /// What happened there.
-    #[serde(rename = "type")]
-    pub(crate) kind: ChangeType,
-    /// The value in `a` (absent for added).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) old_value: Option<Value>,
-    /// The value in `b` (absent for removed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) new_value: Option<Value>,
-}
-
 #[derive(Debug, Serialize, JsonSchema)]
 struct JsonDiffOutput {
     /// Whether the two documents are equal as JSON values.
     equal: bool,
     /// Each difference, in document order.
     differences: Vec<Difference>,
-}
-
-fn key_path(base: &str, key: &str) -> String {
-    let mut chars = key.chars();
-    let plain = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if plain {
-        format!("{base}.{key}")
-    } else {
-        let mut out = format!("{base}['");
-        for c in key.chars() {
-            match c {
-                '\'' => out.push_str("\\'"),
-                '\\' => out.push_str("\\\\"),
-                c => out.push(c),
-            }
-        }
-        out.push_str("']");
-        out
-    }
-}
-
-/// Numbers are equal when their values are (`1` and `1.0`), as JSON compares them.
-fn same_number(a: &serde_json::Number, b: &serde_json::Number) -> bool {
-    if a == b {
-        return true;
-    }
-    match (a.as_i128(), b.as_i128()) {
-        (Some(x), Some(y)) => x == y,
-        _ => a.as_f64().zip(b.as_f64()).is_some_and(|(x, y)| x == y),
-    }
-}
-
-/// Every difference between `a` and `b` under `path` (`$` for the root), in document order.
-/// Each one is counted against `budget` as it is found: paths repeat their prefixes, so the
-/// answer can be much larger than the two documents.
-/// Adds one difference, counted against `budget`: its path, kind and punctuation, then its
-/// values.
-fn record(out: &mut Vec<Difference>, budget: &mut OutputBudget, d: Difference) -> Result<(), ApiError> {
-    budget.add_json_string(&d.path)?;
-    budget.add(48)?;
-    for v in [&d.old_value, &d.new_value].into_iter().flatten() {
-        budget.add(crate::bounds::json_size(v))?;
-    }
-    out.push(d);
-    Ok(())
-}
-
-pub(crate) fn diff(
-    path: &str,
-    a: &Value,
-    b: &Value,
-    out: &mut Vec<Difference>,
-    budget: &mut OutputBudget,
-) -> Result<(), ApiError> {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (k, va) in x {
-                match y.get(k) {
-                    Some(vb) => diff(&key_path(path, k), va, vb, out, budget)?,
-                    None => record(
-                        out,
-                        budget,
-                        Difference {
-                            path: key_path(path, k),
-                            kind: ChangeType::Removed,
-                            old_value: Some(va.clone()),
-                            new_value: None,
-                        },
-                    )?,
-                }
-            }
-            for (k, vb) in y {
-                if !x.contains_key(k) {
-                    record(
-                        out,
-                        budget,
-                        Difference {
-                            path: key_path(path, k),
-                            kind: ChangeType::Added,
-                            old_value: None,
-                            new_value: Some(vb.clone()),
-                        },
-                    )?;
-                }
-            }
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            for i in 0..x.len().max(y.len()) {
-                let p = format!("{path}[{i}]");
-                match (x.get(i), y.get(i)) {
-                    (Some(va), Some(vb)) => diff(&p, va, vb, out, budget)?,
-                    (Some(va), None) => record(
-                        out,
-                        budget,
-                        Difference { path: p, kind: ChangeType::Removed, old_value: Some(va.clone()), new_value: None },
-                    )?,
-                    (None, Some(vb)) => record(
-                        out,
-                        budget,
-                        Difference { path: p, kind: ChangeType::Added, old_value: None, new_value: Some(vb.clone()) },
-                    )?,
-                    (None, None) => {}
-                }
-            }
-        }
-        (Value::Number(x), Value::Number(y)) if same_number(x, y) => {}
-        _ if a == b => {}
-        _ => record(
-            out,
-            budget,
-            Difference {
-                path: path.to_string(),
-                kind: ChangeType::Changed,
-                old_value: Some(a.clone()),
-                new_value: Some(b.clone()),
-            },
-        )?,
-    }
-    Ok(())
 }
 
 /// Parses a document already checked to nest at most [`crate::bounds::MAX_NESTING`] levels;
@@ -468,6 +326,8 @@ async fn json_diff(ctx: &Ctx, input: JsonDiffInput) -> Result<JsonDiffOutput, Ap
 
 #[cfg(test)]
 mod tests {
+    use wrench_kit::json_diff::ChangeType;
+
     use super::*;
 
     #[test]

@@ -101,7 +101,7 @@ async fn markdown_to_html(ctx: &Ctx, input: MarkdownToHtmlInput) -> Result<Markd
     // does not see: bound it first, as html-sanitize does. The cleaner only removes; its
     // output is never larger than what it was given.
     let html = if input.sanitize {
-        super::html::check_depth("markdown", &html)?;
+        wrench_kit::web::html_depth::check_depth("markdown", &html)?;
         sanitizer().clean(&html).to_string()
     } else {
         html

@@ -1,4 +1,4 @@
-//! Text and data (spec 4.1): encoders, formatters, converters and text tools.
+//! Text and data: encoders, formatters, converters and text tools.
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 

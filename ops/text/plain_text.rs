@@ -195,7 +195,7 @@ enum Boundary {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(transform = wrench::validate::declare_aliases::<Self>)]
+#[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct TruncateInput {
     /// The text to shorten.
     text: String,

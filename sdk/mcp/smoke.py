@@ -3,7 +3,7 @@ at /mcp (with an API key) and over stdio (`wrench mcp`). Lists the tools, calls 
 kind (JSON with structured output, a query operation, path parameters, an image, a redirect),
 and checks that bad input comes back as a structured tool error naming the field.
 
-Usage: python smoke.py BASE_URL API_KEY WRENCH_BINARY
+Usage: python smoke.py BASE_URL API_KEY WRENCH_TEST_BINARY
 """
 
 import asyncio

@@ -1,7 +1,7 @@
 """Calls a running wrench through the Python client openapi-python-client generated from
 openapi/openapi.json: one operation of each kind of input and output.
 
-Usage: WRENCH_URL=http://127.0.0.1:8080 WRENCH_KEY=... python smoke.py (with the generated
+Usage: WRENCH_TEST_URL=http://127.0.0.1:8080 WRENCH_TEST_KEY=... python smoke.py (with the generated
 package importable). Exits non-zero, naming the step, on the first answer that is not right.
 """
 
@@ -32,7 +32,7 @@ from wrench_client.models import (
 )
 from wrench_client.types import File
 
-client = AuthenticatedClient(base_url=os.environ["WRENCH_URL"], token=os.environ["WRENCH_KEY"])
+client = AuthenticatedClient(base_url=os.environ["WRENCH_TEST_URL"], token=os.environ["WRENCH_TEST_KEY"])
 done = []
 
 

@@ -2,14 +2,14 @@
 // from openapi/openapi.json (`schema.d.ts`): one operation of each kind of input and output.
 // Compiled with `tsc --strict`, so a type the generator got wrong fails the build, not a user.
 //
-// Usage: WRENCH_URL=http://127.0.0.1:8080 WRENCH_KEY=... node out/smoke.js
+// Usage: WRENCH_TEST_URL=http://127.0.0.1:8080 WRENCH_TEST_KEY=... node out/smoke.js
 
 import createClient from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 const client = createClient<paths>({
-  baseUrl: process.env.WRENCH_URL,
-  headers: { "X-API-Key": process.env.WRENCH_KEY ?? "" },
+  baseUrl: process.env.WRENCH_TEST_URL,
+  headers: { "X-API-Key": process.env.WRENCH_TEST_KEY ?? "" },
 });
 const done: string[] = [];
 

@@ -14,6 +14,7 @@ pub mod mcp;
 mod pipeline;
 pub mod server;
 mod site;
+mod startup;
 pub mod tls;
 
 use std::{
@@ -32,7 +33,7 @@ use crate::{
     config::Config,
     envelope::{ApiError, ErrorCode, error_response},
     keys::KeyRing,
-    op::{HttpMethod, Operation, Route},
+    op::{HttpMethod, Operation, Registry, Route},
     store::{Store, embedded::EmbeddedStore},
 };
 
@@ -47,6 +48,7 @@ pub(crate) struct State {
     /// The same document rendered as OpenAPI 3.0.3.
     pub(crate) openapi_30: Vec<u8>,
     pub(crate) operation_count: usize,
+    pub(crate) startup: Arc<startup::Startup>,
 }
 
 /// Per-request values, put in the request's extensions by [`App`].
@@ -92,6 +94,7 @@ pub struct App {
     tools: mcp::Tools,
     datasets: Arc<crate::datasets::Datasets>,
     cors: crate::config::CorsOrigins,
+    startup: Arc<startup::Startup>,
 }
 
 /// Builds the app with a store that lives in memory only: for tests and throw-away use.
@@ -132,7 +135,9 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
         openapi_30: serde_json::to_vec_pretty(&crate::openapi::v30::render(&doc)).map_err(|e| e.to_string())?,
         operation_count: ops.len(),
+        startup: Arc::new(startup::Startup::default()),
     });
+    let startup = state.startup.clone();
     let mut route = poem::Route::new();
     for (path, routes) in by_path {
         route = route.at(path, PathEndpoint { state: state.clone(), routes });
@@ -142,7 +147,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
     let route = Arc::new(site::mount(route, state));
     let tools = mcp::Tools::new(&ops, route.clone());
     let mcp = mcp::McpEndpoint::new(tools.clone(), &config);
-    Ok(App { route, mcp, tools, datasets, cors })
+    Ok(App { route, mcp, tools, datasets, cors, startup })
 }
 
 /// One route of an operation, as the router holds it.
@@ -272,11 +277,11 @@ fn edge_error(req: &Request) -> Option<ApiError> {
 
 /// Serves every operation as an MCP tool over stdin and stdout until the client closes them.
 /// Calls carry `key` when given and come from 127.0.0.1 otherwise; logs go to stderr.
-pub async fn serve_mcp_stdio(config: Config, ops: Vec<Operation>, key: Option<String>) -> Result<(), String> {
+pub async fn serve_mcp_stdio(config: Config, registry: Registry, key: Option<String>) -> Result<(), String> {
     let _log_guard = crate::logging::init(&config);
     let config = Arc::new(config);
     let store = crate::store::open(&config)?;
-    let app = app_with_store(config, store, ops)?;
+    let app = app_with_store(config, store, registry.operations)?;
     let warm = app.datasets.clone();
     tokio::spawn(async move { warm.load_all().await });
     let tools = match key {
@@ -287,7 +292,7 @@ pub async fn serve_mcp_stdio(config: Config, ops: Vec<Operation>, key: Option<St
 }
 
 /// Runs the server until SIGTERM or Ctrl-C, then lets in-flight requests finish.
-pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
+pub async fn serve(config: Config, registry: Registry) -> Result<(), String> {
     let _log_guard = crate::logging::init(&config);
     let config = Arc::new(config);
     let store = crate::store::open(&config)?;
@@ -296,12 +301,12 @@ pub async fn serve(config: Config, ops: Vec<Operation>) -> Result<(), String> {
         // Not fatal: stateless operations work, and the store answers 503 until it is back.
         Err(e) => tracing::warn!(backend = store.backend(), error = %e, "store not answering yet"),
     }
-    let app = app_with_store(config.clone(), store, ops)?;
+    let app = app_with_store(config.clone(), store, registry.operations)?;
     // The data sets load in the background: the server answers at once, and a request that
     // needs one before it is ready waits for that load (see `datasets::slot`).
     let warm = app.datasets.clone();
     tokio::spawn(async move { warm.load_all().await });
-    tokio::task::spawn_blocking(crate::ops::data::warm_up);
+    app.startup.run(&registry.startup);
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| format!("WRENCH_LISTEN ({}): {e}", config.listen))?;

@@ -119,10 +119,9 @@ impl Endpoint for SiteEndpoint {
                     "status": "ok",
                     "store": {"backend": store.backend(), "reachable": reachable},
                     "datasets": self.state.datasets.status(),
-                    // The embedded tables built in the background at start (user-agent
-                    // regexes, phone metadata, polygons, places); each is built on first
-                    // use otherwise.
-                    "embeddedTablesBuilt": crate::ops::data::WARMED.load(std::sync::atomic::Ordering::Acquire),
+                    // The registry's start-up work (embedded tables built in the background;
+                    // each is built on first use otherwise).
+                    "startup": self.state.startup.report(),
                 }))
             }
             Page::Ready => {

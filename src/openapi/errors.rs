@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
 
 use crate::envelope::ErrorCode;
@@ -18,17 +19,11 @@ pub(super) fn group_name(codes: &[ErrorCode]) -> String {
     let parts: Vec<String> = codes
         .iter()
         .map(|c| {
-            let pascal: String = c.as_str().split('_').map(capitalised).collect();
+            let pascal = c.as_str().to_upper_camel_case();
             pascal.strip_suffix("Error").map(str::to_string).unwrap_or(pascal)
         })
         .collect();
     parts.join("Or") + "Error"
-}
-
-fn capitalised(part: &str) -> String {
-    let lower = part.to_ascii_lowercase();
-    let mut c = lower.chars();
-    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 /// The codes of one operation grouped by status, in status order.

@@ -22,6 +22,7 @@ pub mod v30;
 
 use std::collections::BTreeMap;
 
+use heck::ToUpperCamelCase;
 use schemars::{SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
@@ -57,9 +58,9 @@ fn settings() -> SchemaSettings {
     })
 }
 
+/// `base64Encode` -> `Base64Encode`, for the names of an operation's schemas.
 fn pascal(id: &str) -> String {
-    let mut c = id.chars();
-    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
+    id.to_upper_camel_case()
 }
 
 /// Keeps `schema` under `name` and gives the `$ref` to use for it; a `$ref` schemars already

@@ -1,5 +1,5 @@
 // The function itself: async, documented, returning Result<Output, ApiError>, one input.
-use wrench::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Deserialize, JsonSchema, Validate)]
 struct In {

@@ -1,5 +1,5 @@
 // The other items: path templates, example names and statuses, redactions, error codes.
-use wrench::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Deserialize, JsonSchema, Validate)]
 struct In {

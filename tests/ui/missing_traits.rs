@@ -1,5 +1,5 @@
 // Types that lack what the runtime needs are reported at the types.
-use wrench::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Deserialize, JsonSchema)]
 struct In {

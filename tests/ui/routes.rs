@@ -1,5 +1,5 @@
 // Routes: what each method can read, unique operationIds, and the grammar's order.
-use wrench::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Deserialize, JsonSchema, Validate)]
 struct In {

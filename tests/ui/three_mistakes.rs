@@ -1,5 +1,5 @@
 // A declaration with three mistakes gives three messages, each at its mistake.
-use wrench::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Deserialize, JsonSchema, Validate)]
 struct In {

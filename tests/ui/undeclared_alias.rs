@@ -1,5 +1,5 @@
 // A second spelling the document would not show is refused: the schema must declare it.
-use wrench::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Deserialize, JsonSchema, Validate)]
 #[serde(rename_all = "camelCase")]

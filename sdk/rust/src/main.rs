@@ -1,7 +1,7 @@
 //! Calls a running wrench through the client progenitor generates from the 3.0.3 rendering of
 //! the document (`openapi/openapi-3.0.json`): one operation of each kind of input and output.
 //!
-//! Usage: WRENCH_URL=http://127.0.0.1:8080 WRENCH_KEY=... cargo run (in sdk/rust). Exits
+//! Usage: WRENCH_TEST_URL=http://127.0.0.1:8080 WRENCH_TEST_KEY=... cargo run (in sdk/rust). Exits
 //! non-zero, naming the step, on the first answer that is not right.
 
 progenitor::generate_api!(spec = "../../openapi/openapi-3.0.json", interface = Builder, tags = Merged);
@@ -18,8 +18,8 @@ fn check(done: &mut Vec<&'static str>, step: &'static str, ok: bool, detail: imp
 
 #[tokio::main]
 async fn main() {
-    let base = std::env::var("WRENCH_URL").expect("WRENCH_URL");
-    let key = std::env::var("WRENCH_KEY").expect("WRENCH_KEY");
+    let base = std::env::var("WRENCH_TEST_URL").expect("WRENCH_TEST_URL");
+    let key = std::env::var("WRENCH_TEST_KEY").expect("WRENCH_TEST_KEY");
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("x-api-key", key.parse().expect("a header value"));
     // Redirects are answers to read here, not to follow.

@@ -1,0 +1,201 @@
+//! Where the stateful features keep their data: the `Store` trait and its two backends.
+//!
+//! The trait has exactly the operations webhook inboxes, pastes, short links and rate limits
+//! need, each atomic on its own: a value with an optional TTL, a value written only if absent
+//! (id and slug reservation), a counter that gets its TTL when created and never extends it
+//! (rate windows, clicks), and a capped list with an absolute expiry (inbox payloads). Two
+//! more do a hot path's whole conditional work at once, so it costs one round trip on Redis
+//! and one queued write on the embedded store: a guarded, counted push (a webhook delivery)
+//! and a read that counts (a short link's redirect). Their keys share a hash tag (`{id}`),
+//! so they stay on one cluster slot. Expired data is never returned, whatever the backend.
+//!
+//! - `embedded` (default): a redb file under the data directory. Nothing acknowledged is lost
+//!   across a restart; only counters with a TTL (rate windows) are written without waiting for
+//!   the disk, because losing a minute's count on a crash costs nothing. Concurrent writes
+//!   share one fsync ([`group_commit`]).
+//! - `redis` (`WRENCH_REDIS_URL`): fred, single node or cluster. An operation is one command,
+//!   or one Lua script whose keys share a hash slot. Commands time out (1.5 s) rather than
+//!   wait for a Redis that is gone, and the client reconnects by itself. A circuit breaker
+//!   (`breaker`) in front of it makes every call after a failure fail at once until a
+//!   background probe sees Redis answer again.
+//!
+//! Every failure is `StoreError::Unavailable`, which the API answers as 503
+//! `STORE_UNAVAILABLE`. The store knows nothing of HTTP or of the features' record shapes.
+
+pub mod breaker;
+pub mod embedded;
+pub mod group_commit;
+pub mod redis;
+pub mod redis_nodes;
+
+use std::{
+    future::Future,
+    pin::Pin,
+    time::{Duration, SystemTime},
+};
+
+use crate::envelope::{ApiError, ErrorCode};
+
+/// The store could not do what was asked (unreachable, timed out, disk error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    Unavailable(String),
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Unavailable(why) => write!(f, "store unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl StoreError {
+    /// Any failure of a backend, described.
+    pub(crate) fn unavailable(e: impl std::fmt::Display) -> StoreError {
+        StoreError::Unavailable(e.to_string())
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        // The detail can name hosts or paths; it is logged, and the client gets the gist.
+        tracing::warn!(error = %e, "store operation failed");
+        crate::metrics::store_error();
+        ApiError::new(ErrorCode::StoreUnavailable, "the data store is not answering; try again shortly")
+    }
+}
+
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// The operations the stateful features need. Keys are plain strings chosen by the features;
+/// each backend adds its own namespace prefix.
+pub trait Store: Send + Sync {
+    /// The value at `key`, or `None` when absent or expired.
+    fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>>;
+
+    /// Writes `value` at `key`, replacing what was there, expiring after `ttl` if given.
+    fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()>;
+
+    /// Writes `value` only if `key` holds no live value. True when written.
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool>;
+
+    /// Adds one to the counter at `key` (a missing or expired counter counts from zero). A new
+    /// counter gets `ttl`; an existing one keeps its expiry. Returns the new value and the time
+    /// left before it expires (`None` for a counter without TTL).
+    fn incr<'a>(&'a self, key: &'a str, ttl: Option<Duration>) -> StoreFuture<'a, (i64, Option<Duration>)> {
+        Box::pin(async move {
+            let counted = self.incr_each(&[(key, ttl)]).await?;
+            counted.first().copied().ok_or_else(|| StoreError::Unavailable("no count returned".into()))
+        })
+    }
+
+    /// [`Store::incr`] on each of `counters` (key, TTL for a new counter) in one step: a rate
+    /// limit's minute and day windows in one round trip. On Redis their keys share a hash tag,
+    /// so a cluster counts them on one node. Returns each counter's value and time left, in
+    /// order.
+    fn incr_each<'a>(
+        &'a self,
+        counters: &'a [(&'a str, Option<Duration>)],
+    ) -> StoreFuture<'a, Vec<(i64, Option<Duration>)>>;
+
+    /// The current value of the counter at `key` (0 when absent or expired).
+    fn count<'a>(&'a self, key: &'a str) -> StoreFuture<'a, i64>;
+
+    /// Pushes `value` in front of the list at `key`, keeps the `cap` newest entries and makes
+    /// the list expire at `expires_at`. Returns the list's length afterwards.
+    fn push_capped<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        cap: usize,
+        expires_at: SystemTime,
+    ) -> StoreFuture<'a, usize>;
+
+    /// The list at `key`, newest first (empty when absent or expired).
+    fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>>;
+
+    /// Length of the list at `key` (0 when absent or expired).
+    fn list_len<'a>(&'a self, key: &'a str) -> StoreFuture<'a, usize>;
+
+    /// Pushes `push.value` in front of the list `push.list` only while `push.guard` holds a
+    /// live value, keeping the `cap` newest entries; the list expires when the guard does.
+    /// With `push.window`, the push first counts one in that counter (created with the
+    /// window's TTL) and is refused once the count passes the limit.
+    fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed>;
+
+    /// The value at `read.key`; when there is one, also writes `read.stamp` at
+    /// `read.stamp_key` and adds one to the counter `read.counter` (neither expires), stamp
+    /// first: a reader that sees the count also sees the stamp.
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>>;
+
+    /// Checks the backend answers.
+    fn ping(&self) -> StoreFuture<'_, ()>;
+
+    /// Whether the store fails in parts (a Redis Cluster: one primary may be down while the
+    /// others serve their slots), so that a failure is scoped to [`Store::part_of`] the key.
+    fn partitioned(&self) -> bool {
+        false
+    }
+
+    /// The part of the store that serves `key` (on a Redis Cluster, the primary of the key's
+    /// slot, `host:port`); `None` when the store fails as one, or does not know yet.
+    fn part_of(&self, _key: &str) -> Option<String> {
+        None
+    }
+
+    /// Pings the part [`Store::part_of`] named. `Ok` too when that part serves nothing any more
+    /// (a primary a replica replaced): no call waits on it.
+    fn ping_part<'a>(&'a self, _part: &'a str) -> StoreFuture<'a, ()> {
+        self.ping()
+    }
+
+    /// `embedded` or `redis`, for logs and health.
+    fn backend(&self) -> &'static str;
+}
+
+/// A push that happens only while its guard exists, counted in a window if given.
+#[derive(Debug, Clone, Copy)]
+pub struct GuardedPush<'a> {
+    pub guard: &'a str,
+    pub list: &'a str,
+    pub value: &'a [u8],
+    pub cap: usize,
+    /// Counter key, limit and TTL of a new counter.
+    pub window: Option<(&'a str, i64, Duration)>,
+}
+
+/// A read that, when it finds a value, stamps and counts (a short link and its clicks).
+#[derive(Debug, Clone, Copy)]
+pub struct CountedRead<'a> {
+    pub key: &'a str,
+    pub stamp_key: &'a str,
+    pub stamp: &'a [u8],
+    pub counter: &'a str,
+}
+
+/// What became of a guarded push.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pushed {
+    /// The guard holds no live value: nothing was counted or pushed.
+    NoGuard,
+    /// The window's limit is passed: nothing was pushed. The counter's time left.
+    Limited(Option<Duration>),
+    /// Pushed; the list's length afterwards.
+    Done(usize),
+}
+
+/// Opens the configured backend: Redis when `WRENCH_REDIS_URL` is set, else the embedded file.
+pub fn open(config: &crate::config::Config) -> Result<std::sync::Arc<dyn Store>, String> {
+    match &config.redis_url {
+        Some(url) => {
+            let redis = std::sync::Arc::new(redis::RedisStore::connect(url, &config.redis_prefix)?);
+            Ok(std::sync::Arc::new(breaker::Breaker::new(redis)))
+        }
+        None => embedded::EmbeddedStore::open(&config.data_dir)
+            .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn Store>)
+            .map_err(|e| format!("WRENCH_DATA_DIR ({}): {e}", config.data_dir.display())),
+    }
+}

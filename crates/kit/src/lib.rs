@@ -1,0 +1,34 @@
+//! Libraries that operations share: what two operations need alike lives here, never in one
+//! of them. Each module is a topic: reading DNS, TLS, RDAP and WHOIS ([`network`]), fetching
+//! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
+//! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
+//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences).
+//!
+//! It stands on `wrench-contract` (an operation's context and error type, for the libraries
+//! that fetch or fail on an operation's behalf) and knows no operation: the operations depend
+//! on it, never the reverse.
+
+#![forbid(unsafe_code)]
+
+// The lower layers' modules, under the names this crate's code uses for them.
+use wrench_contract::{op, prelude};
+use wrench_infra::{config, cpu, datasets, net, time};
+
+pub mod barcode;
+pub mod card_brands;
+pub mod checksum;
+pub mod color;
+pub mod cron;
+pub mod crypto;
+pub mod geo;
+pub mod iban;
+pub mod json_diff;
+pub mod mail;
+pub mod math_expr;
+pub mod network;
+pub mod number_units;
+pub mod open_meteo;
+pub mod render;
+pub mod useragent;
+pub mod vat;
+pub mod web;

@@ -1,0 +1,42 @@
+//! The registry's start-up work (building embedded tables) run in the background once a
+//! server starts, and how far it got, which `/health` reports by each task's name. The server
+//! knows the tasks only through the registry, never which group declared them.
+
+use std::{sync::RwLock, time::Instant};
+
+use serde_json::{Value, json};
+
+use crate::op::StartupTask;
+
+/// Every task given to [`Startup::run`], with its duration once finished.
+#[derive(Default)]
+pub(crate) struct Startup {
+    tasks: RwLock<Vec<(&'static str, Option<u64>)>>,
+}
+
+impl Startup {
+    /// Runs each task on the blocking pool, recording when it finishes.
+    pub(crate) fn run(self: &std::sync::Arc<Self>, tasks: &[StartupTask]) {
+        let mut list = self.tasks.write().unwrap_or_else(|e| e.into_inner());
+        for task in tasks {
+            let index = list.len();
+            list.push((task.name, None));
+            let (this, task) = (self.clone(), *task);
+            tokio::task::spawn_blocking(move || {
+                let started = Instant::now();
+                (task.run)();
+                let ms = started.elapsed().as_millis() as u64;
+                tracing::info!(task = task.name, ms, "start-up task finished");
+                this.tasks.write().unwrap_or_else(|e| e.into_inner())[index].1 = Some(ms);
+            });
+        }
+    }
+
+    /// `{"finished": bool, "tasks": [{"name", "finished", "ms"}]}` for `/health`.
+    pub(crate) fn report(&self) -> Value {
+        let list = self.tasks.read().unwrap_or_else(|e| e.into_inner());
+        let tasks: Vec<Value> =
+            list.iter().map(|(name, ms)| json!({"name": name, "finished": ms.is_some(), "ms": ms})).collect();
+        json!({"finished": list.iter().all(|(_, ms)| ms.is_some()), "tasks": tasks})
+    }
+}
