@@ -179,7 +179,7 @@ fn data(file: Option<&std::path::Path>) -> ExitCode {
         }
         if let Some(e) = &s.error {
             println!("  error:    {e}");
-            failed |= s.state == "failed";
+            failed |= s.state == wrench_infra::datasets::slot::State::Failed;
         }
     }
     println!();

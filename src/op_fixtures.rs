@@ -12,7 +12,7 @@ struct ItemQuery {
     #[schemars(pattern("^[a-z0-9-]{1,20}$"))]
     id: String,
     /// Query parameter with a range.
-    #[serde(default = "one", deserialize_with = "wrench_contract::decode::integer")]
+    #[serde(default = "one")]
     #[schemars(range(min = 1, max = 10))]
     size: u32,
     /// Query flag.
@@ -44,7 +44,6 @@ async fn get_item(input: ItemQuery) -> Result<ItemEcho, ApiError> {
 #[serde(deny_unknown_fields)]
 struct Square {
     /// Side in pixels.
-    #[serde(deserialize_with = "wrench_contract::decode::integer")]
     #[schemars(range(min = 1, max = 100))]
     side: u32,
 }

@@ -28,6 +28,7 @@ fn panicking_op() -> Operation {
         summary: "Always panics.",
         description: "",
         output: OutputKind::Json,
+        uses: &[],
         errors: &[],
         rejects: None,
         body_limit: None,

@@ -36,6 +36,27 @@ fn checked_in_document_is_up_to_date() {
     }
 }
 
+/// What the image operations' examples produce, checked in so that writing the document runs
+/// no operation; rendered again here, so the file cannot fall behind the operations.
+#[test]
+fn checked_in_image_examples_are_what_the_operations_render() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/image-examples.json");
+    let rendered = wrench::openapi::samples::render(&wrench::operations());
+    assert!(rendered.as_object().is_some_and(|m| m.len() >= 5), "{rendered}");
+    let text = serde_json::to_string_pretty(&rendered).unwrap() + "\n";
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        std::fs::write(file, &text).unwrap();
+        return;
+    }
+    let on_disk = std::fs::read_to_string(file).unwrap_or_default();
+    assert!(
+        on_disk == text,
+        "{file} is stale. Regenerate it with\n\n    UPDATE_OPENAPI=1 cargo test --test openapi\n\n\
+         and commit the result.\nFirst differences:\n{}",
+        similar_lines(&on_disk, &text)
+    );
+}
+
 /// The first few differing lines, enough to see what changed.
 fn similar_lines(a: &str, b: &str) -> String {
     let mut out = String::new();

@@ -67,7 +67,7 @@ fn path_parameters_context_and_errors() {
         quote!(get "/v1/paste/{id}" as getPaste,
                post "/v1/paste/get" as getPastePost,
                tag = Storage,
-               errors(NOT_FOUND, STORE_UNAVAILABLE),
+               uses(store), errors(NOT_FOUND),
                example(unknown, {"id": "AbCd1234"}, status = 404)),
         quote! {
             /// Read a paste.

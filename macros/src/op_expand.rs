@@ -28,6 +28,16 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let sig = check_function(&func, &mut errors);
+    if let (Some(sig), Some(first)) = (&sig, decl.uses.first())
+        && !sig.call_args.iter().any(|a| a.to_string() == quote!(&ctx).to_string())
+    {
+        // What an operation uses is reached through its context: a declaration that says
+        // otherwise is wrong about the function.
+        errors.at(
+            first.span(),
+            "an operation that uses the network, a provider, the store or a data set takes `ctx: &Ctx`",
+        );
+    }
     let kinds = sig.as_ref().map(|sig| route_inputs(&decl, sig, &mut errors));
     let tag = names(&decl);
     let unused_codes =
@@ -278,6 +288,14 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
         .iter()
         .zip(&error_aliases)
         .map(|(v, alias)| quote_spanned!(v.span()=> use ::wrench_contract::ErrorCode::#v as #alias;));
+    let uses: Vec<Ident> = decl
+        .uses
+        .iter()
+        .map(|u| {
+            let variant = op_parse::USES.iter().find(|(n, _)| u == n).map_or("Network", |(_, v)| *v);
+            Ident::new(variant, u.span())
+        })
+        .collect();
     let (summary, description) = (&sig.summary, &sig.description);
     let rejects = option(decl.rejects.as_ref().map(|r| quote!(#r)));
     let body_limit = option(decl.body_limit.as_ref().map(|l| {
@@ -328,6 +346,7 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
                 summary: #summary,
                 description: #description,
                 output: ::wrench_contract::op::OutputKind::#output_variant,
+                uses: &[#(::wrench_contract::op::Uses::#uses),*],
                 errors: &[#(#error_aliases),*],
                 rejects: #rejects,
                 body_limit: #body_limit,

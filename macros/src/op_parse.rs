@@ -6,7 +6,8 @@
 //!      tag = Images,                             // a variant of wrench_contract::op::Tag
 //!      input = body | query | none | raw,        // default: from each route's method (see below)
 //!      output = json | image | redirect,         // default: json
-//!      errors(NOT_FOUND, STORE_UNAVAILABLE),     // codes beyond the ones every operation can give
+//!      uses(network, store),                     // what it reaches: network, provider, store, dataset
+//!      errors(NOT_FOUND),                        // codes of its own, beyond what it uses brings
 //!      rejects = "text that is not Base64",      // schema-valid input still refused with 400
 //!      body_limit = 7340032,                     // a larger body limit for this operation (bytes)
 //!      cpu,                                      // decode and run on the bounded CPU pool
@@ -129,6 +130,7 @@ pub(crate) struct OpAttr {
     pub(crate) tag: Option<Ident>,
     pub(crate) input: Option<At<InputKind>>,
     pub(crate) output: Option<At<OutputKind>>,
+    pub(crate) uses: Vec<Ident>,
     pub(crate) errors: Vec<Ident>,
     pub(crate) rejects: Option<LitStr>,
     pub(crate) body_limit: Option<At<usize>>,
@@ -137,7 +139,11 @@ pub(crate) struct OpAttr {
     pub(crate) examples: Vec<Example>,
 }
 
-const ITEMS: &str = "tag, input, output, errors, rejects, body_limit, cpu, redact or example";
+const ITEMS: &str = "tag, input, output, uses, errors, rejects, body_limit, cpu, redact or example";
+
+/// What `uses(...)` may name, and the variant of `op::Uses` each is.
+pub(crate) const USES: &[(&str, &str)] =
+    &[("network", "Network"), ("provider", "Provider"), ("store", "Store"), ("dataset", "Dataset")];
 
 /// Reads the whole attribute. Whatever could be read is returned; every mistake is in `errors`.
 pub(crate) fn parse(attr: TokenStream, errors: &mut Errors) -> OpAttr {
@@ -247,6 +253,20 @@ fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {
             let choices =
                 [("json", OutputKind::Json), ("image", OutputKind::Image), ("redirect", OutputKind::Redirect)];
             out.output = Some(one_of(input, &choices, "output")?);
+        }
+        "uses" => {
+            let content;
+            syn::parenthesized!(content in input);
+            for used in Punctuated::<Ident, Token![,]>::parse_terminated(&content)? {
+                if !USES.iter().any(|(name, _)| used == name) {
+                    let names: Vec<&str> = USES.iter().map(|(n, _)| *n).collect();
+                    return Err(syn::Error::new(used.span(), format!("an operation uses one of {}", names.join(", "))));
+                }
+                if out.uses.contains(&used) {
+                    return Err(syn::Error::new(used.span(), format!("{used} is listed twice")));
+                }
+                out.uses.push(used);
+            }
         }
         "errors" => {
             let content;

@@ -74,7 +74,7 @@ struct CronNextInput {
     #[schemars(length(max = 256))]
     expression: String,
     /// How many run times.
-    #[serde(default = "five", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "five")]
     #[schemars(range(min = 1, max = 25))]
     count: u32,
     /// Start after this instant: ISO 8601 with an offset, or without one (read as UTC).

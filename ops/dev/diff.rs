@@ -23,7 +23,7 @@ struct DiffInput {
     /// The modified text.
     modified: String,
     /// Unchanged lines shown around each change.
-    #[serde(default = "three", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "three")]
     #[schemars(range(min = 0, max = 100))]
     context: u32,
 }

@@ -122,7 +122,7 @@ struct JwtGenerateInput {
     #[schemars(length(min = 1, max = 4096))]
     secret: String,
     /// Lifetime in seconds: sets `exp` to `iat` plus this. No `exp` when absent.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer", rename = "expires_in", alias = "expiresIn")]
+    #[serde(default, rename = "expires_in", alias = "expiresIn")]
     #[schemars(range(min = 1, max = 315360000))]
     expires_in: Option<u32>,
 }

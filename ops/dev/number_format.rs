@@ -79,11 +79,11 @@ struct NumberFormatInput {
     #[serde(default)]
     notation: Notation,
     /// Fewest fraction digits (0-20); the default depends on the style, as in Intl.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 0, max = 20))]
     minimum_fraction_digits: Option<u8>,
     /// Most fraction digits (0-20); the default depends on the style, as in Intl.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 0, max = 20))]
     maximum_fraction_digits: Option<u8>,
 }

@@ -15,11 +15,11 @@ const AMBIGUOUS: &str = "0OIl1|";
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct PasswordGenerateInput {
     /// Characters per password.
-    #[serde(default = "sixteen", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "sixteen")]
     #[schemars(range(min = 4, max = 256))]
     length: u32,
     /// How many passwords.
-    #[serde(default = "one", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one")]
     #[schemars(range(min = 1, max = 50))]
     count: u32,
     /// Include upper-case letters A-Z.

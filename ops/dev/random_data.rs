@@ -125,7 +125,7 @@ struct Coverage {
 #[serde(deny_unknown_fields)]
 struct RandomDataInput {
     /// How many records.
-    #[serde(default = "one", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one")]
     #[schemars(range(min = 1, max = 50))]
     count: u32,
     /// Whose names, addresses and phone formats.
@@ -133,7 +133,7 @@ struct RandomDataInput {
     locale: Locale,
     /// Makes the output reproducible: the same seed gives the same records (with the same
     /// version of the service). Random when absent.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 0, max = 9007199254740991u64))]
     seed: Option<u64>,
 }

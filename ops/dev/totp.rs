@@ -79,18 +79,18 @@ struct TotpGenerateInput {
     #[schemars(length(min = 1, max = 256), pattern("^[ \\t\\r\\n=-]*(?:[A-Za-z2-7][ \\t\\r\\n=-]*){2,}$"))]
     secret: String,
     /// Seconds per code.
-    #[serde(default = "thirty", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "thirty")]
     #[schemars(range(min = 5, max = 300))]
     period: u32,
     /// Digits per code.
-    #[serde(default = "six", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "six")]
     #[schemars(range(min = 6, max = 8))]
     digits: u32,
     /// The HMAC hash; authenticator apps almost always use sha1.
     #[serde(default = "sha1")]
     algorithm: TotpAlgorithm,
     /// Unix time to compute the code for, in seconds; now when absent.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 0, max = 99999999999u64))]
     timestamp: Option<u64>,
 }
@@ -146,22 +146,22 @@ struct TotpValidateInput {
     #[schemars(length(min = 1, max = 16))]
     code: String,
     /// Seconds per code.
-    #[serde(default = "thirty", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "thirty")]
     #[schemars(range(min = 5, max = 300))]
     period: u32,
     /// Digits per code.
-    #[serde(default = "six", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "six")]
     #[schemars(range(min = 6, max = 8))]
     digits: u32,
     /// Time steps accepted before and after the current one, for clock drift.
-    #[serde(default = "one", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one")]
     #[schemars(range(min = 0, max = 10))]
     window: u32,
     /// The HMAC hash.
     #[serde(default = "sha1")]
     algorithm: TotpAlgorithm,
     /// Unix time to check against, in seconds; now when absent.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 0, max = 99999999999u64))]
     timestamp: Option<u64>,
 }

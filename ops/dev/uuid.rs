@@ -35,7 +35,7 @@ async fn uuid_v4() -> Result<UuidOutput, ApiError> {
 #[serde(deny_unknown_fields)]
 struct UuidBatchInput {
     /// How many UUIDs.
-    #[serde(default = "one", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one")]
     #[schemars(range(min = 1, max = 100))]
     count: u32,
 }

@@ -156,7 +156,7 @@ struct YamlToYamlInput {
     /// The JSON object to write as YAML.
     data: serde_json::Map<String, Value>,
     /// Spaces per indentation level.
-    #[serde(default = "two", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "two")]
     #[schemars(range(min = 1, max = 8))]
     indent: u32,
 }

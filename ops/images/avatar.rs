@@ -14,7 +14,7 @@ struct AvatarInput {
     #[schemars(length(min = 1, max = 256))]
     seed: String,
     /// Width and height in pixels.
-    #[serde(default = "one_twenty_eight", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one_twenty_eight")]
     #[schemars(range(min = 16, max = 1024))]
     size: u32,
     /// Background colour, `#rrggbb` or `#rgb`.

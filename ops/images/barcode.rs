@@ -34,11 +34,11 @@ struct BarcodeInput {
     #[serde(default, rename = "type")]
     kind: Symbology,
     /// Image width in pixels (bars are whole pixels wide, centred).
-    #[serde(default = "two_hundred", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "two_hundred")]
     #[schemars(range(min = 50, max = 4096))]
     width: u32,
     /// Image height in pixels, text included.
-    #[serde(default = "one_hundred", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "one_hundred")]
     #[schemars(range(min = 20, max = 2048))]
     height: u32,
     /// Print the human-readable text under the bars.

@@ -153,11 +153,11 @@ struct OgInput {
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     accent_color: Option<String>,
     /// Width in pixels.
-    #[serde(default = "twelve_hundred", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "twelve_hundred")]
     #[schemars(range(min = 200, max = 4096))]
     width: u32,
     /// Height in pixels.
-    #[serde(default = "six_thirty", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "six_thirty")]
     #[schemars(range(min = 200, max = 4096))]
     height: u32,
 }

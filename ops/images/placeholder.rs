@@ -8,11 +8,10 @@ use wrench_kit::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 #[schemars(transform = wrench_contract::validate::declare_aliases::<Self>)]
 struct PlaceholderInput {
     /// Width in pixels.
-    #[serde(deserialize_with = "crate::decode::integer")]
     #[schemars(range(min = 1, max = 4096))]
     width: u32,
     /// Height in pixels; the width when absent.
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 1, max = 4096))]
     height: Option<u32>,
     /// Background colour, `#rrggbb` or `#rgb`.

@@ -39,7 +39,7 @@ struct QrInput {
     #[schemars(length(min = 1, max = 2953))]
     text: String,
     /// Width and height of the image in pixels.
-    #[serde(default = "three_hundred", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "three_hundred")]
     #[schemars(range(min = 50, max = 2000))]
     size: u32,
     /// svg, png, or base64 (a PNG data URI as text).
@@ -57,7 +57,7 @@ struct QrInput {
     #[serde(default)]
     error_correction_level: Ecc,
     /// Quiet zone around the code, in modules (the standard asks for 4).
-    #[serde(default = "four", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "four")]
     #[schemars(range(min = 0, max = 20))]
     margin: u32,
 }

@@ -95,7 +95,7 @@ fn weight(impact: &str) -> u32 {
 /// evaluated.
 #[op(post "/v1/accessibility/check" as accessibilityCheck, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(flawed_page, {"url": "http://www.site.example:8080/a11y"}),
      example(clean_page, {"url": "http://www.site.example:8080/"}),

@@ -229,7 +229,7 @@ struct AutocompleteInput {
     #[schemars(length(min = 1, max = 128))]
     query: String,
     /// Suggestions, 1 to 10.
-    #[serde(default = "super::geocode::five", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "super::geocode::five")]
     #[schemars(range(min = 1, max = 10))]
     limit: u8,
     /// ISO 639-1 language of the suggestions. Offline names are GeoNames' main names (the

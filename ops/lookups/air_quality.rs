@@ -79,7 +79,7 @@ struct AirOutput {
 /// answers are reused for 30 minutes.
 #[op(post "/v1/air-quality/check" as airQualityCheck, tag = Lookups,
      rejects = "a latitude outside -90..90 or a longitude outside -180..180",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(berlin, {"lat": 52.52, "lng": 13.41}),
      example(out_of_range, {"lat": 95, "lng": 13.41}, status = 400))]

@@ -151,7 +151,7 @@ fn parse_asn(text: &str) -> Result<u32, ApiError> {
 /// answering does not fail the lookup: `registrationError` says why.
 #[op(post "/v1/asn/lookup" as asnLookup, tag = Lookups,
      rejects = "an AS number written as text that is over 4294967295",
-     errors(DATASET_NOT_INSTALLED, NOT_FOUND),
+     uses(dataset), errors(NOT_FOUND),
      redact(".data.registration.source.queryMs", ".data.registration.source.bootstrap", ".data.registration.checkedAt"),
      example(by_number, {"asn": "AS64500"}),
      example(by_number_value, {"asn": 64500, "registration": false}),

@@ -279,7 +279,7 @@ fn subresource_urls(html: &str, base: &url::Url) -> Vec<(&'static str, url::Url)
 /// band, and every constant used.
 #[op(post "/v1/carbon/estimate" as carbonEstimate, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address, or a country that is not in the intensity table",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(html_only, {"url": "http://www.site.example:8080/meta"}),
      example(with_subresources, {"url": "http://green.site.example:8080/meta", "includeSubresources": true, "deviceCountry": "FRA"}),

@@ -117,7 +117,7 @@ fn network(url: &url::Url) -> Option<&'static str> {
 /// special-purpose ranges are refused with 403; a site that answers neither way is 502.
 #[op(post "/v1/company" as companyLookup, tag = Lookups,
      rejects = "a domain that is not a host name or IP address (URLs included)",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(home_page, {"domain": "company.site.example:8443"}),
      example(private_refused, {"domain": "10.0.0.8"}, status = 403))]

@@ -14,11 +14,11 @@ struct DisposableListInput {
     #[schemars(length(max = 253))]
     search: Option<String>,
     /// The page, from 1.
-    #[serde(default = "first_page", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "first_page")]
     #[schemars(range(min = 1, max = 100000))]
     page: u32,
     /// Domains per page, 1 to 1000.
-    #[serde(default = "default_per_page", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_per_page")]
     #[schemars(range(min = 1, max = 1000))]
     per_page: u32,
 }

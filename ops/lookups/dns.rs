@@ -42,7 +42,7 @@ struct DnsLookupOutput {
 /// IP address may be given; addresses that are not global are refused.
 #[op(post "/v1/dns/lookup" as dnsLookup, tag = Lookups,
      rejects = "a domain that is not a DNS name (a URL, spaces, an empty or overlong label)",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.queryTimeMs", ".data.checkedAt"),
      example(a_records, {"domain": "example.com"}),
      example(mx, {"domain": "example.com", "type": "MX"}),
@@ -167,7 +167,7 @@ pub(crate) async fn ptr_lookup(
 /// other special-purpose ranges) are refused with 403: their names can describe an internal
 /// network.
 #[op(post "/v1/ip/reverse" as ipReverse, tag = Lookups,
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.queryTimeMs", ".data.checkedAt"),
      example(google_dns, {"ip": "8.8.8.8"}),
      example(no_name, {"ip": "9.9.9.9"}),

@@ -131,7 +131,7 @@ fn compare(
 /// whose question fails keeps its snapshot and is reported with the error.
 #[op(post "/v1/dns-monitor/check" as dnsMonitorCheck, tag = Lookups,
      rejects = "a domain that is not a DNS name, or a type given twice",
-     errors(STORE_UNAVAILABLE),
+     uses(store),
      redact(".data.checkedAt"),
      example(first_check, {"domain": "example.com"}),
      example(chosen_types, {"domain": "example.com", "types": ["A", "SOA"]}),

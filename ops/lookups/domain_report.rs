@@ -26,11 +26,11 @@ struct DomainReportInput {
     #[schemars(length(min = 1, max = 253))]
     domain: String,
     /// The HTTPS port of the TLS check and the home page.
-    #[serde(default = "default_https_port", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_https_port")]
     #[schemars(range(min = 1, max = 65535))]
     https_port: u16,
     /// The plain HTTP port, for the redirect check and the home page when HTTPS fails.
-    #[serde(default = "default_http_port", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_http_port")]
     #[schemars(range(min = 1, max = 65535))]
     http_port: u16,
 }

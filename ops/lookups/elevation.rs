@@ -89,7 +89,7 @@ fn coordinates(input: &ElevationInput) -> Result<Vec<Coordinate>, ApiError> {
 /// are reused for 30 days.
 #[op(post "/v1/elevation/lookup" as elevationLookup, tag = Lookups,
      rejects = "neither lat and lng nor locations, more than 10 locations, or coordinates out of range",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(one, {"lat": 27.9881, "lng": 86.925}),
      example(several, {"locations": [{"lat": 52.52, "lng": 13.41}, {"lat": 31.5, "lng": 35.5}]}),

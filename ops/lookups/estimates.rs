@@ -107,7 +107,7 @@ struct AgeOutput {
 /// data holds no one of that name. Answers are kept 30 days; without a key 100 names a day.
 #[op(post "/v1/age/estimate" as ageEstimate, tag = Lookups,
      rejects = "an empty name, or a country that is not an ISO 3166-1 alpha-2 code",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(michael, {"name": "Michael"}),
      example(in_a_country, {"name": "Anna", "country": "DE"}),
@@ -147,7 +147,7 @@ struct GenderOutput {
 /// days; without a key 100 names a day.
 #[op(post "/v1/gender/estimate" as genderEstimate, tag = Lookups,
      rejects = "an empty name, or a country that is not an ISO 3166-1 alpha-2 code",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(anna, {"name": "Anna"}),
      example(unknown_name, {"name": "Xqzzyv"}),
@@ -195,7 +195,7 @@ struct NationalityOutput {
 /// the data holds no one of that name. Answers are kept 30 days; without a key 100 names a day.
 #[op(post "/v1/nationality/estimate" as nationalityEstimate, tag = Lookups,
      rejects = "an empty name, or a country (which this estimate does not take)",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(michael, {"name": "Michael"}),
      example(with_country, {"name": "Michael", "country": "US"}, status = 400))]

@@ -105,7 +105,7 @@ struct PriceOutput {
 /// price the coin in answers null. Prices are reused for 60 seconds.
 #[op(post "/v1/exchange/price" as exchangePrice, tag = Lookups,
      rejects = "an empty coin id, or more than 10 currencies",
-     errors(NOT_FOUND, PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider), errors(NOT_FOUND),
      redact(".data.fetchedAt"),
      example(bitcoin, {"coin": "bitcoin", "currencies": ["usd", "eur"]}),
      example(unknown_coin, {"coin": "no-such-coin-xyz"}, status = 404),
@@ -163,7 +163,7 @@ struct SearchInput {
     #[schemars(length(min = 1, max = 100))]
     query: String,
     /// Coins to answer, 1 to 25.
-    #[serde(default = "ten", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "ten")]
     #[schemars(range(min = 1, max = 25))]
     limit: u8,
 }
@@ -206,7 +206,7 @@ struct SearchOutput {
 /// reused for an hour.
 #[op(post "/v1/exchange/search" as exchangeSearch, tag = Lookups,
      rejects = "an empty query, or a limit outside 1 to 25",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(btc, {"query": "btc"}),
      example(empty, {"query": " "}, status = 400))]

@@ -204,7 +204,7 @@ async fn manifest_icons(ctx: &Ctx, manifest: &url::Url) -> Result<Vec<Icon>, Str
 /// point at refused addresses are reported as refused, never fetched.
 #[op(post "/v1/favicon" as faviconFind, tag = Lookups,
      rejects = "text that is neither a host name (with an optional port) nor an absolute http or https URL",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(every_kind, {"domain": "http://www.site.example:8080/meta"}),
      example(default_only, {"url": "http://www.site.example:8080/bare"}),

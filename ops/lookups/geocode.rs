@@ -269,7 +269,7 @@ struct GeocodeInput {
     #[schemars(length(min = 2, max = 64))]
     country: Option<String>,
     /// Results, 1 to 10.
-    #[serde(default = "five", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "five")]
     #[schemars(range(min = 1, max = 10))]
     limit: u8,
 }

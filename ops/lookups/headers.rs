@@ -48,7 +48,7 @@ struct HeadersOutput {
 /// refused with 403; an unreachable target is 502, a slow one 504 (10 s by default).
 #[op(post "/v1/headers" as httpHeaders, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.timeMs", ".data.checkedAt", ".data.headers.date"),
      example(page, {"url": "http://www.site.example:8080/"}),
      example(redirect_followed, {"url": "http://www.site.example:8080/chain?n=2"}),

@@ -78,7 +78,6 @@ struct HolidaysInput {
     #[schemars(length(min = 2, max = 2), pattern("^[A-Za-z]{2}$"))]
     country: String,
     /// The year, 2000 to 2050.
-    #[serde(deserialize_with = "crate::decode::integer")]
     #[schemars(range(min = 2000, max = 2050))]
     year: i16,
     /// A subdivision code as the country's list has it (`BY` for Bavaria, `CA` for

@@ -114,7 +114,7 @@ fn lookup(sets: &Sets, ip: IpAddr) -> Result<IpLookupOutput, ApiError> {
 #[op(post "/v1/ip/lookup" as ipLookup,
      get "/v1/ip/lookup" as ipLookupGet,
      tag = Lookups,
-     errors(DATASET_NOT_INSTALLED),
+     uses(dataset),
      example(geoip2_schema, {"ip": "81.2.69.160"}),
      example(flat_schema_ipv6, {"ip": "2001:db8:200::1"}),
      example(private_address, {"ip": "192.168.1.20"}),
@@ -167,7 +167,7 @@ struct IpBulkOutput {
 /// does not parse fails alone (`ok: false` with the reason); the others are answered.
 #[op(post "/v1/ip/bulk" as ipBulk, tag = Lookups,
      rejects = "an empty list or more than 100 addresses",
-     errors(DATASET_NOT_INSTALLED),
+     uses(dataset),
      example(mixed, {"ips": ["81.2.69.160", "1.0.0.1", "10.0.0.1", "not-an-ip"]}),
      example(too_many, {"ips": []}, status = 400))]
 async fn ip_bulk(ctx: &Ctx, input: IpBulkInput) -> Result<IpBulkOutput, ApiError> {

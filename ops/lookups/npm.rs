@@ -192,7 +192,7 @@ fn document(answer: Answer, name: &str) -> Result<(Value, Answer), ApiError> {
 /// `WRENCH_PROVIDER_NPM_URL`; unknown packages are 404. Answers are reused for 10 minutes.
 #[op(post "/v1/npm/info" as npmInfo, tag = Lookups,
      rejects = "a name that breaks npm's naming rules",
-     errors(NOT_FOUND, PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider), errors(NOT_FOUND),
      redact(".data.fetchedAt"),
      example(package, {"package": "left-pad"}),
      example(scoped, {"package": "@fixture/widgets"}),

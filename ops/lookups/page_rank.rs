@@ -157,7 +157,7 @@ async fn rank(ctx: &Ctx, domain: &str) -> Result<(Ranked, bool), ApiError> {
 /// why. Ranks are cached for a day.
 #[op(post "/v1/page-rank/check" as pageRankCheck, tag = Lookups,
      rejects = "a domain that is not a host name (IP addresses have no page rank)",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.checkedAt", ".data.cached"),
      example(ranked, {"domain": "site.example:8443"}),
      example(unknown_to_the_provider, {"domain": "unranked.site.example:8080"}),

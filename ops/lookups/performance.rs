@@ -110,7 +110,7 @@ fn header(answer: &TimedAnswer, name: &str) -> Option<String> {
 /// target is 502, a slow one 504 (10 s by default for the whole measurement).
 #[op(post "/v1/site/performance" as sitePerformance, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.timings.dnsMs", ".data.timings.connectMs", ".data.timings.tlsMs", ".data.timings.waitMs",
             ".data.timings.firstByteMs", ".data.timings.downloadMs", ".data.timings.totalMs", ".data.redirects.timeMs", ".data.redirects.hops[].timeMs", ".data.overallMs",
             ".data.checkedAt"),

@@ -77,7 +77,7 @@ struct TraceOutput {
 /// `reason` say which. Only the first URL being refused or unreachable is an error.
 #[op(post "/v1/redirect/trace" as redirectTrace, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.hops[].latencyMs", ".data.hops[].dnsMs", ".data.totalTimeMs", ".data.checkedAt"),
      example(two_redirects, {"url": "http://www.site.example:8080/chain?n=2"}),
      example(redirect_loop, {"url": "http://www.site.example:8080/loop-a"}),

@@ -23,11 +23,11 @@ pub(crate) struct SslInput {
     #[schemars(length(min = 1, max = 253))]
     pub(crate) domain: String,
     /// The HTTPS port.
-    #[serde(default = "default_https_port", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_https_port")]
     #[schemars(range(min = 1, max = 65535))]
     pub(crate) port: u16,
     /// The plain HTTP port, checked for a redirect to HTTPS.
-    #[serde(default = "default_http_port", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_http_port")]
     #[schemars(range(min = 1, max = 65535))]
     pub(crate) http_port: u16,
 }
@@ -151,7 +151,7 @@ async fn first_answer(ctx: &Ctx, url: url::Url) -> Result<Hop, OutboundError> {
 /// neither protocol is 502, a slow one 504.
 #[op(post "/v1/ssl" as sslCheck, tag = Lookups,
      rejects = "a domain that is not a host name or IP address (URLs included)",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt", ".data.https.handshakeMs", ".data.certificate.notBefore",
             ".data.certificate.notAfter"),
      example(enforced, {"domain": "secure.site.example", "port": 8443, "httpPort": 8080}),

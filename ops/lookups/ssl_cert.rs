@@ -18,11 +18,11 @@ struct CertInput {
     #[schemars(length(min = 1, max = 253))]
     domain: String,
     /// The TLS port.
-    #[serde(default = "default_https_port", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_https_port")]
     #[schemars(range(min = 1, max = 65535))]
     port: u16,
     /// A certificate ending within this many days is flagged `expiringSoon`.
-    #[serde(default = "default_warn_days", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "default_warn_days")]
     #[schemars(range(min = 1, max = 3650))]
     warn_days: u32,
 }
@@ -63,7 +63,7 @@ struct CertOutput {
 /// not speak TLS is 502, a slow one 504.
 #[op(post "/v1/ssl-cert/expiry" as sslCertExpiry, tag = Lookups,
      rejects = "a domain that is not a host name or IP address (URLs included)",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.handshakeMs", ".data.checkedAt", ".data.certificate.serialNumber",
             ".data.certificate.sha256Fingerprint", ".data.certificate.notBefore", ".data.certificate.notAfter",
             ".data.chain.certificates[].serialNumber", ".data.chain.certificates[].sha256Fingerprint",

@@ -116,7 +116,7 @@ async fn read(ctx: &Ctx, url: &str) -> Result<(Page, HeadMeta), ApiError> {
 /// private, loopback and other special-purpose ranges are refused with 403; a slow site is 504.
 #[op(post "/v1/url-metadata" as urlMetadata, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(every_tag, {"url": "http://www.site.example:8080/meta"}),
      example(latin1_page, {"url": "http://www.site.example:8080/latin1"}),
@@ -217,7 +217,7 @@ fn pick(meta: &HeadMeta, candidates: &[&str], fallbacks: &[(&str, Option<&String
 /// `url-metadata`.
 #[op(post "/v1/social-preview/extract" as socialPreviewExtract, tag = Lookups,
      rejects = "a URL whose host is not a valid host name or address",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(complete_card, {"url": "http://www.site.example:8080/meta"}),
      example(fallbacks_only, {"url": "http://www.site.example:8080/bare"}),

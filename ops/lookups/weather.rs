@@ -191,7 +191,7 @@ struct WeatherOutput {
 /// 0.01° before they are sent; answers are reused for 10 minutes.
 #[op(post "/v1/weather/current" as weatherCurrent, tag = Lookups,
      rejects = "neither a city nor lat and lng, both, or coordinates out of range",
-     errors(NOT_FOUND, PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider), errors(NOT_FOUND),
      redact(".data.fetchedAt"),
      example(by_city, {"city": "Berlin"}),
      example(by_coordinates, {"lat": 52.52, "lng": 13.41}),

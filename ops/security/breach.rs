@@ -81,7 +81,7 @@ fn count_in(range: &str, suffix: &str) -> Result<u64, String> {
 /// full hash leaves this service. Nothing is stored.
 #[op(post "/v1/breach/check" as breachCheck, tag = SecurityAndValidation,
      rejects = "an empty password or one over 1,024 characters",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.fetchedAt"),
      example(breached, {"password": "password"}),
      example(not_found, {"password": "correct horse battery staple 8f3e"}),

@@ -201,7 +201,7 @@ fn grade(score: u32, https: bool) -> &'static str {
 /// says why it earned its points.
 #[op(post "/v1/security/grade" as securityGrade, tag = SecurityAndValidation,
      rejects = "text that is not an absolute http or https URL",
-     errors(TARGET_FORBIDDEN, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(network),
      redact(".data.checkedAt"),
      example(https_all_headers, {"url": "https://secure.site.example:8443/"}),
      example(http_all_headers, {"url": "http://www.site.example:8080/"}),

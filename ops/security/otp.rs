@@ -6,7 +6,7 @@ use crate::{prelude::*, random, time};
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct OtpInput {
     /// Digits in the code.
-    #[serde(default = "six", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "six")]
     #[schemars(range(min = 4, max = 10))]
     length: u32,
     /// What the code is for (`login`, `password-reset`), echoed back.
@@ -15,7 +15,7 @@ struct OtpInput {
     purpose: Option<String>,
     /// How long the code should be accepted, in seconds; only echoed as a hint, since this
     /// service does not store the code.
-    #[serde(default = "five_minutes", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "five_minutes")]
     #[schemars(range(min = 30, max = 86400))]
     expires_in: u32,
 }

@@ -279,7 +279,7 @@ async fn urlhaus(ctx: &Ctx, url: &str, host: &str) -> (Vec<Threat>, SourceState)
 /// is 503 or 502 naming them.
 #[op(post "/v1/phishing/check" as phishingCheck, tag = SecurityAndValidation,
      rejects = "a URL that is not http or https",
-     errors(PROVIDER_NOT_CONFIGURED, PROVIDER_BUSY, UPSTREAM_ERROR, UPSTREAM_TIMEOUT),
+     uses(provider),
      redact(".data.sources[].fetchedAt", ".data.sources[].ageSeconds"),
      example(listed, {"url": "http://login-verify.phish.site.example/account/"}),
      example(clean, {"url": "https://www.site.example/"}),

@@ -35,7 +35,7 @@ struct PasteCreateInput {
     #[schemars(pattern("^[A-Za-z0-9][A-Za-z0-9+#._-]{0,31}$"))]
     language: String,
     /// Lifetime in seconds: 60 to 2,592,000 (30 days).
-    #[serde(default = "hour", deserialize_with = "crate::decode::integer")]
+    #[serde(default = "hour")]
     #[schemars(range(min = 60, max = 2592000))]
     ttl: u32,
 }
@@ -93,7 +93,7 @@ async fn store_paste(ctx: &Ctx, content: String, language: String, ttl: Duration
 // The body limit is 7 MiB: 1 MiB of content can take up to 6 bytes a byte once JSON-escaped.
 #[op(post "/v1/paste/create" as createPaste, tag = Storage,
      body_limit = 7340032,
-     errors(STORE_UNAVAILABLE),
+     uses(store),
      rejects = "content larger than 1 MiB in UTF-8",
      redact(".data.id", ".data.url", ".data.createdAt", ".data.expiresAt"),
      example(typical, {"content": "fn main() {\n    println!(\"hello\");\n}", "language": "rust", "ttl": 86400}),
@@ -162,7 +162,7 @@ async fn read_paste(ctx: &Ctx, id: String) -> Result<PasteOutput, ApiError> {
 #[op(get "/v1/paste/{id}" as getPaste,
      post "/v1/paste/get" as getPastePost,
      tag = Storage,
-     errors(NOT_FOUND, STORE_UNAVAILABLE),
+     uses(store), errors(NOT_FOUND),
      example(unknown, {"id": "AbCd1234"}, status = 404),
      example(other_shape, {"id": "short"}, status = 404),
      example(punctuation, {"id": "not-an-id!"}, status = 404))]

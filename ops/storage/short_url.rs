@@ -106,7 +106,7 @@ fn shape_problem(slug: &str) -> Option<String> {
 /// breaks the rules is 400 `INVALID_SLUG` saying which rule. Links do not expire. The target
 /// is validated but never fetched.
 #[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
-     errors(INVALID_SLUG, SLUG_TAKEN, STORE_UNAVAILABLE),
+     uses(store), errors(INVALID_SLUG, SLUG_TAKEN),
      rejects = "a URL with a user name or password, or whose host is not a valid host name or address",
      redact(".data.slug", ".data.shortUrl", ".data.createdAt"),
      example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
@@ -175,7 +175,7 @@ fn read(raw: Vec<u8>) -> Result<LinkRecord, ApiError> {
 /// does not wait for it); every request counts, bots and link previews included. Unknown slugs
 /// are 404 `NOT_FOUND`.
 #[op(get "/v1/short-url/r/{slug}" as followShortUrl, tag = Storage, output = redirect,
-     errors(NOT_FOUND, STORE_UNAVAILABLE),
+     uses(store), errors(NOT_FOUND),
      example(unknown, {"slug": "nothing-here"}, status = 404),
      example(other_shape, {"slug": "no spaces"}, status = 404))]
 async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiError> {
@@ -233,7 +233,7 @@ async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
 #[op(get "/v1/short-url/{slug}/stats" as getShortUrlStats,
      post "/v1/short-url/stats" as getShortUrlStatsPost,
      tag = Storage,
-     errors(NOT_FOUND, STORE_UNAVAILABLE),
+     uses(store), errors(NOT_FOUND),
      example(unknown, {"slug": "nothing-here"}, status = 404),
      example(other_shape, {"slug": "bad slug!"}, status = 404))]
 async fn get_short_url_stats(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {

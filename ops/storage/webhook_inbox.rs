@@ -95,7 +95,7 @@ async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
 /// extends that. It keeps the most recent payloads (50 unless the operator configured
 /// otherwise), dropping the oldest. Any body is accepted and ignored.
 #[op(post "/v1/webhook/inbox/create" as createWebhookInbox, tag = Storage,
-     errors(STORE_UNAVAILABLE),
+     uses(store),
      redact(".data.id", ".data.createdAt", ".data.expiresAt", ".data.receiveUrl", ".data.payloadsUrl"),
      example(typical, {}),
      example(body_is_ignored, {"name": "ignored"}))]
@@ -217,7 +217,7 @@ struct Received {
 /// `WRENCH_INBOX_RATE_PER_MINUTE`), past which deliveries get 429 with `Retry-After`, which
 /// providers retry. Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`.
 #[op(post "/v1/webhook/inbox/{id}/receive" as receiveWebhook, tag = Storage, input = raw,
-     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE, RATE_LIMITED),
+     uses(store), errors(INBOX_NOT_FOUND, RATE_LIMITED),
      example(unknown_inbox, {"id": "AAAAAAAAAAAAAAAA", "event": "ping"}, status = 404),
      example(malformed_id, {"id": "nope", "event": "ping"}, status = 404))]
 async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiError> {
@@ -263,7 +263,7 @@ struct InboxIdInput {
 /// Creation and expiry times, the absolute receive and payloads URLs, and how many payloads
 /// it holds. Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`.
 #[op(get "/v1/webhook/inbox/{id}" as getWebhookInbox, tag = Storage,
-     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     uses(store), errors(INBOX_NOT_FOUND),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(uuid_shaped, {"id": "3f2b8c1e-9d4a-4e7b-8a61-2c5d7e9f0b13"}, status = 404))]
 async fn get_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<InboxInfo, ApiError> {
@@ -280,11 +280,11 @@ struct PayloadsInput {
     id: String,
     /// Newest payloads to leave out, to page back through an inbox whose payloads do not fit
     /// in one answer.
-    #[serde(default, deserialize_with = "crate::decode::integer")]
+    #[serde(default)]
     #[schemars(range(max = 1000))]
     skip: u32,
     /// Most payloads to list (default: all that fit in one answer).
-    #[serde(default, deserialize_with = "crate::decode::optional_integer")]
+    #[serde(default)]
     #[schemars(range(min = 1, max = 1000))]
     limit: Option<u32>,
 }
@@ -340,7 +340,7 @@ async fn payloads(ctx: &Ctx, input: PayloadsInput) -> Result<PayloadList, ApiErr
 #[op(get "/v1/webhook/inbox/{id}/payloads" as listWebhookPayloads,
      post "/v1/webhook/inbox/{id}/list" as listWebhookPayloadsPost,
      tag = Storage, input = query,
-     errors(INBOX_NOT_FOUND, STORE_UNAVAILABLE),
+     uses(store), errors(INBOX_NOT_FOUND),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(other_shape, {"id": "bad id"}, status = 404))]
 async fn list_webhook_payloads(input: PayloadsInput, ctx: &Ctx) -> Result<PayloadList, ApiError> {

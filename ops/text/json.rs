@@ -169,7 +169,6 @@ struct JsonFormatInput {
     /// Spaces per nesting level; 0 puts everything on one line.
     #[serde(default = "two")]
     #[schemars(range(min = 0, max = 8))]
-    #[serde(deserialize_with = "crate::decode::integer")]
     indent: u8,
 }
 

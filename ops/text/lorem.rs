@@ -19,7 +19,6 @@ struct LoremInput {
     /// How many paragraphs, sentences or words.
     #[serde(default = "three")]
     #[schemars(range(min = 1, max = 100))]
-    #[serde(deserialize_with = "crate::decode::integer")]
     count: u32,
 }
 

@@ -20,7 +20,6 @@ struct TextStatsInput {
     /// Reading speed used for the reading time.
     #[serde(default = "default_wpm")]
     #[schemars(range(min = 50, max = 1000))]
-    #[serde(deserialize_with = "crate::decode::integer")]
     words_per_minute: u32,
 }
 
@@ -201,7 +200,7 @@ struct TruncateInput {
     text: String,
     /// Longest result, suffix included, in Unicode code points.
     #[schemars(range(min = 1, max = 1000000))]
-    #[serde(deserialize_with = "crate::decode::integer", rename = "max_length", alias = "maxLength")]
+    #[serde(rename = "max_length", alias = "maxLength")]
     max_length: u32,
     /// Where to cut: after the last whole word, or after the last whole sentence.
     #[serde(default = "word")]

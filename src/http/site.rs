@@ -131,7 +131,7 @@ impl Endpoint for SiteEndpoint {
                 }
                 for set in self.state.datasets.status() {
                     // A set that failed to reload keeps serving its loaded copy ("loaded").
-                    if !matches!(set.state, "loaded" | "not configured") {
+                    if !set.state.is_ready() {
                         missing.push(format!("the {} data set ({}) is {}", set.name, set.setting, set.state));
                     }
                 }

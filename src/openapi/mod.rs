@@ -4,8 +4,8 @@
 //! ([`operation`]); nothing is patched after the fact. Schemas come from schemars, which
 //! writes JSON Schema 2020-12 (OpenAPI 3.1's dialect), with one transform so SDK generators
 //! read every closed set of strings the same way ([`enums`]), so the whole document is plain
-//! JSON assembled with serde_json, one way. Image results carry what their own examples render
-//! ([`samples`]). [`v30`] renders the same document as OpenAPI 3.0.3 for the generators that
+//! JSON assembled with serde_json, one way. Image results carry what their own examples render,
+//! checked in beside the document so that writing it runs no operation ([`samples`]). [`v30`] renders the same document as OpenAPI 3.0.3 for the generators that
 //! read only 3.0. Error responses are rendered from the same `ErrorCode` enum the server answers
 //! with, per operation ([`errors`]): the document cannot promise a code the server never sends
 //! or miss one it does.
@@ -17,7 +17,7 @@ mod enums;
 pub(crate) use enums::PlainEnums;
 mod errors;
 mod operation;
-mod samples;
+pub mod samples;
 pub mod v30;
 
 use std::collections::BTreeMap;

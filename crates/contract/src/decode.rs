@@ -5,8 +5,7 @@
 //! client's spelling (`data[2].name`, `count`). serde's messages are rephrased where they speak
 //! of Rust rather than of the request ("missing field" becomes "is required").
 
-use std::cell::Cell;
-
+use schemars::JsonSchema;
 use serde::{Deserialize, de::DeserializeOwned};
 
 use crate::{
@@ -23,7 +22,7 @@ fn json_whitespace(b: &u8) -> bool {
 
 /// Decodes the input the way the route that received the request reads it: a JSON body, or
 /// the query string and path parameters.
-pub fn input<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+pub fn input<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Result<T, ApiError> {
     match req.input {
         InputKind::Body => body(req),
         InputKind::Query => query(req),
@@ -34,7 +33,7 @@ pub fn input<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiEr
 
 /// Decodes the JSON body. An empty body counts as `{}`, so operations without required
 /// fields can be called with no body at all.
-pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+pub fn body<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Result<T, ApiError> {
     // Only a body of no bytes at all is "no body"; whitespace alone is not a JSON text.
     let bytes: &[u8] = if req.body.is_empty() { b"{}" } else { &req.body };
     // serde would read a struct from an array too; the contract says object.
@@ -57,6 +56,13 @@ pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiErr
     let value: T = match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => v,
         Err(e) => {
+            // Integers written as whole numbers (`7.0`), which serde refuses for an integer
+            // field and JSON Schema accepts: read again with them written as integers.
+            if let Some(read) = with_whole_numbers::<T>(bytes) {
+                let value = read?;
+                value.validate("")?;
+                return Ok(value);
+            }
             let path = e.path().to_string();
             // serde_json reports a value of the wrong kind for an enum field (`"algorithm": 2`)
             // as a syntax error; when the body itself is JSON, it is the field's type.
@@ -76,13 +82,6 @@ pub fn body<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiErr
     Ok(value)
 }
 
-thread_local! {
-    /// Set while query-string and path parameters are decoded: there every value arrives as
-    /// text, so [`integer`] reads numbers from strings. In a JSON body it never does (the
-    /// document says `integer`, and `"2"` is a string).
-    static TEXT_NUMBERS: Cell<bool> = const { Cell::new(false) };
-}
-
 fn valid_json(bytes: &[u8]) -> bool {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     serde::de::IgnoredAny::deserialize(&mut de).and_then(|_| de.end()).is_ok()
@@ -90,11 +89,7 @@ fn valid_json(bytes: &[u8]) -> bool {
 
 /// Decodes query-string and path parameters (path parameters win over a query parameter of
 /// the same name).
-pub fn query<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
-    crate::flag::while_set(&TEXT_NUMBERS, || query_text(req))
-}
-
-fn query_text<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiError> {
+pub fn query<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Result<T, ApiError> {
     let mut pairs: Vec<(String, String)> = req.path_params.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
         if !req.path_params.contains_key(k.as_ref()) {
@@ -126,16 +121,46 @@ fn query_text<T: DeserializeOwned + Validate>(req: &OpRequest) -> Result<T, ApiE
 }
 
 /// Decodes and validates `T` from query-string pairs.
-fn decode_pairs<T: DeserializeOwned + Validate>(pairs: &[(String, String)]) -> Result<T, ApiError> {
+fn decode_pairs<T: DeserializeOwned + Validate + JsonSchema>(pairs: &[(String, String)]) -> Result<T, ApiError> {
+    let value: T = match from_pairs(pairs) {
+        Ok(v) => v,
+        Err(first) => {
+            // Integer parameters written as whole numbers (`7.0`, ` 7 `), or that are no number
+            // at all, which serde's own message would put in Rust's words.
+            let mut normalized = pairs.to_vec();
+            if crate::integers::query_integers(&crate::integers::schema_of::<T>(), &mut normalized)? {
+                from_pairs(&normalized)?
+            } else {
+                return Err(first);
+            }
+        }
+    };
+    value.validate("")?;
+    Ok(value)
+}
+
+fn from_pairs<T: DeserializeOwned>(pairs: &[(String, String)]) -> Result<T, ApiError> {
     let encoded = serde_urlencoded::to_string(pairs).map_err(|e| ApiError::invalid("query", e))?;
     let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(encoded.as_bytes()));
-    let value: T = serde_path_to_error::deserialize(de).map_err(|e| {
+    serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let (field, message) = rephrase(&path, &e.inner().to_string());
         ApiError::invalid(&field, message)
-    })?;
-    value.validate("")?;
-    Ok(value)
+    })
+}
+
+/// `T` read from the body again with whole numbers written as integers where its schema says
+/// integer; `None` when there were none, so that the first refusal stands.
+fn with_whole_numbers<T: DeserializeOwned + JsonSchema>(bytes: &[u8]) -> Option<Result<T, ApiError>> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let mut value = serde_json::Value::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    let schema = crate::integers::schema_of::<T>();
+    if !crate::integers::whole_numbers(&schema, &schema, &mut value) {
+        return None;
+    }
+    Some(serde_path_to_error::deserialize(value).map_err(|e| json_error(&e.path().to_string(), e.inner())))
 }
 
 /// Hands the undecoded request to operations that take anything (`input = raw`).
@@ -226,8 +251,11 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
         let got = quoted(msg).unwrap_or("?");
         return (or_body(base), format!("must be one of {} (got {got:?})", choices(msg)));
     }
-    if msg.contains("untagged enum IntLike") {
-        return (or_body(base), "must be an integer".to_string());
+    if let Some(rest) = msg.strip_prefix("invalid value: integer `")
+        && let Some((n, expected)) = rest.split_once("`, expected ")
+        && is_rust_integer(expected)
+    {
+        return (or_body(base), format!("{n} is out of range"));
     }
     if msg.starts_with("invalid type") && base.is_empty() {
         return ("body".to_string(), "must be a JSON object".to_string());
@@ -243,6 +271,12 @@ fn rephrase(path: &str, msg: &str) -> (String, String) {
 fn json_words(rest: &str) -> String {
     let word = |w: &str| -> String {
         let w = w.trim();
+        if is_rust_integer(w) {
+            return "an integer".into();
+        }
+        if let Some(number) = w.strip_prefix("floating point `").and_then(|n| n.strip_suffix('`')) {
+            return number.into();
+        }
         match w {
             "sequence" | "a sequence" => "an array".into(),
             "map" | "a map" => "an object".into(),
@@ -257,62 +291,14 @@ fn json_words(rest: &str) -> String {
     }
 }
 
+/// serde's name of an integer type (`u32`, `i64`, `usize`), which a client knows as "integer".
+fn is_rust_integer(word: &str) -> bool {
+    let digits = word.strip_prefix(['u', 'i']).unwrap_or("");
+    matches!(digits, "8" | "16" | "32" | "64" | "128" | "size")
+}
+
 fn or_body(base: String) -> String {
     if base.is_empty() { "body".to_string() } else { base }
-}
-
-/// Deserializes an integer field the way JSON Schema counts integers: `15` and `15.0` are both
-/// the integer 15, while `15.5`, an out-of-range value or (in a JSON body) a string is refused.
-/// Query and path parameters arrive as text and are read from it. Use it on every integer
-/// input field:
-/// `#[serde(deserialize_with = "crate::decode::integer")]`.
-pub fn integer<'de, D, T>(d: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: TryFrom<i128>,
-{
-    use serde::de::{Error, Unexpected};
-
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum IntLike {
-        Number(serde_json::Number),
-        Text(String),
-    }
-    let (shown, whole): (String, Option<i128>) = match IntLike::deserialize(d)? {
-        IntLike::Number(n) => (
-            n.to_string(),
-            n.as_i128().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e30).map(|f| f as i128)),
-        ),
-        IntLike::Text(s) if !TEXT_NUMBERS.get() => {
-            return Err(D::Error::invalid_type(Unexpected::Str(&s), &"an integer"));
-        }
-        IntLike::Text(s) => {
-            let t = s.trim();
-            let parsed = t.parse::<i128>().ok().or_else(|| {
-                t.parse::<f64>().ok().filter(|f| f.is_finite() && f.fract() == 0.0 && f.abs() < 1e30).map(|f| f as i128)
-            });
-            (format!("{s:?}"), parsed)
-        }
-    };
-    match whole {
-        Some(i) => T::try_from(i).map_err(|_| D::Error::custom(format!("{shown} is out of range"))),
-        None => Err(D::Error::invalid_type(Unexpected::Other(&shown), &"an integer")),
-    }
-}
-
-/// [`integer`] for an optional field: `null` or absence is `None`. Use with
-/// `#[serde(default, deserialize_with = "crate::decode::optional_integer")]`.
-pub fn optional_integer<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: TryFrom<i128>,
-{
-    use serde::de::Error;
-    match Option::<serde_json::Value>::deserialize(d)? {
-        None | Some(serde_json::Value::Null) => Ok(None),
-        Some(v) => integer(v).map(Some).map_err(D::Error::custom),
-    }
 }
 
 /// `true`, for `#[serde(default = "crate::decode::yes")]` on boolean fields that default on.
@@ -324,60 +310,67 @@ pub fn yes() -> bool {
 mod tests {
     use super::*;
 
-    #[derive(Debug, serde::Deserialize)]
+    /// An integer field and an optional one, declared as plain types.
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
     struct Count {
-        #[serde(deserialize_with = "integer")]
         n: u8,
+        #[serde(default)]
+        maybe: Option<u8>,
     }
 
-    #[derive(Debug, serde::Deserialize)]
-    struct Maybe {
-        #[serde(default, deserialize_with = "optional_integer")]
-        n: Option<u8>,
+    impl Validate for Count {
+        fn validate(&self, _: &str) -> Result<(), crate::validate::FieldError> {
+            Ok(())
+        }
     }
 
-    #[test]
-    fn optional_integers_take_null_and_absence() {
-        assert_eq!(serde_json::from_str::<Maybe>(r#"{}"#).unwrap().n, None);
-        assert_eq!(serde_json::from_str::<Maybe>(r#"{"n": null}"#).unwrap().n, None);
-        assert_eq!(serde_json::from_str::<Maybe>(r#"{"n": 3.0}"#).unwrap().n, Some(3));
-        assert!(serde_json::from_str::<Maybe>(r#"{"n": 3.5}"#).is_err());
+    fn from_body(text: &str) -> Result<Count, ApiError> {
+        body(&OpRequest { input: InputKind::Body, body: text.to_string().into(), ..OpRequest::default() })
+    }
+
+    fn from_query(text: &str) -> Result<Count, ApiError> {
+        query(&OpRequest { input: InputKind::Query, query: text.to_string(), ..OpRequest::default() })
     }
 
     #[test]
     fn integers_as_json_schema_counts_them() {
-        for ok in [r#"{"n": 7}"#, r#"{"n": 7.0}"#, r#"{"n": 7e0}"#] {
-            assert_eq!(serde_json::from_str::<Count>(ok).unwrap().n, 7, "{ok}");
+        for ok in [r#"{"n": 7}"#, r#"{"n": 7.0}"#, r#"{"n": 7e0}"#, r#"{"n": 7, "maybe": 3.0}"#] {
+            assert_eq!(from_body(ok).unwrap().n, 7, "{ok}");
         }
-        for bad in [
-            r#"{"n": 7.5}"#,
+        assert_eq!(from_body(r#"{"n": 7, "maybe": 3.0}"#).unwrap().maybe, Some(3));
+        assert_eq!(from_body(r#"{"n": 7, "maybe": null}"#).unwrap().maybe, None);
+        for (bad, message) in [
+            (r#"{"n": 7.5}"#, "has the wrong type: got 7.5, expected an integer"),
             // One unit in the last place below 1: a number JSON Schema calls not an integer,
             // which a parser rounding to the nearest float but one would read as 1.
-            r#"{"n": 0.9999999999999999}"#,
-            r#"{"n": 7.000000000000001}"#,
-            r#"{"n": 256}"#,
-            r#"{"n": -1}"#,
-            r#"{"n": "x"}"#,
-            r#"{"n": true}"#,
-            r#"{"n": null}"#,
-            r#"{"n": "7"}"#,
+            (r#"{"n": 0.9999999999999999}"#, "has the wrong type: got 0.9999999999999999, expected an integer"),
+            (r#"{"n": 7.000000000000001}"#, "has the wrong type: got 7.000000000000001, expected an integer"),
+            (r#"{"n": 256}"#, "256 is out of range"),
+            (r#"{"n": 256.0}"#, "256 is out of range"),
+            (r#"{"n": -1}"#, "-1 is out of range"),
+            (r#"{"n": "x"}"#, "has the wrong type: got string \"x\", expected an integer"),
+            (r#"{"n": true}"#, "has the wrong type: got boolean `true`, expected an integer"),
+            (r#"{"n": null}"#, "has the wrong type: got null, expected an integer"),
+            (r#"{"n": "7"}"#, "has the wrong type: got string \"7\", expected an integer"),
+            (r#"{"n": 7, "maybe": 1.5}"#, "has the wrong type: got 1.5, expected an integer"),
         ] {
-            assert!(serde_json::from_str::<Count>(bad).is_err(), "{bad}");
+            let e = from_body(bad).unwrap_err();
+            let field = if bad.contains("maybe") { "maybe" } else { "n" };
+            assert_eq!(
+                (e.field.as_deref(), e.message.as_ref()),
+                (Some(field), format!("{field}: {message}").as_str()),
+                "{bad}"
+            );
         }
         // Strings are numbers only where everything is text: query and path parameters.
-        let req = OpRequest { query: "n=7".into(), ..OpRequest::default() };
-        #[derive(Debug, serde::Deserialize)]
-        struct Q {
-            #[serde(deserialize_with = "integer")]
-            n: u8,
-        }
-        impl Validate for Q {
-            fn validate(&self, _: &str) -> Result<(), crate::validate::FieldError> {
-                Ok(())
-            }
-        }
-        assert_eq!(query::<Q>(&req).unwrap().n, 7);
-        assert!(serde_json::from_str::<Count>(r#"{"n": "7"}"#).is_err(), "the flag does not outlive the query");
+        assert_eq!(from_query("n=7").unwrap().n, 7);
+        assert_eq!(from_query("n=7.0&maybe=%203%20").unwrap().maybe, Some(3));
+        let e = from_query("n=seven").unwrap_err();
+        assert_eq!(
+            (e.field.as_deref(), e.message.as_ref()),
+            (Some("n"), "n: has the wrong type: got \"seven\", expected an integer")
+        );
+        assert!(from_query("n=7.5").is_err());
     }
 
     #[test]

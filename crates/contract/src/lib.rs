@@ -13,9 +13,10 @@
 extern crate self as wrench_contract;
 
 // The lower layer's modules, under the names this crate's code uses for them.
-use wrench_infra::{bounds, config, connection, datasets, envelope, flag, net, store};
+use wrench_infra::{bounds, config, connection, datasets, envelope, net, store};
 
 pub mod decode;
+mod integers;
 pub mod op;
 pub mod prelude;
 pub mod validate;

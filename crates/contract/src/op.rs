@@ -136,6 +136,40 @@ pub enum OutputKind {
     Redirect,
 }
 
+/// What an operation reaches beyond its input, declared as `uses(network, store)`: each adds
+/// the codes it can fail with to the operation's document entry, so that no operation copies
+/// those lists by hand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uses {
+    /// The outbound layer, to a host the caller names: refused by the address policy, or the
+    /// host fails or is too slow.
+    Network,
+    /// A third-party provider through `net::provider`: not configured, over its budget, or it
+    /// fails or is too slow.
+    Provider,
+    /// The configured store (embedded or Redis), which may be unreachable.
+    Store,
+    /// A data set the operator provides as a file, which may not be installed.
+    Dataset,
+}
+
+impl Uses {
+    /// The codes answered when what is used fails.
+    pub fn codes(self) -> &'static [ErrorCode] {
+        match self {
+            Uses::Network => &[ErrorCode::TargetForbidden, ErrorCode::UpstreamError, ErrorCode::UpstreamTimeout],
+            Uses::Provider => &[
+                ErrorCode::ProviderNotConfigured,
+                ErrorCode::ProviderBusy,
+                ErrorCode::UpstreamError,
+                ErrorCode::UpstreamTimeout,
+            ],
+            Uses::Store => &[ErrorCode::StoreUnavailable],
+            Uses::Dataset => &[ErrorCode::DatasetNotInstalled],
+        }
+    }
+}
+
 /// One declared example: an input and the status it is expected to produce.
 #[derive(Debug, Clone)]
 pub struct Example {
@@ -179,7 +213,9 @@ pub struct Operation {
     pub summary: &'static str,
     pub description: &'static str,
     pub output: OutputKind,
-    /// Codes beyond the ones the pipeline itself can give.
+    /// What the operation reaches beyond its input; each brings the codes it can fail with.
+    pub uses: &'static [Uses],
+    /// Codes of the operation's own, beyond the pipeline's and those of what it uses.
     pub errors: &'static [ErrorCode],
     /// Schema-valid input that the operation still refuses with 400, in words.
     pub rejects: Option<&'static str>,
@@ -226,6 +262,9 @@ impl Operation {
         }
         if self.rejects.is_some() {
             codes.push(ErrorCode::ValidationError);
+        }
+        for used in self.uses {
+            codes.extend_from_slice(used.codes());
         }
         codes.extend_from_slice(self.errors);
         codes.sort();

@@ -93,10 +93,10 @@ mod tests {
             vec![path.clone()],
             Duration::ZERO,
         ));
-        assert_eq!(slot.status().state, "not loaded yet");
+        assert_eq!(slot.status().state, slot::State::NotLoadedYet);
         assert_eq!(city_of(&slot, "2001:db8:100::1").await.as_deref(), Some("Berlin"));
         let status = slot.status();
-        assert_eq!((status.state, status.summary.as_ref().unwrap().records), ("loaded", 3));
+        assert_eq!((status.state, status.summary.as_ref().unwrap().records), (slot::State::Loaded, 3));
         assert_eq!(status.summary.unwrap().built.as_deref(), Some("2025-11-25T00:00:00Z"));
 
         // Half of the new file, written in place: every answer still comes from the old copy.
@@ -108,7 +108,7 @@ mod tests {
         }
         let _ = slot.load_now().await;
         let status = slot.status();
-        assert_eq!(status.state, "loaded");
+        assert_eq!(status.state, slot::State::Loaded);
         assert!(status.error.as_deref().is_some_and(|e| e.contains("MaxMind DB")), "{status:?}");
 
         // The whole file: the next uses start a reload and then see the new data.
@@ -173,6 +173,6 @@ mod tests {
         let Err(e) = slot.get().await else { panic!("an overlapping table loaded") };
         assert_eq!(e.code, crate::envelope::ErrorCode::DatasetNotInstalled);
         assert!(e.to_string().contains("ends before it starts"), "{e}");
-        assert_eq!(slot.status().state, "failed");
+        assert_eq!(slot.status().state, slot::State::Failed);
     }
 }

@@ -83,6 +83,38 @@ pub struct Slot<T: Dataset> {
     last_error: Mutex<Option<String>>,
 }
 
+/// Where a data set stands. A set that failed to reload keeps serving its loaded copy, so it
+/// is `Loaded` with an error beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum State {
+    #[serde(rename = "not configured")]
+    NotConfigured,
+    #[serde(rename = "not loaded yet")]
+    NotLoadedYet,
+    #[serde(rename = "loaded")]
+    Loaded,
+    #[serde(rename = "failed")]
+    Failed,
+}
+
+impl State {
+    /// Whether the set is as the operator asked: loaded, or not asked for.
+    pub fn is_ready(self) -> bool {
+        matches!(self, State::Loaded | State::NotConfigured)
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            State::NotConfigured => "not configured",
+            State::NotLoadedYet => "not loaded yet",
+            State::Loaded => "loaded",
+            State::Failed => "failed",
+        })
+    }
+}
+
 /// The state of a slot, for `wrench data` and `/health`.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,8 +124,7 @@ pub struct Status {
     /// Paths on the server: printed by `wrench data`, not published by `/health`.
     #[serde(skip)]
     pub files: Vec<String>,
-    /// `not configured`, `not loaded yet`, `loaded` or `failed`.
-    pub state: &'static str,
+    pub state: State,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<Summary>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -217,10 +248,10 @@ impl<T: Dataset> Slot<T> {
         let current = self.current();
         let error = self.last_error.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let state = match (&current, &error, self.configured()) {
-            (_, _, false) => "not configured",
-            (Some(_), _, _) => "loaded",
-            (None, Some(_), _) => "failed",
-            (None, None, _) => "not loaded yet",
+            (_, _, false) => State::NotConfigured,
+            (Some(_), _, _) => State::Loaded,
+            (None, Some(_), _) => State::Failed,
+            (None, None, _) => State::NotLoadedYet,
         };
         Status {
             name: self.what,
