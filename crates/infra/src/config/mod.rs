@@ -238,7 +238,14 @@ impl Config {
     /// Every setting's variable name: the fields of [`Config`], [`OutboundConfig`] and
     /// [`DatasetsConfig`], then the provider settings. The README's tables list the same.
     pub fn variable_names() -> Vec<String> {
-        Config::keys().iter().map(|k| read::env_name(k)).chain(providers::keys()).collect()
+        Config::setting_keys().iter().map(|k| read::env_name(k)).collect()
+    }
+
+    /// Every setting's file key, the provider settings included: the names an unknown one is
+    /// compared with.
+    fn setting_keys() -> Vec<String> {
+        let providers = providers::keys().into_iter().map(|n| n.trim_start_matches("WRENCH_").to_ascii_lowercase());
+        Config::keys().into_iter().map(str::to_string).chain(providers).collect()
     }
 
     /// The file keys of the settings the structs declare (the provider keys aside).
@@ -272,8 +279,7 @@ impl Config {
             if allow_unknown {
                 continue;
             }
-            let providers = providers::keys().into_iter().map(|n| n.trim_start_matches("WRENCH_").to_ascii_lowercase());
-            let all: Vec<String> = known.iter().copied().map(str::to_string).chain(providers).collect();
+            let all = Config::setting_keys();
             let hint = match read::closest(&key, all.iter().map(String::as_str)) {
                 Some(k) => format!("; did you mean {}?", read::display(k, &given.origin)),
                 None => String::new(),
@@ -287,12 +293,9 @@ impl Config {
         c.outbound = read::read(&values)?;
         c.datasets = read::read(&values)?;
         for (key, given) in provider_values {
-            let text: String =
-                read::text(given.value).map_err(|e| format!("{}: {e}", read::display(&key, &given.origin)))?;
-            c.outbound
-                .providers
-                .set(&read::env_name(&key), &text)
-                .map_err(|e| format!("{}: {e}", read::display(&key, &given.origin)))?;
+            let named = |e: String| format!("{}: {e}", read::display(&key, &given.origin));
+            let text: String = read::text(given.value.clone()).map_err(|e: toml::de::Error| named(e.to_string()))?;
+            c.outbound.providers.set(&read::env_name(&key), &text).map_err(named)?;
         }
         c.finish()?;
         Ok(c)
