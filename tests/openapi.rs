@@ -230,7 +230,7 @@ fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
     if let Value::Object(map) = v {
         for (k, child) in map {
             match k.as_str() {
-                "properties" => {
+                "properties" | "patternProperties" => {
                     for (name, s) in child.as_object().unwrap() {
                         walk(s, &format!("{path}.{name}"), bad);
                     }
@@ -291,12 +291,10 @@ fn request_schemas_use_only_enforced_keywords() {
 }
 
 /// Request fields the spec names in snake_case keep its spelling (clients of the original
-/// service send them), and so does `custom_slug`, the original service's own spelling; each is
-/// also accepted in camelCase, declared beside it.
+/// service send them); each is also accepted in camelCase, declared beside it.
 const SNAKE_REQUEST_NAMES: &[&str] = &[
     "allowed_tags",
     "bg_color",
-    "custom_slug",
     "expires_in",
     "has_header",
     "include_header",
@@ -347,6 +345,21 @@ fn property_names(doc: &Value, schema: &Value, seen: &mut HashSet<String>, out: 
                 let siblings: Vec<String> = props.keys().cloned().collect();
                 for name in props.keys() {
                     out.push((name.clone(), siblings.clone()));
+                }
+                // A legacy spelling is admitted by an anchored pattern and names the property
+                // it stands for; anything else under `patternProperties` is reported by name.
+                for (pattern, s) in map.get("patternProperties").and_then(Value::as_object).into_iter().flatten() {
+                    let of = s.get("x-alias-of").and_then(Value::as_str).filter(|of| siblings.iter().any(|n| n == of));
+                    let literal = pattern
+                        .strip_prefix('^')
+                        .and_then(|p| p.strip_suffix('$'))
+                        .filter(|p| p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+                    if of.is_none() || literal.is_none() {
+                        out.push((
+                            format!("pattern {pattern} (not a legacy spelling of a property)"),
+                            siblings.clone(),
+                        ));
+                    }
                 }
             }
             map.values().for_each(|v| property_names(doc, v, seen, out));

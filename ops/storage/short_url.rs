@@ -100,7 +100,7 @@ fn shape_problem(slug: &str) -> Option<String> {
 
 /// Create a short link.
 ///
-/// Stores `url` under a slug: `custom_slug` if given (3 to 64 letters, digits, `-`, `_`; not
+/// Stores `url` under a slug: `customSlug` if given (3 to 64 letters, digits, `-`, `_`; not
 /// a reserved word), otherwise a generated 6-character slug from an alphabet without
 /// look-alikes (no 0/O, 1/l/I). A custom slug that is taken is 409 `SLUG_TAKEN`; one that
 /// breaks the rules is 400 `INVALID_SLUG` saying which rule. Links do not expire. The target
@@ -119,8 +119,8 @@ async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<Short
     let slug = match input.custom_slug {
         Some(slug) => {
             if let Some(why) = slug_problem(&slug) {
-                let mut e = ApiError::new(ErrorCode::InvalidSlug, format!("custom_slug: {why}"));
-                e.field = Some("custom_slug".into());
+                let mut e = ApiError::new(ErrorCode::InvalidSlug, format!("customSlug: {why}"));
+                e.field = Some("customSlug".into());
                 return Err(e);
             }
             if !ctx.store.put_new(&key(&slug), &bytes, None).await? {
@@ -294,12 +294,21 @@ mod tests {
     async fn custom_slugs_are_checked_and_reserved() {
         let cli = client();
         let create = |slug: &str| {
-            cli.post("/v1/short-url/create")
-                .body_json(&json!({"url": "http://example.org", "custom_slug": slug}))
-                .send()
+            cli.post("/v1/short-url/create").body_json(&json!({"url": "http://example.org", "customSlug": slug})).send()
         };
-        let (status, v) = json_of(create("my-link_1").await).await;
+        // The original service's spelling is accepted too, and giving both is refused.
+        let legacy = cli
+            .post("/v1/short-url/create")
+            .body_json(&json!({"url": "http://example.org", "custom_slug": "my-link_1"}))
+            .send();
+        let (status, v) = json_of(legacy.await).await;
         assert_eq!((status, v["data"]["slug"].as_str()), (200, Some("my-link_1")));
+        let both = cli
+            .post("/v1/short-url/create")
+            .body_json(&json!({"url": "http://example.org", "custom_slug": "a-link", "customSlug": "b-link"}))
+            .send();
+        let (status, v) = json_of(both.await).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{v}");
         let (status, v) = json_of(create("my-link_1").await).await;
         assert_eq!((status, v["error"]["code"].as_str()), (409, Some("SLUG_TAKEN")));
         for (slug, why) in [("ab", "3 to 64"), ("has space", "only letters"), ("Stats", "reserved"), ("r", "3 to 64")] {

@@ -181,15 +181,28 @@ fn schema(v: &mut Value) {
 }
 
 /// Removes the second spellings of an object's fields and the rules that tie them to the first:
-/// "one of the two is required" becomes "the first is required"; "not both" goes.
+/// "one of the two is required" becomes "the first is required"; "not both" goes. A second
+/// spelling is a property marked `x-alias-of`, or a legacy one admitted by an anchored
+/// `patternProperties` entry (which 3.0 cannot say at all).
 fn drop_aliases(o: &mut Map<String, Value>) {
-    let Some(Value::Object(props)) = o.get_mut("properties") else { return };
-    let aliases: Vec<String> =
-        props.iter().filter(|(_, p)| p.get("x-alias-of").is_some()).map(|(k, _)| k.clone()).collect();
+    let mut aliases: Vec<String> = Vec::new();
+    if let Some(Value::Object(props)) = o.get_mut("properties") {
+        aliases.extend(props.iter().filter(|(_, p)| p.get("x-alias-of").is_some()).map(|(k, _)| k.clone()));
+        props.retain(|k, _| !aliases.contains(k));
+    }
+    if let Some(Value::Object(patterns)) = o.get_mut("patternProperties") {
+        let legacy: Vec<String> =
+            patterns.iter().filter(|(_, p)| p.get("x-alias-of").is_some()).map(|(k, _)| k.clone()).collect();
+        patterns.retain(|k, _| !legacy.contains(k));
+        if patterns.is_empty() {
+            o.remove("patternProperties");
+        }
+        let name = |pattern: &str| pattern.trim_start_matches('^').trim_end_matches('$').replace('\\', "");
+        aliases.extend(legacy.iter().map(|p| name(p)));
+    }
     if aliases.is_empty() {
         return;
     }
-    props.retain(|k, _| !aliases.contains(k));
     let mut required: Vec<Value> = o.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
     if let Some(Value::Array(rules)) = o.get_mut("allOf") {
         rules.retain(|rule| {

@@ -42,9 +42,15 @@ pub trait Validate {
 
 /// A schemars transform that declares a type's aliases in its schema, so that the document
 /// lists every name the server accepts: `#[schemars(transform = declare_aliases::<Self>)]` on
-/// the type (the derive asks for it wherever a field has an alias). The alias becomes a
-/// property of its own beside the name, and the schema says that exactly one of the two is
-/// given when the field is required, at most one otherwise; serde refuses a field given twice.
+/// the type (the derive asks for it wherever a field has an alias). The schema says that
+/// exactly one of the two spellings is given when the field is required, at most one otherwise;
+/// serde refuses a field given twice.
+///
+/// Where the alias follows the naming rule (`maxLength` beside the fixed `max_length`, `url`
+/// beside `domain`), it becomes a property of its own and a client may use either. Any other alias is a legacy spelling (`custom_slug`, the
+/// original service's, beside `customSlug`): it is admitted through `patternProperties` with an
+/// anchored pattern, so that the document still accepts exactly what the server does while
+/// generators, which build fields from `properties`, see one field under one name.
 pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
     let Some(object) = schema.as_object_mut() else { return };
     let mut rules = Vec::new();
@@ -60,7 +66,14 @@ pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
             // Lets a rendering for generators that cannot hold both spellings drop this one.
             o.insert("x-alias-of".into(), Value::String(name.to_string()));
         }
-        properties.shift_insert(index + 1, alias.to_string(), aliased);
+        if follows_naming_rule(alias) {
+            properties.shift_insert(index + 1, alias.to_string(), aliased);
+        } else {
+            let patterns = object.entry("patternProperties").or_insert_with(|| json!({}));
+            if let Some(patterns) = patterns.as_object_mut() {
+                patterns.insert(format!("^{}$", regex::escape(alias)), aliased);
+            }
+        }
         let required = object.get_mut("required").and_then(Value::as_array_mut);
         let was_required = required.is_some_and(|r| {
             let before = r.len();
@@ -82,6 +95,13 @@ pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
             all.extend(rules);
         }
     }
+}
+
+/// Whether an alias follows the naming rule (camelCase: `maxLength`, `url`), so that it may be
+/// a property of its own. Snake-case names are admitted only where the contract fixes them, and
+/// those are never the alias.
+fn follows_naming_rule(alias: &str) -> bool {
+    !alias.contains('_')
 }
 
 pub fn join(path: &str, field: &str) -> String {
