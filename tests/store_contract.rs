@@ -11,7 +11,8 @@ mod common;
 
 use common::cluster::Cluster;
 use wrench_infra::store::{
-    CountedRead, GuardedPush, Pushed, Store, StoreError, embedded::EmbeddedStore, redis::RedisStore,
+    Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, embedded::EmbeddedStore,
+    redis::RedisStore,
 };
 
 /// A store to test, and how to clean up after it.
@@ -96,6 +97,103 @@ contract!(binary, values_are_binary_safe);
 contract!(guarded, guarded_pushes_need_their_guard_and_respect_their_window);
 contract!(guarded_atomic, guarded_pushes_are_counted_atomically);
 contract!(counted_reads, reads_that_count_stamp_then_count_only_what_exists);
+contract!(logs, logs_number_trim_by_count_and_bytes_and_expire);
+contract!(logs_atomic, log_appends_are_numbered_atomically);
+contract!(logs_cleared, cleared_and_deleted_logs_hold_nothing);
+
+fn append<'a>(log: &'a str, value: &'a [u8], max_entries: usize, max_bytes: usize) -> LogAppend<'a> {
+    LogAppend { guard: "lg{7}", log, value, max_entries, max_bytes, window: None }
+}
+
+async fn logs_number_trim_by_count_and_bytes_and_expire(s: Arc<dyn Store>) {
+    let log = "lg{7}:log";
+    assert_eq!(s.log_append(append(log, b"x", 3, 100)).await.unwrap(), Appended::NoGuard);
+    assert_eq!(s.log_state(log).await.unwrap(), LogState::EMPTY, "nothing is written without the guard");
+    s.put("lg{7}", b"meta", Some(Duration::from_millis(900))).await.unwrap();
+    for i in 1..=5u8 {
+        let Appended::Done { seq, log: state } = s.log_append(append(log, &[i; 10], 3, 100)).await.unwrap() else {
+            panic!("append {i}")
+        };
+        assert_eq!((seq, state.len()), (u64::from(i), u64::from(i).min(3)));
+    }
+    assert_eq!(s.log_state(log).await.unwrap(), LogState { first: 3, last: 5, bytes: 30 });
+    let all = s.log_read(log, 1, 10).await.unwrap();
+    assert_eq!(all, vec![(3, vec![3; 10]), (4, vec![4; 10]), (5, vec![5; 10])], "trimmed by count, oldest first");
+    assert_eq!(s.log_read(log, 4, 4).await.unwrap(), vec![(4, vec![4; 10])]);
+    assert_eq!(s.log_read(log, 5, 4).await.unwrap(), vec![]);
+    // A 25-byte entry under a 40-byte cap leaves room for one 10-byte entry beside it.
+    let Appended::Done { log: state, .. } = s.log_append(append(log, &[6; 25], 3, 40)).await.unwrap() else {
+        panic!("append 6")
+    };
+    assert_eq!(state, LogState { first: 5, last: 6, bytes: 35 });
+    // An entry over the byte cap on its own is kept, alone.
+    let big = vec![0u8; 64];
+    let Appended::Done { log: state, .. } = s.log_append(append(log, &big, 3, 40)).await.unwrap() else {
+        panic!("append 7")
+    };
+    assert_eq!(state, LogState { first: 7, last: 7, bytes: 64 });
+    assert_eq!(s.log_read(log, 1, 7).await.unwrap(), vec![(7, big)]);
+    // The log expires with its guard.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(s.log_read(log, 1, 7).await.unwrap(), vec![], "entries expired with the guard");
+    assert!(s.log_state(log).await.unwrap().is_empty());
+}
+
+async fn log_appends_are_numbered_atomically(s: Arc<dyn Store>) {
+    s.put("la{8}", b"meta", Some(Duration::from_secs(30))).await.unwrap();
+    let tasks: Vec<_> = (0..40u8)
+        .map(|i| {
+            let s = s.clone();
+            tokio::spawn(async move {
+                let window = Some(("la{8}:w", 30, Duration::from_secs(30)));
+                let a = LogAppend {
+                    guard: "la{8}",
+                    log: "la{8}:log",
+                    value: &[i],
+                    max_entries: 20,
+                    max_bytes: 1 << 20,
+                    window,
+                };
+                s.log_append(a).await.unwrap()
+            })
+        })
+        .collect();
+    let mut seqs = Vec::new();
+    for t in tasks {
+        if let Appended::Done { seq, .. } = t.await.unwrap() {
+            seqs.push(seq);
+        }
+    }
+    seqs.sort();
+    assert_eq!(seqs, (1..=30).collect::<Vec<u64>>(), "the window's limit got through, each with its own number");
+    assert_eq!(s.log_state("la{8}:log").await.unwrap(), LogState { first: 11, last: 30, bytes: 20 });
+    assert_eq!(s.log_read("la{8}:log", 1, 100).await.unwrap().len(), 20);
+}
+
+async fn cleared_and_deleted_logs_hold_nothing(s: Arc<dyn Store>) {
+    s.put("lc{9}", b"meta", Some(Duration::from_secs(30))).await.unwrap();
+    let a = |v: &'static [u8]| LogAppend {
+        guard: "lc{9}",
+        log: "lc{9}:log",
+        value: v,
+        max_entries: 10,
+        max_bytes: 1000,
+        window: None,
+    };
+    for v in [b"a", b"b", b"c"] {
+        s.log_append(a(v)).await.unwrap();
+    }
+    s.log_clear("lc{9}:log").await.unwrap();
+    assert_eq!(s.log_state("lc{9}:log").await.unwrap(), LogState { first: 4, last: 3, bytes: 0 });
+    assert_eq!(s.log_read("lc{9}:log", 1, 10).await.unwrap(), vec![]);
+    let Appended::Done { seq, .. } = s.log_append(a(b"d")).await.unwrap() else { panic!("append after clear") };
+    assert_eq!(seq, 4, "numbering goes on after a clear");
+    s.delete(&["lc{9}", "lc{9}:log"]).await.unwrap();
+    assert_eq!(s.get("lc{9}").await.unwrap(), None);
+    assert!(s.log_state("lc{9}:log").await.unwrap().is_empty());
+    assert_eq!(s.log_read("lc{9}:log", 1, 10).await.unwrap(), vec![]);
+    assert_eq!(s.log_append(a(b"e")).await.unwrap(), Appended::NoGuard);
+}
 
 async fn guarded_pushes_need_their_guard_and_respect_their_window(s: Arc<dyn Store>) {
     let push = |value: &'static [u8], window| GuardedPush { guard: "g{1}", list: "g{1}:l", value, cap: 3, window };
@@ -402,7 +500,10 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         values_are_binary_safe,
         guarded_pushes_need_their_guard_and_respect_their_window,
         guarded_pushes_are_counted_atomically,
-        reads_that_count_stamp_then_count_only_what_exists
+        reads_that_count_stamp_then_count_only_what_exists,
+        logs_number_trim_by_count_and_bytes_and_expire,
+        log_appends_are_numbered_atomically,
+        cleared_and_deleted_logs_hold_nothing
     );
 
     // Failovers with one client: first of the node the client was seeded with, then of another

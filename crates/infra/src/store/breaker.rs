@@ -188,6 +188,27 @@ impl Store for Breaker {
         Box::pin(self.guard(Some(key), self.inner.get_and_count(read)))
     }
 
+    fn log_append<'a>(&'a self, append: super::LogAppend<'a>) -> StoreFuture<'a, super::Appended> {
+        let key = append.guard;
+        Box::pin(self.guard(Some(key), self.inner.log_append(append)))
+    }
+
+    fn log_state<'a>(&'a self, log: &'a str) -> StoreFuture<'a, super::LogState> {
+        Box::pin(self.guard(Some(log), self.inner.log_state(log)))
+    }
+
+    fn log_read<'a>(&'a self, log: &'a str, from: u64, to: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+        Box::pin(self.guard(Some(log), self.inner.log_read(log, from, to)))
+    }
+
+    fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(self.guard(Some(log), self.inner.log_clear(log)))
+    }
+
+    fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()> {
+        Box::pin(self.guard(keys.first().copied(), self.inner.delete(keys)))
+    }
+
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(self.guard(None, self.inner.ping()))
     }

@@ -2,8 +2,8 @@
 //!
 //! Each value is stored with its expiry (Unix milliseconds, 0 for never) in front of it, so
 //! reads can refuse expired data without waiting for the sweeper, which deletes expired entries
-//! in the background every minute. Lists are one value each (an inbox holds at most a few
-//! dozen payloads). Writes go through one writer thread that commits concurrent writes
+//! in the background every minute. Lists are one value each (short, such as a rate window's
+//! keys); logs store each entry on its own (`embedded_log`). Writes go through one writer thread that commits concurrent writes
 //! together, one fsync per batch ([`super::group_commit`]); running them one after another is
 //! what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run on the
 //! blocking pool.
@@ -16,10 +16,14 @@ use std::{
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 
-use super::{CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture, group_commit::Writer};
+use super::{
+    Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture,
+    embedded_log::{self, LOGS},
+    group_commit::Writer,
+};
 use crate::time::unix_ms;
 
-const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
+pub(crate) const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
 const LISTS: TableDefinition<&str, &[u8]> = TableDefinition::new("lists");
 /// File name inside the data directory.
 pub const FILE_NAME: &str = "wrench.redb";
@@ -35,7 +39,7 @@ fn now_ms() -> u64 {
     unix_ms(SystemTime::now())
 }
 
-fn encode(expires_at: u64, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn encode(expires_at: u64, payload: &[u8]) -> Vec<u8> {
     let mut v = Vec::with_capacity(8 + payload.len());
     v.extend_from_slice(&expires_at.to_be_bytes());
     v.extend_from_slice(payload);
@@ -43,7 +47,7 @@ fn encode(expires_at: u64, payload: &[u8]) -> Vec<u8> {
 }
 
 /// (expiry, payload) of a live entry; `None` when expired or malformed.
-fn live(raw: &[u8], now: u64) -> Option<(u64, &[u8])> {
+pub(crate) fn live(raw: &[u8], now: u64) -> Option<(u64, &[u8])> {
     let (head, payload) = raw.split_at_checked(8)?;
     let expires_at = u64::from_be_bytes(head.try_into().ok()?);
     (expires_at == 0 || expires_at > now).then_some((expires_at, payload))
@@ -114,6 +118,7 @@ fn with_tables(db: Database) -> Result<Database, StoreError> {
     let tx = db.begin_write().map_err(StoreError::unavailable)?;
     tx.open_table(VALUES).map_err(StoreError::unavailable)?;
     tx.open_table(LISTS).map_err(StoreError::unavailable)?;
+    tx.open_table(LOGS).map_err(StoreError::unavailable)?;
     tx.commit().map_err(StoreError::unavailable)?;
     Ok(db)
 }
@@ -122,7 +127,7 @@ fn sweep(db: &Database) -> Result<usize, StoreError> {
     let now = now_ms();
     let tx = db.begin_write().map_err(StoreError::unavailable)?;
     let mut removed = 0;
-    for def in [VALUES, LISTS] {
+    for def in [VALUES, LISTS, LOGS] {
         let mut table = tx.open_table(def).map_err(StoreError::unavailable)?;
         table
             .retain(|_, v| {
@@ -152,7 +157,12 @@ type Table<'t> = redb::Table<'t, &'static str, &'static [u8]>;
 
 /// Adds one to the counter at `key` in `values` (a missing or expired one counts from zero and
 /// gets `ttl`; a live one keeps its expiry). The new count and the counter's expiry.
-fn bump(values: &mut Table<'_>, key: &str, now: u64, ttl: Option<Duration>) -> Result<(i64, u64), StoreError> {
+pub(crate) fn bump(
+    values: &mut Table<'_>,
+    key: &str,
+    now: u64,
+    ttl: Option<Duration>,
+) -> Result<(i64, u64), StoreError> {
     let current = values
         .get(key)
         .map_err(StoreError::unavailable)?
@@ -340,6 +350,42 @@ impl Store for EmbeddedStore {
             }
             Ok(found)
         })
+    }
+
+    fn log_append<'a>(&'a self, append: LogAppend<'a>) -> StoreFuture<'a, Appended> {
+        let append = embedded_log::OwnedAppend::from(append);
+        Box::pin(self.writer.write(true, move |tx| embedded_log::append(tx, &append, now_ms())))
+    }
+
+    fn log_state<'a>(&'a self, log: &'a str) -> StoreFuture<'a, LogState> {
+        let log = log.to_string();
+        Box::pin(self.blocking(move |db| embedded_log::state(db, &log, now_ms())))
+    }
+
+    fn log_read<'a>(&'a self, log: &'a str, from: u64, to: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+        let log = log.to_string();
+        Box::pin(self.blocking(move |db| embedded_log::read(db, &log, from, to, now_ms())))
+    }
+
+    fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
+        let log = log.to_string();
+        Box::pin(self.writer.write(true, move |tx| embedded_log::clear(tx, &log, now_ms())))
+    }
+
+    fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()> {
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        Box::pin(self.writer.write(true, move |tx| {
+            for key in &keys {
+                for def in [VALUES, LISTS] {
+                    tx.open_table(def)
+                        .map_err(StoreError::unavailable)?
+                        .remove(key.as_str())
+                        .map_err(StoreError::unavailable)?;
+                }
+                embedded_log::remove_entries(tx, key)?;
+            }
+            Ok(())
+        }))
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {

@@ -5,8 +5,9 @@
 //! (id and slug reservation), a counter that gets its TTL when created and never extends it
 //! (rate windows, clicks), and a capped list with an absolute expiry (inbox payloads). Two
 //! more do a hot path's whole conditional work at once, so it costs one round trip on Redis
-//! and one queued write on the embedded store: a guarded, counted push (a webhook delivery)
-//! and a read that counts (a short link's redirect). Their keys share a hash tag (`{id}`),
+//! and one queued write on the embedded store: a guarded, counted push, and a read that counts
+//! (a short link's redirect). A log is a numbered sequence whose entries are stored one by one
+//! (a webhook inbox's deliveries), trimmed by count and bytes, read by number range. Their keys share a hash tag (`{id}`),
 //! so they stay on one cluster slot. Expired data is never returned, whatever the backend.
 //!
 //! - `embedded` (default): a redb file under the data directory. Nothing acknowledged is lost
@@ -24,8 +25,10 @@
 
 pub mod breaker;
 pub mod embedded;
+mod embedded_log;
 pub mod group_commit;
 pub mod redis;
+mod redis_log;
 pub mod redis_nodes;
 
 use std::{
@@ -131,6 +134,28 @@ pub trait Store: Send + Sync {
     /// first: a reader that sees the count also sees the stamp.
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>>;
 
+    /// Appends `append.value` to the log `append.log` while `append.guard` holds a live value,
+    /// counted first in `append.window` as [`Store::push_guarded`] counts. Each entry is stored
+    /// on its own under the next sequence number (from 1, never reused), so an append costs the
+    /// same however much the log holds. Once the log holds more than `max_entries` entries or
+    /// `max_bytes` bytes, the oldest go (the newest always stays). The log expires with its
+    /// guard.
+    fn log_append<'a>(&'a self, append: LogAppend<'a>) -> StoreFuture<'a, Appended>;
+
+    /// Where the log stands: its first and last live sequence numbers and the bytes its entries
+    /// hold (first 1, last 0 for a log never written or gone).
+    fn log_state<'a>(&'a self, log: &'a str) -> StoreFuture<'a, LogState>;
+
+    /// The entries numbered `from..=to` that the log still holds, oldest first.
+    fn log_read<'a>(&'a self, log: &'a str, from: u64, to: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>>;
+
+    /// Removes every entry of the log; numbering goes on from where it was, so that a reader
+    /// that remembers a number never sees it again.
+    fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Removes what each key holds, whatever it is (value, counter, list or log).
+    fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()>;
+
     /// Checks the backend answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
 
@@ -185,6 +210,51 @@ pub enum Pushed {
     Limited(Option<Duration>),
     /// Pushed; the list's length afterwards.
     Done(usize),
+}
+
+/// An entry for a guarded log (a webhook delivery), counted in a window if given.
+#[derive(Debug, Clone, Copy)]
+pub struct LogAppend<'a> {
+    pub guard: &'a str,
+    pub log: &'a str,
+    pub value: &'a [u8],
+    /// Most entries kept.
+    pub max_entries: usize,
+    /// Most bytes of entries kept.
+    pub max_bytes: usize,
+    /// Counter key, limit and TTL of a new counter.
+    pub window: Option<(&'a str, i64, Duration)>,
+}
+
+/// What became of an append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appended {
+    /// The guard holds no live value: nothing was counted or appended.
+    NoGuard,
+    /// The window's limit is passed: nothing was appended. The counter's time left.
+    Limited(Option<Duration>),
+    /// Appended under `seq`; the log afterwards.
+    Done { seq: u64, log: LogState },
+}
+
+/// A log's live range and size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogState {
+    pub first: u64,
+    pub last: u64,
+    pub bytes: u64,
+}
+
+impl LogState {
+    pub const EMPTY: LogState = LogState { first: 1, last: 0, bytes: 0 };
+
+    pub fn len(&self) -> u64 {
+        (self.last + 1).saturating_sub(self.first)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// Opens the configured backend: Redis when `WRENCH_REDIS_URL` is set, else the embedded file.

@@ -25,7 +25,7 @@ use fred::{
 };
 
 use super::{
-    CountedRead, GuardedPush, Pushed, Store, StoreError, StoreFuture,
+    Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture, redis_log,
     redis_nodes::{self, Nodes},
 };
 use crate::time::unix_ms;
@@ -131,14 +131,14 @@ impl RedisStore {
         Ok(RedisStore { route, prefix: prefix.to_string() })
     }
 
-    fn key(&self, key: &str) -> String {
+    pub(super) fn key(&self, key: &str) -> String {
         format!("{}{key}", self.prefix)
     }
 
     /// Runs `f` with the client that serves `key` (prefixed, as sent). On a cluster, a failure
     /// makes the slot map be asked again soon, and a `MOVED` answer (the map was older than
     /// the cluster's) at once, after which the command is sent once more.
-    async fn on<T, F, Fut>(&self, key: &str, f: F) -> Result<T, StoreError>
+    pub(super) async fn on<T, F, Fut>(&self, key: &str, f: F) -> Result<T, StoreError>
     where
         F: Fn(Client) -> Fut,
         Fut: std::future::Future<Output = Result<T, fred::error::Error>>,
@@ -165,7 +165,12 @@ impl RedisStore {
     }
 
     /// Runs `script` on the node of its first key (the keys of one script share a hash tag).
-    async fn run<R: FromValue>(&self, script: &Script, keys: Vec<String>, args: Vec<Value>) -> Result<R, StoreError> {
+    pub(super) async fn run<R: FromValue>(
+        &self,
+        script: &Script,
+        keys: Vec<String>,
+        args: Vec<Value>,
+    ) -> Result<R, StoreError> {
         let first = keys.first().cloned().unwrap_or_default();
         self.on(&first, |client| {
             let (keys, args) = (keys.clone(), args.clone());
@@ -328,6 +333,33 @@ impl Store for RedisStore {
             let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
             let args = vec![Value::Bytes(read.stamp.to_vec().into())];
             self.run(&GET_AND_COUNT, keys, args).await
+        })
+    }
+
+    fn log_append<'a>(&'a self, append: LogAppend<'a>) -> StoreFuture<'a, Appended> {
+        Box::pin(redis_log::append(self, append))
+    }
+
+    fn log_state<'a>(&'a self, log: &'a str) -> StoreFuture<'a, LogState> {
+        Box::pin(redis_log::state(self, log))
+    }
+
+    fn log_read<'a>(&'a self, log: &'a str, from: u64, to: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+        Box::pin(redis_log::read(self, log, from, to))
+    }
+
+    fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(redis_log::clear(self, log))
+    }
+
+    /// One `DEL` per key: on a cluster, keys of different slots cannot share a command.
+    fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            for key in keys {
+                let k = &self.key(key);
+                self.on(k, |c| async move { c.del::<i64, _>(k.as_str()).await }).await?;
+            }
+            Ok(())
         })
     }
 

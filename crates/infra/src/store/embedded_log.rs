@@ -1,0 +1,159 @@
+//! Logs on the embedded store: each entry a record of its own, so that appending costs the
+//! same whether the log holds one entry or a thousand.
+//!
+//! The log's state (first and last live numbers, bytes held) is a 24-byte value at the log's
+//! key in the values table; entry `n` is at `{log}\0{n:020}` in the logs table, so that a
+//! log's entries sort by number and sit together for range reads and deletes. Entries and
+//! state carry the guard's expiry like every embedded value, and the sweeper removes them
+//! with the rest.
+
+use std::time::Duration;
+
+use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
+
+use super::{
+    Appended, LogAppend, LogState, StoreError,
+    embedded::{VALUES, bump, encode, live},
+};
+
+pub(crate) const LOGS: TableDefinition<&str, &[u8]> = TableDefinition::new("logs");
+
+fn entry_key(log: &str, seq: u64) -> String {
+    format!("{log}\0{seq:020}")
+}
+
+/// The range of keys every entry of `log` falls in.
+fn all_entries(log: &str) -> (String, String) {
+    (format!("{log}\0"), format!("{log}\u{1}"))
+}
+
+fn encode_state(s: LogState) -> [u8; 24] {
+    let mut out = [0; 24];
+    out[..8].copy_from_slice(&s.first.to_be_bytes());
+    out[8..16].copy_from_slice(&s.last.to_be_bytes());
+    out[16..].copy_from_slice(&s.bytes.to_be_bytes());
+    out
+}
+
+fn decode_state(raw: &[u8]) -> Option<LogState> {
+    let n = |i: usize| raw.get(i..i + 8).and_then(|b| b.try_into().ok()).map(u64::from_be_bytes);
+    Some(LogState { first: n(0)?, last: n(8)?, bytes: n(16)? })
+}
+
+/// The live state of `log` in `values`, with its expiry.
+fn state_in(
+    values: &impl ReadableTable<&'static str, &'static [u8]>,
+    log: &str,
+    now: u64,
+) -> Result<Option<(LogState, u64)>, StoreError> {
+    Ok(values
+        .get(log)
+        .map_err(StoreError::unavailable)?
+        .and_then(|v| live(v.value(), now).and_then(|(exp, p)| decode_state(p).map(|s| (s, exp)))))
+}
+
+/// The append itself, inside the writer's transaction.
+pub(crate) fn append(tx: &WriteTransaction, a: &OwnedAppend, now: u64) -> Result<Appended, StoreError> {
+    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let guard_expiry = values
+        .get(a.guard.as_str())
+        .map_err(StoreError::unavailable)?
+        .and_then(|v| live(v.value(), now).map(|(e, _)| e));
+    let Some(expires_at) = guard_expiry else { return Ok(Appended::NoGuard) };
+    if let Some((key, limit, ttl)) = &a.window {
+        let (count, counter_expiry) = bump(&mut values, key, now, Some(*ttl))?;
+        if count > *limit {
+            return Ok(Appended::Limited(Some(Duration::from_millis(counter_expiry.saturating_sub(now)))));
+        }
+    }
+    let mut state = state_in(&values, &a.log, now)?.map_or(LogState::EMPTY, |(s, _)| s);
+    let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let seq = state.last + 1;
+    logs.insert(entry_key(&a.log, seq).as_str(), encode(expires_at, &a.value).as_slice())
+        .map_err(StoreError::unavailable)?;
+    state.last = seq;
+    state.bytes += a.value.len() as u64;
+    // The oldest go first, one at a time: each was paid for by the append that made it, so
+    // this costs nothing that grows with the log.
+    while state.first < seq && (state.len() > a.max_entries.max(1) as u64 || state.bytes > a.max_bytes as u64) {
+        if let Some(old) = logs.remove(entry_key(&a.log, state.first).as_str()).map_err(StoreError::unavailable)? {
+            let size = old.value().len().saturating_sub(8) as u64;
+            state.bytes = state.bytes.saturating_sub(size);
+        }
+        state.first += 1;
+    }
+    values
+        .insert(a.log.as_str(), encode(expires_at, &encode_state(state)).as_slice())
+        .map_err(StoreError::unavailable)?;
+    Ok(Appended::Done { seq, log: state })
+}
+
+/// An append with owned data, for the writer thread.
+pub(crate) struct OwnedAppend {
+    pub guard: String,
+    pub log: String,
+    pub value: Vec<u8>,
+    pub max_entries: usize,
+    pub max_bytes: usize,
+    pub window: Option<(String, i64, Duration)>,
+}
+
+impl From<LogAppend<'_>> for OwnedAppend {
+    fn from(a: LogAppend<'_>) -> OwnedAppend {
+        OwnedAppend {
+            guard: a.guard.to_string(),
+            log: a.log.to_string(),
+            value: a.value.to_vec(),
+            max_entries: a.max_entries,
+            max_bytes: a.max_bytes,
+            window: a.window.map(|(k, l, t)| (k.to_string(), l, t)),
+        }
+    }
+}
+
+pub(crate) fn state(db: &redb::Database, log: &str, now: u64) -> Result<LogState, StoreError> {
+    let tx = db.begin_read().map_err(StoreError::unavailable)?;
+    let values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    Ok(state_in(&values, log, now)?.map_or(LogState::EMPTY, |(s, _)| s))
+}
+
+pub(crate) fn read(
+    db: &redb::Database,
+    log: &str,
+    from: u64,
+    to: u64,
+    now: u64,
+) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+    if from > to {
+        return Ok(Vec::new());
+    }
+    let tx = db.begin_read().map_err(StoreError::unavailable)?;
+    let logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let (start, end) = (entry_key(log, from), entry_key(log, to));
+    let mut out = Vec::new();
+    for item in logs.range(start.as_str()..=end.as_str()).map_err(StoreError::unavailable)? {
+        let (k, v) = item.map_err(StoreError::unavailable)?;
+        let seq = k.value().rsplit('\0').next().and_then(|n| n.parse().ok());
+        if let (Some(seq), Some((_, payload))) = (seq, live(v.value(), now)) {
+            out.push((seq, payload.to_vec()));
+        }
+    }
+    Ok(out)
+}
+
+/// Removes every entry; the state keeps its numbering and expiry.
+pub(crate) fn clear(tx: &WriteTransaction, log: &str, now: u64) -> Result<(), StoreError> {
+    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let Some((state, expires_at)) = state_in(&values, log, now)? else { return Ok(()) };
+    remove_entries(tx, log)?;
+    let cleared = LogState { first: state.last + 1, last: state.last, bytes: 0 };
+    values.insert(log, encode(expires_at, &encode_state(cleared)).as_slice()).map_err(StoreError::unavailable)?;
+    Ok(())
+}
+
+/// Removes the entries a log holds (its state is the caller's to keep or drop).
+pub(crate) fn remove_entries(tx: &WriteTransaction, log: &str) -> Result<(), StoreError> {
+    let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let (start, end) = all_entries(log);
+    logs.retain_in(start.as_str()..end.as_str(), |_, _| false).map_err(StoreError::unavailable)
+}

@@ -1,0 +1,125 @@
+//! Logs on Redis: one hash per log, one field per entry.
+//!
+//! The hash holds `first`, `last` and `bytes` beside the entries (`#<n>`), so that the whole
+//! log is one key: one slot on a cluster, one expiry, one `DEL`. Appending is one script that
+//! checks the guard, counts the window, writes the entry and drops the oldest entries while the
+//! log is over its caps (`HSTRLEN` gives their sizes without reading them); each step is
+//! constant time, so an append costs the same however long the log is. Reading a range is one
+//! `HMGET`.
+
+use std::{sync::LazyLock, time::Duration};
+
+use fred::{prelude::*, types::scripts::Script};
+
+use super::{Appended, LogAppend, LogState, StoreError, redis::RedisStore};
+
+/// KEYS: guard, log, counter (unused without a window). ARGV: value, max entries, max bytes,
+/// limit (0: no window), counter TTL in ms. Answers {0} without a guard, {1, pttl} when the
+/// window is full, {2, seq, first, bytes} when appended.
+static LOG_APPEND: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return {0} end
+local limit = tonumber(ARGV[4])
+if limit > 0 then
+  local n = redis.call('INCR', KEYS[3])
+  if n == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[5]) end
+  if n > limit then return {1, redis.call('PTTL', KEYS[3])} end
+end
+local seq = redis.call('HINCRBY', KEYS[2], 'last', 1)
+local first = tonumber(redis.call('HGET', KEYS[2], 'first') or '1')
+local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', string.len(ARGV[1]))
+redis.call('HSET', KEYS[2], '#' .. seq, ARGV[1])
+local max_entries, max_bytes = tonumber(ARGV[2]), tonumber(ARGV[3])
+while first < seq and (seq - first + 1 > max_entries or bytes > max_bytes) do
+  local field = '#' .. first
+  bytes = bytes - redis.call('HSTRLEN', KEYS[2], field)
+  redis.call('HDEL', KEYS[2], field)
+  first = first + 1
+end
+redis.call('HSET', KEYS[2], 'first', first, 'bytes', bytes)
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
+return {2, seq, first, bytes}
+"#,
+    )
+});
+
+/// KEYS: log. Drops every entry, keeps `last`.
+static LOG_CLEAR: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
+local first = tonumber(redis.call('HGET', KEYS[1], 'first') or '1')
+for n = first, last do redis.call('HDEL', KEYS[1], '#' .. n) end
+if last > 0 then redis.call('HSET', KEYS[1], 'first', last + 1, 'bytes', 0) end
+return last
+"#,
+    )
+});
+
+fn number(v: Option<String>, default: u64) -> u64 {
+    v.and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+pub(super) async fn append(store: &RedisStore, a: LogAppend<'_>) -> Result<Appended, StoreError> {
+    let (counter, limit, window) = match a.window {
+        Some((key, limit, ttl)) => (store.key(key), limit, (ttl.as_millis() as i64).max(1)),
+        None => (store.key(a.log), 0, 0),
+    };
+    let keys = vec![store.key(a.guard), store.key(a.log), counter];
+    let args: Vec<Value> = vec![
+        Value::Bytes(a.value.to_vec().into()),
+        Value::Integer(a.max_entries.max(1) as i64),
+        Value::Integer(a.max_bytes.min(i64::MAX as usize) as i64),
+        Value::Integer(limit),
+        Value::Integer(window),
+    ];
+    let reply: Vec<i64> = store.run(&LOG_APPEND, keys, args).await?;
+    let n = |v: i64| v.max(0) as u64;
+    Ok(match reply.as_slice() {
+        [0, ..] => Appended::NoGuard,
+        [1, pttl, ..] => Appended::Limited((*pttl >= 0).then(|| Duration::from_millis(*pttl as u64))),
+        [2, seq, first, bytes] => {
+            Appended::Done { seq: n(*seq), log: LogState { first: n(*first), last: n(*seq), bytes: n(*bytes) } }
+        }
+        other => return Err(StoreError::Unavailable(format!("unexpected script answer {other:?}"))),
+    })
+}
+
+pub(super) async fn state(store: &RedisStore, log: &str) -> Result<LogState, StoreError> {
+    let k = &store.key(log);
+    let (first, last, bytes): (Option<String>, Option<String>, Option<String>) =
+        store.on(k, |c| async move { c.hmget(k.as_str(), vec!["first", "last", "bytes"]).await }).await?;
+    if last.is_none() {
+        return Ok(LogState::EMPTY);
+    }
+    Ok(LogState { first: number(first, 1), last: number(last, 0), bytes: number(bytes, 0) })
+}
+
+/// Most fields asked for in one `HMGET`: a page of a long log is read in several.
+const READ_CHUNK: u64 = 64;
+
+pub(super) async fn read(store: &RedisStore, log: &str, from: u64, to: u64) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+    let k = &store.key(log);
+    let mut out = Vec::new();
+    let mut start = from.max(1);
+    while start <= to {
+        let end = to.min(start + READ_CHUNK - 1);
+        let fields: Vec<String> = (start..=end).map(|n| format!("#{n}")).collect();
+        let values: Vec<Option<Vec<u8>>> = store
+            .on(k, |c| {
+                let fields = fields.clone();
+                async move { c.hmget(k.as_str(), fields).await }
+            })
+            .await?;
+        out.extend((start..=end).zip(values).filter_map(|(n, v)| v.map(|v| (n, v))));
+        start = end + 1;
+    }
+    Ok(out)
+}
+
+pub(super) async fn clear(store: &RedisStore, log: &str) -> Result<(), StoreError> {
+    let _: i64 = store.run(&LOG_CLEAR, vec![store.key(log)], Vec::new()).await?;
+    Ok(())
+}
