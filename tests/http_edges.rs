@@ -38,6 +38,7 @@ fn panicking_op() -> Operation {
         output_schema: |_| None,
         examples: || vec![Example { name: "x", input: json!({}), status: 500 }],
         function: "test_panic",
+        media: &[],
     }
 }
 

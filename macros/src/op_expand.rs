@@ -9,7 +9,7 @@
 use heck::ToUpperCamelCase;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{FnArg, Ident, ItemFn, ReturnType, Type, spanned::Spanned};
+use syn::{FnArg, Ident, ItemFn, LitStr, ReturnType, Type, spanned::Spanned};
 
 use crate::{
     errors::Errors,
@@ -228,6 +228,8 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
         }
         OutputKind::Image => quote_spanned!(out_ty.span()=> ::wrench_contract::op::Reply::image(output)),
         OutputKind::Redirect => quote_spanned!(out_ty.span()=> ::wrench_contract::op::Reply::redirect(output)),
+        OutputKind::Raw => quote_spanned!(out_ty.span()=>
+            ::wrench_contract::op::IntoReply::into_reply(output, ctx.config.response_limit)),
     };
     let work = quote! {
         #decode
@@ -259,13 +261,14 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
     };
     let out_schema = match output {
         OutputKind::Json => schema_of(out_ty),
-        OutputKind::Image | OutputKind::Redirect => quote!(::std::option::Option::None),
+        OutputKind::Image | OutputKind::Redirect | OutputKind::Raw => quote!(::std::option::Option::None),
     };
     let output_variant = Ident::new(
         match output {
             OutputKind::Json => "Json",
             OutputKind::Image => "Image",
             OutputKind::Redirect => "Redirect",
+            OutputKind::Raw => "Raw",
         },
         Span::call_site(),
     );
@@ -296,6 +299,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
             Ident::new(variant, u.span())
         })
         .collect();
+    let media: Vec<String> = if output == OutputKind::Raw && decl.media.is_empty() {
+        vec!["*/*".to_string()]
+    } else {
+        decl.media.iter().map(LitStr::value).collect()
+    };
     let (summary, description) = (&sig.summary, &sig.description);
     let rejects = option(decl.rejects.as_ref().map(|r| quote!(#r)));
     let body_limit = option(decl.body_limit.as_ref().map(|l| {
@@ -356,6 +364,7 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
                 output_schema,
                 examples,
                 function: #fn_name,
+                media: &[#(#media),*],
             }
         }
 

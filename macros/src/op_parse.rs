@@ -5,7 +5,8 @@
 //!      get "/v1/qr/generate" as qrGenerateGet,   // more routes: the same operation, other forms
 //!      tag = Images,                             // a variant of wrench_contract::op::Tag
 //!      input = body | query | none | raw,        // default: from each route's method (see below)
-//!      output = json | image | redirect,         // default: json
+//!      output = json | image | redirect | raw("media/type", ...),  // default: json; raw
+//!                                                // without a list answers any type (`*/*`)
 //!      uses(network, store),                     // what it reaches: network, provider, store, dataset
 //!      errors(NOT_FOUND),                        // codes of its own, beyond what it uses brings
 //!      rejects = "text that is not Base64",      // schema-valid input still refused with 400
@@ -42,6 +43,8 @@ pub(crate) enum Method {
     Put,
     Patch,
     Delete,
+    Head,
+    Options,
 }
 
 impl Method {
@@ -52,6 +55,8 @@ impl Method {
             "put" => Method::Put,
             "patch" => Method::Patch,
             "delete" => Method::Delete,
+            "head" => Method::Head,
+            "options" => Method::Options,
             _ => return None,
         })
     }
@@ -63,6 +68,8 @@ impl Method {
             Method::Put => "Put",
             Method::Patch => "Patch",
             Method::Delete => "Delete",
+            Method::Head => "Head",
+            Method::Options => "Options",
         }
     }
 }
@@ -100,6 +107,7 @@ pub(crate) enum OutputKind {
     Json,
     Image,
     Redirect,
+    Raw,
 }
 
 pub(crate) struct RouteDecl {
@@ -130,6 +138,8 @@ pub(crate) struct OpAttr {
     pub(crate) tag: Option<Ident>,
     pub(crate) input: Option<At<InputKind>>,
     pub(crate) output: Option<At<OutputKind>>,
+    /// The media types of a raw output.
+    pub(crate) media: Vec<LitStr>,
     pub(crate) uses: Vec<Ident>,
     pub(crate) errors: Vec<Ident>,
     pub(crate) rejects: Option<LitStr>,
@@ -212,7 +222,10 @@ fn span_of(tokens: &TokenStream) -> Span {
 fn route(input: ParseStream) -> syn::Result<RouteDecl> {
     let method_ident: Ident = input.parse()?;
     let method = Method::from_ident(&method_ident).ok_or_else(|| {
-        syn::Error::new(method_ident.span(), "a route starts with its method: get, post, put, patch or delete")
+        syn::Error::new(
+            method_ident.span(),
+            "a route starts with its method: get, post, put, patch, delete, head or options",
+        )
     })?;
     let path: LitStr = input.parse()?;
     let params = PathTemplate::parse(&path.value())
@@ -250,9 +263,25 @@ fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {
             out.input = Some(one_of(input, &choices, "input")?);
         }
         "output" => {
-            let choices =
-                [("json", OutputKind::Json), ("image", OutputKind::Image), ("redirect", OutputKind::Redirect)];
-            out.output = Some(one_of(input, &choices, "output")?);
+            let choices = [
+                ("json", OutputKind::Json),
+                ("image", OutputKind::Image),
+                ("redirect", OutputKind::Redirect),
+                ("raw", OutputKind::Raw),
+            ];
+            let kind = one_of(input, &choices, "output")?;
+            if kind.value == OutputKind::Raw && input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in input);
+                for media in Punctuated::<LitStr, Token![,]>::parse_terminated(&content)? {
+                    let v = media.value();
+                    if v.split('/').count() != 2 || v.contains(' ') {
+                        return Err(syn::Error::new(media.span(), "a media type is `type/subtype`"));
+                    }
+                    out.media.push(media);
+                }
+            }
+            out.output = Some(kind);
         }
         "uses" => {
             let content;

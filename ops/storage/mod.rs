@@ -5,3 +5,5 @@
 pub(crate) mod paste;
 pub(crate) mod short_url;
 pub(crate) mod webhook_inbox;
+pub(crate) mod webhook_payloads;
+pub(crate) mod webhook_receive;

@@ -116,7 +116,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
             }
             let template = route.template();
             // poem's spelling of a parameter segment is `:name`.
-            let entry = by_path.entry(template.fill(|p| format!(":{p}"))).or_default();
+            let entry = by_path.entry(template.router_pattern()).or_default();
             if entry.iter().any(|m| m.route.method == route.method) {
                 return Err(format!("two operations answer {} {}", route.method.as_str(), route.path));
             }

@@ -10,7 +10,7 @@
 
 use std::{panic::AssertUnwindSafe, sync::Arc};
 
-use futures_util::FutureExt;
+use futures_util::{FutureExt, StreamExt};
 use poem::{
     Request, Response,
     http::{HeaderValue, StatusCode, header},
@@ -19,7 +19,7 @@ use poem::{
 use super::{Mounted, RequestMeta, State, drain::Read};
 use crate::{
     envelope::{self, ApiError, ErrorCode},
-    op::{Caller, Ctx, InputKind, OpRequest, OutputKind, Reply},
+    op::{Caller, Ctx, InputKind, OpRequest, OutputKind, RawBody, Reply},
 };
 
 pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta: &RequestMeta) -> Response {
@@ -31,6 +31,11 @@ pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta
         && img.bytes.len() > state.config.response_limit
     {
         result = Err(crate::bounds::result_too_large(img.bytes.len(), false, state.config.response_limit));
+    }
+    if let Ok(Reply::Raw(raw)) = &result
+        && !raw.delay.is_zero()
+    {
+        tokio::time::sleep(raw.delay).await;
     }
     let mut resp = render(result, meta);
     for (k, v) in limit_headers {
@@ -129,6 +134,15 @@ async fn call(
     }
     if route.input == InputKind::Raw {
         op_req.headers = req.headers().clone();
+        op_req.method = req.method().as_str().to_string();
+        op_req.path = req.uri().path().to_string();
+        op_req.http_version = match req.version() {
+            poem::http::Version::HTTP_09 => "HTTP/0.9",
+            poem::http::Version::HTTP_10 => "HTTP/1.0",
+            poem::http::Version::HTTP_2 => "HTTP/2",
+            poem::http::Version::HTTP_3 => "HTTP/3",
+            _ => "HTTP/1.1",
+        };
     }
     let ctx = Ctx {
         config: state.config.clone(),
@@ -193,6 +207,18 @@ fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
                 envelope::error_response(&ApiError::internal("redirect target is not a valid header"), &m.as_meta())
             }
         },
+        Ok(Reply::Raw(raw)) => {
+            let mut resp = Response::builder().status(StatusCode::from_u16(raw.status).unwrap_or(StatusCode::OK));
+            for (name, value) in raw.headers {
+                resp = resp.header(name, value);
+            }
+            match raw.body {
+                RawBody::Bytes(bytes) => resp.body(bytes),
+                RawBody::Stream(stream) => {
+                    resp.body(poem::Body::from_bytes_stream(stream.map(Ok::<_, std::io::Error>)))
+                }
+            }
+        }
         Err(e) => envelope::error_response(&e, &m.as_meta()),
     }
 }

@@ -90,6 +90,8 @@ fn method_rank(m: HttpMethod) -> u8 {
         HttpMethod::Post => 2,
         HttpMethod::Delete => 3,
         HttpMethod::Patch => 4,
+        HttpMethod::Head => 5,
+        HttpMethod::Options => 6,
     }
 }
 
@@ -101,7 +103,7 @@ pub fn document(ops: &[Operation]) -> Value {
     // error groups and the shared `Meta`.
     let mut named = Map::new();
     named.insert("Meta".into(), meta_schema());
-    let mut paths: BTreeMap<&str, Vec<(HttpMethod, Value)>> = BTreeMap::new();
+    let mut paths: BTreeMap<String, Vec<(HttpMethod, Value)>> = BTreeMap::new();
     let mut groups: BTreeMap<String, Vec<ErrorCode>> = BTreeMap::new();
     let mut used_codes = Vec::new();
 
@@ -135,7 +137,7 @@ pub fn document(ops: &[Operation]) -> Value {
             }
             used_codes.extend(codes);
             let object = operation::operation(op, route, input_schema.as_ref(), envelope.as_deref());
-            paths.entry(route.path).or_default().push((route.method, object));
+            paths.entry(route.template().document_path()).or_default().push((route.method, object));
         }
     }
 

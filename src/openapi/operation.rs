@@ -154,6 +154,24 @@ fn success(op: &Operation, envelope: Option<&str>) -> (&'static str, Value) {
                 "content": super::samples::image_content(op)
             }),
         ),
+        OutputKind::Raw => {
+            let content: Map<String, Value> = op
+                .media
+                .iter()
+                .map(|m| {
+                    let schema = match *m {
+                        "text/event-stream" => json!({"type": "string"}),
+                        "application/json" => json!({}),
+                        _ => json!({"type": "string", "format": "binary"}),
+                    };
+                    (m.to_string(), json!({"schema": schema}))
+                })
+                .collect();
+            (
+                "200",
+                json!({"description": "The answer, as described above.", "headers": request_id, "content": content}),
+            )
+        }
         OutputKind::Redirect => (
             "302",
             json!({

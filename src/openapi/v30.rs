@@ -13,8 +13,10 @@
 //! stops at two), every error response refers to one `Error` envelope whose `code` lists all
 //! codes, each response's description and examples still naming the codes its status
 //! carries. Fields accepted under two spellings (`version_a` and `versionA`) are declared once,
-//! under the first, since a generated type cannot hold two fields of one name. Nothing else
-//! changes, so the two renderings describe the same requests and answers.
+//! under the first, since a generated type cannot hold two fields of one name; and OPTIONS
+//! operations (a webhook receive URL takes every method) are left out, since progenitor writes
+//! them as a client call that does not exist. Nothing else changes, so the two renderings
+//! describe the same requests and answers, less those two spellings and OPTIONS.
 
 use serde_json::{Map, Value, json};
 
@@ -24,6 +26,11 @@ pub fn render(doc: &Value) -> Value {
     out["openapi"] = json!("3.0.3");
     if let Some(license) = out["info"]["license"].as_object_mut() {
         license.remove("identifier");
+    }
+    if let Some(paths) = out["paths"].as_object_mut() {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            item.remove("options");
+        }
     }
     one_error_schema(&mut out);
     if let Some(schemas) = out["components"]["schemas"].as_object_mut() {

@@ -41,6 +41,10 @@ pub enum HttpMethod {
     Put,
     Patch,
     Delete,
+    /// Declared only by operations that answer a HEAD differently from their GET (a webhook
+    /// inbox stores it); elsewhere HEAD is a GET without its body.
+    Head,
+    Options,
 }
 
 impl HttpMethod {
@@ -51,6 +55,8 @@ impl HttpMethod {
             HttpMethod::Put => "PUT",
             HttpMethod::Patch => "PATCH",
             HttpMethod::Delete => "DELETE",
+            HttpMethod::Head => "HEAD",
+            HttpMethod::Options => "OPTIONS",
         }
     }
 
@@ -61,6 +67,8 @@ impl HttpMethod {
             HttpMethod::Put => "put",
             HttpMethod::Patch => "patch",
             HttpMethod::Delete => "delete",
+            HttpMethod::Head => "head",
+            HttpMethod::Options => "options",
         }
     }
 }
@@ -134,6 +142,9 @@ pub enum OutputKind {
     Image,
     /// A 302 redirect.
     Redirect,
+    /// An answer the operation writes itself ([`RawReply`]): its status, headers and body,
+    /// outside the envelope. The media types it can have are declared with it.
+    Raw,
 }
 
 /// What an operation reaches beyond its input, declared as `uses(network, store)`: each adds
@@ -228,6 +239,8 @@ pub struct Operation {
     pub examples: fn() -> Vec<Example>,
     /// The Rust function name, for messages.
     pub function: &'static str,
+    /// For a raw output, the media types of its success answer (`*/*` when any).
+    pub media: &'static [&'static str],
 }
 
 impl Operation {
@@ -359,6 +372,11 @@ pub struct OpRequest {
     pub path_params: HashMap<String, String>,
     pub headers: HeaderMap,
     pub content_type: Option<String>,
+    /// The request's method, path (as sent, percent-encoded) and HTTP version (`HTTP/1.1`):
+    /// filled for raw-input routes, which record them.
+    pub method: String,
+    pub path: String,
+    pub http_version: &'static str,
 }
 
 /// A successful result, before the envelope.
@@ -367,6 +385,35 @@ pub enum Reply {
     Json(Vec<u8>),
     Image(Image),
     Redirect(Redirect),
+    Raw(RawReply),
+}
+
+/// An answer written by the operation: a webhook inbox's configured response, a payload's exact
+/// bytes, an event stream. The pipeline adds only its own headers (request id, no-sniff).
+pub struct RawReply {
+    pub status: u16,
+    pub headers: Vec<(http::HeaderName, http::HeaderValue)>,
+    pub body: RawBody,
+    /// Held back this long before the answer is sent (a configured slow response).
+    pub delay: std::time::Duration,
+}
+
+pub enum RawBody {
+    Bytes(Bytes),
+    /// Sent as it is produced (Server-Sent Events); the stream ends when the client leaves.
+    Stream(futures_util::stream::BoxStream<'static, Bytes>),
+}
+
+/// What a raw-output operation may return: a [`RawReply`], or its own type that decides
+/// between a raw answer and the usual envelope.
+pub trait IntoReply {
+    fn into_reply(self, response_limit: usize) -> Result<Reply, ApiError>;
+}
+
+impl IntoReply for RawReply {
+    fn into_reply(self, _response_limit: usize) -> Result<Reply, ApiError> {
+        Ok(Reply::Raw(self))
+    }
 }
 
 /// Image bytes and their media type.

@@ -2,7 +2,8 @@
 //! of them. Each module is a topic: reading DNS, TLS, RDAP and WHOIS ([`network`]), fetching
 //! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
 //! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
-//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences).
+//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences), and what webhook
+//! inboxes record of a delivery and how they check its signature ([`webhook`]).
 //!
 //! It stands on `wrench-contract` (an operation's context and error type, for the libraries
 //! that fetch or fail on an operation's behalf) and knows no operation: the operations depend
@@ -32,3 +33,4 @@ pub mod render;
 pub mod useragent;
 pub mod vat;
 pub mod web;
+pub mod webhook;

@@ -14,6 +14,10 @@ pub enum Segment<'a> {
     Literal(&'a str),
     /// `{name}`: one whole segment taken from the request path.
     Param(&'a str),
+    /// `{name...}`, last only: the rest of the request path, `/`s included (a webhook's
+    /// sub-path). The document names it `{name}`, since OpenAPI has no such parameter; a client
+    /// that percent-encodes its `/`s reaches the same path.
+    Rest(&'a str),
 }
 
 /// A parsed path template. Every path starts with `/`; a trailing `/` is a path of its own
@@ -40,16 +44,23 @@ impl<'a> PathTemplate<'a> {
         let mut segments = Vec::with_capacity(parts.len());
         for (i, part) in parts.into_iter().enumerate() {
             if let Some(inner) = part.strip_prefix('{') {
-                let name = inner.strip_suffix('}').unwrap_or("");
+                let inner = inner.strip_suffix('}').unwrap_or("");
+                let (name, rest) = match inner.strip_suffix("...") {
+                    Some(name) => (name, true),
+                    None => (inner, false),
+                };
+                if rest && i != last {
+                    return Err(format!("only the last segment may take the rest of the path: \"{part}\""));
+                }
                 if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                     return Err(format!(
                         "a path parameter is a whole segment `{{name}}` of letters, digits and `_`: \"{part}\""
                     ));
                 }
-                if segments.contains(&Segment::Param(name)) {
+                if segments.iter().any(|s| matches!(s, Segment::Param(n) | Segment::Rest(n) if *n == name)) {
                     return Err(format!("the path parameter `{name}` appears twice"));
                 }
-                segments.push(Segment::Param(name));
+                segments.push(if rest { Segment::Rest(name) } else { Segment::Param(name) });
             } else if part.is_empty() && i != last {
                 return Err(format!("a path has no empty segments: \"{path}\""));
             } else if let Some(bad) = part.chars().find(|c| !literal_char(*c)) {
@@ -70,7 +81,7 @@ impl<'a> PathTemplate<'a> {
     /// Names of the `{name}` segments, in order.
     pub fn params(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.segments.iter().filter_map(|s| match s {
-            Segment::Param(p) => Some(*p),
+            Segment::Param(p) | Segment::Rest(p) => Some(*p),
             Segment::Literal(_) => None,
         })
     }
@@ -86,10 +97,29 @@ impl<'a> PathTemplate<'a> {
             out.push('/');
             match s {
                 Segment::Literal(l) => out.push_str(l),
-                Segment::Param(p) => out.push_str(&value(p)),
+                Segment::Param(p) | Segment::Rest(p) => out.push_str(&value(p)),
             }
         }
         out
+    }
+
+    /// The router's pattern: `:name` for a segment, `*name` for the rest.
+    pub fn router_pattern(&self) -> String {
+        let mut out = String::new();
+        for s in &self.segments {
+            out.push('/');
+            match s {
+                Segment::Literal(l) => out.push_str(l),
+                Segment::Param(p) => out.push_str(&format!(":{p}")),
+                Segment::Rest(p) => out.push_str(&format!("*{p}")),
+            }
+        }
+        out
+    }
+
+    /// The path as the document writes it: every parameter `{name}`.
+    pub fn document_path(&self) -> String {
+        self.fill(|p| format!("{{{p}}}"))
     }
 }
 
@@ -107,6 +137,11 @@ mod tests {
         assert_eq!(t.params().collect::<Vec<_>>(), ["slug"]);
         assert!(t.has_param("slug") && !t.has_param("stats"));
         assert_eq!(t.fill(|p| format!("<{p}>")), "/v1/short-url/<slug>/stats");
+        let rest = PathTemplate::parse("/v1/inbox/{id}/receive/{path...}").unwrap();
+        assert_eq!(rest.segments()[4], Segment::Rest("path"));
+        assert_eq!(rest.params().collect::<Vec<_>>(), ["id", "path"]);
+        assert_eq!(rest.router_pattern(), "/v1/inbox/:id/receive/*path");
+        assert_eq!(rest.document_path(), "/v1/inbox/{id}/receive/{path}");
         // A trailing slash is kept: it is another path.
         assert_eq!(PathTemplate::parse("/v1/hash/").unwrap().fill(|_| String::new()), "/v1/hash/");
     }
@@ -123,6 +158,9 @@ mod tests {
             ("/v1/*rest", "`*`"),
             ("/v1/a b", "` `"),
             ("/v1/{id}/{id}", "appears twice"),
+            ("/v1/{id}/{id...}", "appears twice"),
+            ("/v1/{rest...}/x", "only the last segment"),
+            ("/v1/{...}", "whole segment"),
         ] {
             let err = PathTemplate::parse(path).unwrap_err();
             assert!(err.contains(words), "{path}: {err}");

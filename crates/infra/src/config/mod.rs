@@ -82,9 +82,17 @@ pub struct Config {
     /// address when empty.
     #[serde(deserialize_with = "public_url")]
     pub public_url: String,
-    /// Payloads a webhook inbox keeps, 1 to 1000 (the oldest are dropped).
+    /// Most payloads one webhook inbox may keep, 1 to 10000: the largest `maxPayloads` a
+    /// creator may ask for (each inbox keeps 50 unless it asks, the oldest dropped first).
     #[serde(deserialize_with = "inbox_payloads")]
     pub inbox_max_payloads: usize,
+    /// Longest life a webhook inbox may ask for (`ttlSeconds`); each lives 24 hours unless it asks.
+    #[serde(deserialize_with = "seconds")]
+    pub inbox_max_ttl: Duration,
+    /// Most bytes of payloads one webhook inbox keeps; past it the oldest are dropped (the
+    /// newest always stays).
+    #[serde(deserialize_with = "size")]
+    pub inbox_max_bytes: usize,
     /// Deliveries one webhook inbox accepts per minute (0: no limit). Receive URLs do not count
     /// against the anonymous quota.
     #[serde(deserialize_with = "count")]
@@ -192,7 +200,9 @@ impl Default for Config {
             redis_url: None,
             redis_prefix: "wrench:".to_string(),
             public_url: String::new(),
-            inbox_max_payloads: 50,
+            inbox_max_payloads: 1000,
+            inbox_max_ttl: Duration::from_secs(7 * 24 * 3600),
+            inbox_max_bytes: 64 << 20,
             inbox_rate_per_minute: 600,
             rate_anon_per_minute: anon.per_minute,
             rate_anon_per_day: anon.per_day,
@@ -334,7 +344,7 @@ parser!(seconds -> Duration = |v| match v.trim().parse::<u64>() {
 });
 parser!(count -> u32 = |v| v.trim().parse().map_err(|_| format!("expected a whole number (0 for no limit), got {v:?}")));
 parser!(inbox_payloads -> usize = |v| {
-    v.trim().parse().ok().filter(|n| (1..=1000).contains(n)).ok_or_else(|| format!("expected 1 to 1000, got {v:?}"))
+    v.trim().parse().ok().filter(|n| (1..=10_000).contains(n)).ok_or_else(|| format!("expected 1 to 10000, got {v:?}"))
 });
 parser!(connections -> usize = |v| {
     v.trim()

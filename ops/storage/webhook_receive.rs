@@ -1,0 +1,134 @@
+//! A webhook inbox's receive URL: every method, any sub-path, any body, stored byte for byte.
+//!
+//! The URL is called by third parties: it takes any body and media type, does not read API
+//! keys (their Authorization headers belong to the inbox owner and are stored, never logged),
+//! and answers at once. Each delivery becomes one entry of the inbox's log, with what was
+//! received (method, sub-path, query, headers in order, address, HTTP version, exact bytes and
+//! their SHA-256), the form fields of a form body and, when the inbox checks signatures, the
+//! verdict.
+
+use std::time::Duration;
+
+use sha2::Digest;
+use wrench_kit::webhook::{
+    delivery::{self, Recorded},
+    form, signatures,
+};
+
+use super::webhook_inbox::{InboxRecord, load, log_key, not_found, valid_id};
+use crate::{
+    op::OpRequest,
+    prelude::*,
+    store::{Appended, LogAppend},
+    time,
+};
+
+/// The undecoded delivery, handed over whole by the pipeline.
+struct Delivery(OpRequest);
+
+impl From<OpRequest> for Delivery {
+    fn from(r: OpRequest) -> Delivery {
+        Delivery(r)
+    }
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct Received {
+    /// Always true.
+    received: bool,
+    /// The payload id.
+    id: String,
+}
+
+/// The sub-path after `/receive`, percent-decoded (`/` when there is none).
+fn sub_path(req: &OpRequest) -> String {
+    let rest = req.path_params.get("path").map(String::as_str).unwrap_or("");
+    let decoded = percent_encoding::percent_decode_str(rest).decode_utf8_lossy();
+    format!("/{}", decoded.trim_start_matches('/'))
+}
+
+async fn record(req: &OpRequest, inbox: &InboxRecord, ctx: &Ctx) -> Recorded {
+    let header_list: Vec<(String, String)> = req
+        .headers
+        .iter()
+        .map(|(name, value)| (name.as_str().to_string(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+        .collect();
+    let now = time::now();
+    let verification = inbox
+        .verify
+        .as_ref()
+        .map(|check| signatures::verify(check, &req.headers, &req.body, time::unix_ms(now) as i64 / 1000));
+    Recorded {
+        received_at: time::rfc3339(now),
+        method: req.method.clone(),
+        path: sub_path(req),
+        query_string: req.query.clone(),
+        header_list,
+        content_type: req.content_type.clone(),
+        sha256: hex::encode(sha2::Sha256::digest(&req.body)),
+        ip: ctx.client_ip.map(|ip| ip.to_string()).unwrap_or_default(),
+        http_version: req.http_version.to_string(),
+        form: form::parse(req.content_type.as_deref(), &req.body).await,
+        verification,
+    }
+}
+
+/// Receive a webhook.
+///
+/// The URL to give a webhook provider: any method (GET, HEAD, POST, PUT, PATCH, DELETE,
+/// OPTIONS), with or without a sub-path after `/receive` (recorded as `path`), any body up to
+/// the body limit (1 MiB by default) of any media type. The exact bytes are kept with the
+/// method, headers in order, query, sender address and SHA-256: `body` is the parsed JSON, or
+/// null with the body in `rawBody` when it is not JSON, and `form` lists the fields of a form
+/// body. API keys are not read here, so a provider's own Authorization header does no harm.
+/// Deliveries do not count against the sender's anonymous rate limit; each inbox takes up to
+/// 600 a minute (the operator's `WRENCH_INBOX_RATE_PER_MINUTE`), past which deliveries get 429
+/// with `Retry-After`, which providers retry. Unknown or expired inboxes are 404
+/// `INBOX_NOT_FOUND`.
+#[op(post "/v1/webhook/inbox/{id}/receive" as receiveWebhook,
+     get "/v1/webhook/inbox/{id}/receive" as receiveWebhookGet,
+     put "/v1/webhook/inbox/{id}/receive" as receiveWebhookPut,
+     patch "/v1/webhook/inbox/{id}/receive" as receiveWebhookPatch,
+     delete "/v1/webhook/inbox/{id}/receive" as receiveWebhookDelete,
+     head "/v1/webhook/inbox/{id}/receive" as receiveWebhookHead,
+     options "/v1/webhook/inbox/{id}/receive" as receiveWebhookOptions,
+     post "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPath,
+     get "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathGet,
+     put "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathPut,
+     patch "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathPatch,
+     delete "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathDelete,
+     head "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathHead,
+     options "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathOptions,
+     tag = Storage, input = raw,
+     uses(store), errors(INBOX_NOT_FOUND, RATE_LIMITED),
+     example(unknown_inbox, {"id": "AAAAAAAAAAAAAAAA", "event": "ping"}, status = 404),
+     example(malformed_id, {"id": "nope", "event": "ping"}, status = 404))]
+async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiError> {
+    let req = input.0;
+    let id = req.path_params.get("id").cloned().unwrap_or_default();
+    if !valid_id(&id) {
+        return Err(not_found(&id));
+    }
+    let inbox = load(ctx, &id).await?;
+    let stored = delivery::encode(&record(&req, &inbox, ctx).await, &req.body);
+    // Deliveries do not count against the sender's anonymous quota (one provider address
+    // serves many inboxes); each inbox has a bound of its own instead, a window per clock
+    // minute counted in the same step as the append.
+    let per_minute = ctx.config.inbox_rate_per_minute;
+    let (minute, reset) = crate::rate::window_at(time::unix_secs(), 60);
+    let window_key = format!("inbox:{{{id}}}:deliveries:{minute}");
+    let window = (per_minute > 0).then(|| (window_key.as_str(), i64::from(per_minute), Duration::from_secs(reset + 1)));
+    let append = LogAppend {
+        guard: &super::webhook_inbox::meta_key(&id),
+        log: &log_key(&id),
+        value: &stored,
+        max_entries: inbox.max_payloads(&ctx.config),
+        max_bytes: ctx.config.inbox_max_bytes,
+        window,
+    };
+    match ctx.store.log_append(append).await? {
+        Appended::Done { seq, .. } => Ok(Received { received: true, id: seq.to_string() }),
+        Appended::NoGuard => Err(not_found(&id)),
+        Appended::Limited(_) => Err(crate::rate::limited(per_minute, reset, "deliveries", " to this inbox")),
+    }
+}
