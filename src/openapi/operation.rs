@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::errors;
 use crate::{
     op::{InputKind, Operation, OutputKind, Route},
-    path_template::PathTemplate,
+    path_template::{PathTemplate, Segment},
 };
 
 /// The input schema of an operation as the document holds it.
@@ -108,8 +108,17 @@ fn parameters(template: &PathTemplate, schema: &Value) -> Vec<Value> {
         schema["required"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
     let props = schema["properties"].as_object().cloned().unwrap_or_default();
     let mut out = Vec::new();
-    for p in template.params().filter(|p| !props.contains_key(*p)) {
-        out.push(json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}));
+    for segment in template.segments() {
+        match segment {
+            Segment::Param(p) if !props.contains_key(*p) => {
+                out.push(json!({"name": p, "in": "path", "required": true, "schema": {"type": "string"}}));
+            }
+            Segment::Rest(p) if !props.contains_key(*p) => out.push(json!({
+                "name": p, "in": "path", "required": true, "schema": {"type": "string"},
+                "description": "The rest of the path, which may hold `/`: sent as it is or percent-encoded (`%2F`), it is recorded decoded."
+            })),
+            _ => {}
+        }
     }
     for (name, mut s) in props {
         let in_path = template.has_param(&name);
