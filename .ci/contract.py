@@ -9,7 +9,11 @@ generated request leaves the machine). Every other check, and every other operat
 Schemathesis's defaults, except that 413, 414 and 431 count as correct answers to a body,
 request target or header section over the server's limits (1 MiB, 65,534 bytes, 32 KiB):
 Schemathesis does not know them and can generate larger ones. Operations that document 503
-PROVIDER_BUSY may answer it once fuzzing has spent a provider's request budget.
+PROVIDER_BUSY may answer it once fuzzing has spent a provider's request budget. Operations marked
+`x-configured-answer` (a webhook receive URL) answer whatever their inbox was configured to
+answer, any status, header fields and body: the checks of status, type and schema of the answer
+and of server errors are off for them, since a fuzzer that configures an inbox to answer 503
+with a text body gets exactly that, which is the contract.
 """
 
 import json
@@ -65,3 +69,19 @@ for (rejects, upstream, budget), ids in sorted(groups.items()):
     if extra:
         statuses = ", ".join(json.dumps(x) for x in ["2xx", "3xx", "4xx"] + extra)
         print(f"checks.not_a_server_error.expected-statuses = [{statuses}]")
+
+configured = sorted(op["operationId"] for op in operations if op.get("x-configured-answer"))
+if configured:
+    print()
+    print("# Answers their inbox was configured to give (any status, type and body):")
+    print("[[operations]]")
+    print("include-operation-id = [" + ", ".join(json.dumps(i) for i in configured) + "]")
+    for check in [
+        "not_a_server_error",
+        "status_code_conformance",
+        "content_type_conformance",
+        "response_schema_conformance",
+        "response_headers_conformance",
+        "positive_data_acceptance",
+    ]:
+        print(f"checks.{check}.enabled = false")

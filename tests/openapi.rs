@@ -8,8 +8,8 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
 /// Operations the service declares, and the routes they answer on (a GET and a POST form of one
 /// operation are two routes). Update when an issue adds operations; a drop is a bug.
-const EXPECTED_OPERATIONS: usize = 135;
-const EXPECTED_ROUTES: usize = 161;
+const EXPECTED_OPERATIONS: usize = 138;
+const EXPECTED_ROUTES: usize = 164;
 
 /// The 3.0.3 rendering, checked in beside it for the generators that read only 3.0.
 const FILE_30: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi-3.0.json");
@@ -140,7 +140,8 @@ fn every_operation_lists_the_error_codes_it_answers_and_no_others() {
             let responses = &doc["paths"][route.template().document_path()][route.method.lower()]["responses"];
             let mut documented: Vec<String> = Vec::new();
             for (status, response) in responses.as_object().unwrap() {
-                if status.starts_with('2') || status.starts_with('3') {
+                // `default` is a configured answer (a webhook inbox's), not an error group.
+                if status.starts_with('2') || status.starts_with('3') || status == "default" {
                     continue;
                 }
                 for code in codes_of(&doc, response) {

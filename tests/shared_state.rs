@@ -206,3 +206,85 @@ async fn a_restart_on_the_embedded_store_keeps_pastes_links_and_inboxes() {
     stop(second);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Reads `want` `delivery` events from a Server-Sent Events answer, each within `within` of
+/// the call; returns their ids and data.
+async fn sse_events(
+    resp: &mut reqwest::Response,
+    buf: &mut String,
+    want: usize,
+    within: Duration,
+) -> Vec<(u64, Value)> {
+    let mut out = Vec::new();
+    let deadline = tokio::time::Instant::now() + within;
+    while out.len() < want {
+        while let Some(end) = buf.find("\n\n") {
+            let block: String = buf.drain(..end + 2).collect();
+            let id = block.lines().find_map(|l| l.strip_prefix("id: ")).and_then(|n| n.parse().ok());
+            let data = block.lines().find_map(|l| l.strip_prefix("data: "));
+            if let (Some(id), Some(data), true) = (id, data, block.contains("event: delivery")) {
+                out.push((id, serde_json::from_str(data).unwrap()));
+            }
+        }
+        if out.len() >= want {
+            break;
+        }
+        let chunk = tokio::time::timeout_at(deadline, resp.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("only {} of {want} events arrived within {within:?}", out.len()))
+            .unwrap()
+            .expect("the stream stays open");
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    out
+}
+
+/// A stream held by one instance receives what another instance stores, within a second, and
+/// a reconnect with `Last-Event-ID` gets exactly what it missed.
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn an_inbox_stream_on_one_instance_sees_deliveries_to_another() {
+    let url = std::env::var("WRENCH_TEST_REDIS_URL")
+        .expect("WRENCH_TEST_REDIS_URL was set when the tests were built; set it again to run them");
+    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
+    let connect = || Arc::new(RedisStore::connect(&url, &prefix).unwrap()) as Arc<dyn Store>;
+    let unlimited = || Config { anon_quota: Quota::UNLIMITED, ..Config::default() };
+    let (a, b) = (serve(unlimited(), connect()).await, serve(unlimited(), connect()).await);
+    let (_, inbox) = call(a, "POST", "/v1/webhook/inbox/create", None).await;
+    let inbox = inbox["data"]["id"].as_str().unwrap().to_string();
+    let client = reqwest::Client::new();
+    let stream_url = format!("http://{a}/v1/webhook/inbox/{inbox}/stream");
+    let mut stream = client.get(&stream_url).header("Accept", "text/event-stream").send().await.unwrap();
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    let mut buf = String::new();
+    for n in 1..=3 {
+        let sent = std::time::Instant::now();
+        let (head, _) = call(b, "POST", &format!("/v1/webhook/inbox/{inbox}/receive"), Some(json!({"n": n}))).await;
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        let got = sse_events(&mut stream, &mut buf, 1, Duration::from_secs(1)).await;
+        assert_eq!((got[0].0, got[0].1["body"].clone()), (n, json!({"n": n})));
+        eprintln!("delivery {n} reached the other instance's stream after {:?}", sent.elapsed());
+    }
+    drop(stream);
+    // Two deliveries while no one listens; the reconnect gets them, and nothing before.
+    for n in 4..=5 {
+        call(b, "POST", &format!("/v1/webhook/inbox/{inbox}/receive"), Some(json!({"n": n}))).await;
+    }
+    let mut resumed = client
+        .get(&stream_url)
+        .header("Accept", "text/event-stream")
+        .header("Last-Event-ID", "3")
+        .send()
+        .await
+        .unwrap();
+    let mut buf = String::new();
+    let got = sse_events(&mut resumed, &mut buf, 2, Duration::from_secs(2)).await;
+    assert_eq!(got.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [4, 5]);
+    call(b, "POST", &format!("/v1/webhook/inbox/{inbox}/receive"), Some(json!({"n": 6}))).await;
+    let got = sse_events(&mut resumed, &mut buf, 1, Duration::from_secs(1)).await;
+    assert_eq!(got[0].0, 6, "nothing lost or repeated after the resume");
+    common::remove_redis_keys(&url, &prefix).await;
+}

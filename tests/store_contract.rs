@@ -183,6 +183,10 @@ async fn cleared_and_deleted_logs_hold_nothing(s: Arc<dyn Store>) {
     for v in [b"a", b"b", b"c"] {
         s.log_append(a(v)).await.unwrap();
     }
+    assert!(s.log_update("lc{9}:log", 2, b"BB").await.unwrap(), "a held entry is replaced");
+    assert!(!s.log_update("lc{9}:log", 9, b"x").await.unwrap(), "an entry never written is not made");
+    assert_eq!(s.log_read("lc{9}:log", 2, 2).await.unwrap(), vec![(2, b"BB".to_vec())]);
+    assert_eq!(s.log_state("lc{9}:log").await.unwrap().bytes, 4, "the byte count follows the replacement");
     s.log_clear("lc{9}:log").await.unwrap();
     assert_eq!(s.log_state("lc{9}:log").await.unwrap(), LogState { first: 4, last: 3, bytes: 0 });
     assert_eq!(s.log_read("lc{9}:log", 1, 10).await.unwrap(), vec![]);

@@ -188,10 +188,10 @@ fn route_inputs(decl: &OpAttr, sig: &Signature, errors: &mut Errors) -> Vec<Inpu
         };
         if kind == InputKind::Body && matches!(r.method, Method::Get | Method::Delete) {
             errors.at(r.path.span(), "a GET or DELETE route has no body to read; it takes `input = query`");
-        } else if kind == InputKind::Body && !r.params.is_empty() {
+        } else if kind == InputKind::Body && r.path.value().contains("...}") {
             errors.at(
                 r.path.span(),
-                "a route that reads a JSON body has no path parameters; put them in the body, or use GET",
+                "a route that reads a JSON body takes whole-segment path parameters only, not the rest of the path",
             );
         }
         kinds.push(kind);
@@ -261,7 +261,9 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
     };
     let out_schema = match output {
         OutputKind::Json => schema_of(out_ty),
-        OutputKind::Image | OutputKind::Redirect | OutputKind::Raw => quote!(::std::option::Option::None),
+        OutputKind::Image | OutputKind::Redirect => quote!(::std::option::Option::None),
+        OutputKind::Raw => quote_spanned!(out_ty.span()=>
+            <#out_ty as ::wrench_contract::op::IntoReply>::envelope_schema(g)),
     };
     let output_variant = Ident::new(
         match output {

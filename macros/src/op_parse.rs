@@ -115,8 +115,6 @@ pub(crate) struct RouteDecl {
     pub(crate) path: LitStr,
     /// The operationId, camelCase.
     pub(crate) id: Ident,
-    /// Names of the path's `{name}` segments.
-    pub(crate) params: Vec<String>,
 }
 
 pub(crate) struct Example {
@@ -228,11 +226,7 @@ fn route(input: ParseStream) -> syn::Result<RouteDecl> {
         )
     })?;
     let path: LitStr = input.parse()?;
-    let params = PathTemplate::parse(&path.value())
-        .map_err(|e| syn::Error::new(path.span(), e))?
-        .params()
-        .map(str::to_string)
-        .collect();
+    PathTemplate::parse(&path.value()).map_err(|e| syn::Error::new(path.span(), e))?;
     if !input.peek(Token![as]) {
         return Err(syn::Error::new(path.span(), "name the route's operationId after the path: `as camelCaseName`"));
     }
@@ -246,7 +240,7 @@ fn route(input: ParseStream) -> syn::Result<RouteDecl> {
             "an operationId is camelCase (letters and digits, lower-case first): generated SDKs name methods by it",
         ));
     }
-    Ok(RouteDecl { method, path, id, params })
+    Ok(RouteDecl { method, path, id })
 }
 
 fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {

@@ -7,3 +7,5 @@ pub(crate) mod short_url;
 pub(crate) mod webhook_inbox;
 pub(crate) mod webhook_payloads;
 pub(crate) mod webhook_receive;
+pub(crate) mod webhook_replay;
+pub(crate) mod webhook_stream;

@@ -56,6 +56,129 @@ pub(super) struct InboxRecord {
     pub manage_token_sha256: Option<String>,
     #[serde(default)]
     pub verify: Option<Check>,
+    #[serde(default)]
+    pub response: Option<InboxAnswer>,
+    #[serde(default)]
+    pub forward_to: Option<String>,
+}
+
+/// What every delivery to an inbox is answered, when its creator said.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct InboxAnswer {
+    /// Status of the answer.
+    pub status: u16,
+    /// Header fields of the answer, in order.
+    pub headers: Vec<(String, String)>,
+    /// Body of the answer.
+    pub body: String,
+    /// Its Content-Type (none when the body is empty and none was given).
+    pub content_type: Option<String>,
+    /// How long the answer is held back, in milliseconds.
+    pub delay_ms: u64,
+}
+
+impl InboxAnswer {
+    /// The answer as the pipeline sends it. Every part was checked when it was configured.
+    pub(super) fn reply(&self) -> crate::op::RawReply {
+        let mut headers: Vec<(http::HeaderName, http::HeaderValue)> = self
+            .headers
+            .iter()
+            .filter_map(|(n, v)| {
+                Some((http::HeaderName::from_bytes(n.as_bytes()).ok()?, http::HeaderValue::from_str(v).ok()?))
+            })
+            .collect();
+        if let Some(ct) = self.content_type.as_deref().and_then(|ct| http::HeaderValue::from_str(ct).ok()) {
+            headers.push((http::header::CONTENT_TYPE, ct));
+        }
+        crate::op::RawReply {
+            status: self.status,
+            headers,
+            body: crate::op::RawBody::Bytes(self.body.clone().into()),
+            delay: Duration::from_millis(self.delay_ms),
+        }
+    }
+}
+
+/// Headers a configured answer may not set: the server frames and routes its answers itself.
+const RESERVED_HEADERS: &[&str] = &[
+    "connection",
+    "content-length",
+    "content-type",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "x-request-id",
+];
+/// Most header fields a configured answer may set.
+const MAX_RESPONSE_HEADERS: usize = 20;
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct InboxResponseInput {
+    /// Status of every answer, 200 to 599 (a 1xx is not a final answer); default 200.
+    #[serde(default)]
+    #[schemars(range(min = 200, max = 599))]
+    status: Option<u16>,
+    /// Header fields of every answer, `{name: value}`, at most 20. The framing headers
+    /// (Content-Length, Transfer-Encoding, Connection and the like), X-Request-Id and
+    /// Content-Type (give `contentType`) are the server's own.
+    #[serde(default)]
+    headers: Option<std::collections::BTreeMap<String, String>>,
+    /// Body of every answer, up to 65,536 characters.
+    #[serde(default)]
+    #[schemars(length(max = 65536))]
+    body: Option<String>,
+    /// Content-Type of the body; `text/plain; charset=utf-8` when a body is given without one.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 256))]
+    content_type: Option<String>,
+    /// Milliseconds to hold each answer back (a slow endpoint), 0 to 30,000.
+    #[serde(default)]
+    #[schemars(range(max = 30000))]
+    delay_ms: Option<u64>,
+}
+
+fn response_of(r: InboxResponseInput) -> Result<InboxAnswer, ApiError> {
+    let mut headers = Vec::new();
+    let given = r.headers.unwrap_or_default();
+    if given.len() > MAX_RESPONSE_HEADERS {
+        return Err(ApiError::invalid(
+            "response.headers",
+            format!("at most {MAX_RESPONSE_HEADERS} fields (got {})", given.len()),
+        ));
+    }
+    for (name, value) in given {
+        let field = format!("response.headers.{name}");
+        let Ok(parsed) = http::HeaderName::from_bytes(name.as_bytes()) else {
+            return Err(ApiError::invalid(&field, "is not a header name"));
+        };
+        if RESERVED_HEADERS.contains(&parsed.as_str()) {
+            let why =
+                if parsed == http::header::CONTENT_TYPE { "is set with `contentType`" } else { "is the server's own" };
+            return Err(ApiError::invalid(&field, why));
+        }
+        if http::HeaderValue::from_str(&value).is_err() {
+            return Err(ApiError::invalid(
+                &field,
+                "holds a character a header value cannot (control characters, line breaks)",
+            ));
+        }
+        headers.push((parsed.as_str().to_string(), value));
+    }
+    let body = r.body.unwrap_or_default();
+    let content_type = match r.content_type {
+        Some(ct) if http::HeaderValue::from_str(&ct).is_err() => {
+            return Err(ApiError::invalid("response.contentType", "is not a header value"));
+        }
+        Some(ct) => Some(ct),
+        None if !body.is_empty() => Some("text/plain; charset=utf-8".to_string()),
+        None => None,
+    };
+    Ok(InboxAnswer { status: r.status.unwrap_or(200), headers, body, content_type, delay_ms: r.delay_ms.unwrap_or(0) })
 }
 
 impl InboxRecord {
@@ -96,7 +219,7 @@ async fn managed(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct VerifyInput {
+struct InboxVerifyInput {
     /// The signature scheme deliveries are checked with.
     scheme: Scheme,
     /// The signing secret (`whsec_...` for standard-webhooks, or a `whpk_...` public key for
@@ -116,7 +239,7 @@ struct VerifyInput {
 
 #[derive(Debug, Default, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct CreateInput {
+struct InboxCreateInput {
     /// Seconds the inbox and its payloads live: 60 up to the operator's maximum (7 days unless
     /// configured otherwise); default 86,400 (24 hours).
     #[serde(default)]
@@ -130,7 +253,29 @@ struct CreateInput {
     /// Check each delivery's signature; the verdict is stored with it (a delivery that fails is
     /// still stored).
     #[serde(default)]
-    verify: Option<VerifyInput>,
+    verify: Option<InboxVerifyInput>,
+    /// Answer every delivery with this instead of the JSON envelope: status, headers, body,
+    /// content type and a delay.
+    #[serde(default)]
+    response: Option<InboxResponseInput>,
+    /// Relay every delivery to this http or https URL (its method, header fields and exact
+    /// bytes), after answering the sender; the outcome is recorded on the payload. Private and
+    /// internal addresses are refused when it is sent, as for every outbound request.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 2048))]
+    forward_to: Option<String>,
+}
+
+fn forward_url(raw: &str) -> Result<String, ApiError> {
+    let bad = |why: &str| ApiError::invalid("forwardTo", why.to_string());
+    let url = url::Url::parse(raw.trim()).map_err(|e| bad(&format!("is not an absolute URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(bad("must be an http or https URL with a host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("must not hold a user name or password"));
+    }
+    Ok(url.to_string())
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -151,10 +296,18 @@ struct InboxInfo {
     payload_count: usize,
     /// Most payloads kept; older ones are dropped.
     max_payloads: usize,
+    /// Absolute URL of the inbox's live stream of deliveries (Server-Sent Events).
+    stream_url: String,
+    /// Absolute URL of a page that shows the deliveries and adds new ones live.
+    view_url: String,
     /// The signature scheme deliveries are checked with, if any.
     verify_scheme: Option<Scheme>,
-    /// Give as `X-Manage-Token` to delete the inbox or clear its payloads. Shown only in the
-    /// answer that created the inbox.
+    /// What every delivery is answered, when configured (otherwise the JSON envelope).
+    response: Option<InboxAnswer>,
+    /// Where every delivery is relayed, when configured.
+    forward_to: Option<String>,
+    /// Give as `X-Manage-Token` to change or delete the inbox or clear its payloads. Shown only
+    /// in the answer that created the inbox.
     #[serde(skip_serializing_if = "Option::is_none")]
     manage_token: Option<String>,
 }
@@ -164,8 +317,12 @@ fn info(ctx: &Ctx, id: String, r: InboxRecord, payload_count: usize) -> InboxInf
     InboxInfo {
         receive_url: format!("{base}/receive"),
         payloads_url: format!("{base}/payloads"),
+        stream_url: format!("{base}/stream"),
+        view_url: format!("{}/inbox/{id}", ctx.config.public_base()),
         max_payloads: r.max_payloads(&ctx.config),
         verify_scheme: r.verify.as_ref().map(|v| v.scheme),
+        response: r.response.clone(),
+        forward_to: r.forward_to.clone(),
         id,
         created_at: r.created_at,
         expires_at: r.expires_at,
@@ -174,7 +331,7 @@ fn info(ctx: &Ctx, id: String, r: InboxRecord, payload_count: usize) -> InboxInf
     }
 }
 
-fn check_of(v: VerifyInput) -> Result<Check, ApiError> {
+fn check_of(v: InboxVerifyInput) -> Result<Check, ApiError> {
     let header = v.header.map(|h| h.trim().to_ascii_lowercase());
     if let Some(why) = signatures::secret_problem(v.scheme, &v.secret, header.as_deref()) {
         let field = if why.contains("header") { "verify.header" } else { "verify.secret" };
@@ -190,17 +347,20 @@ fn check_of(v: VerifyInput) -> Result<Check, ApiError> {
 /// and its payloads live `ttlSeconds` (24 hours by default); nothing extends that. It keeps the
 /// most recent `maxPayloads` (50 by default), and at most the operator's byte cap, dropping
 /// the oldest. With `verify`, each delivery's signature is checked against its exact bytes and
-/// the verdict stored with it. An empty body creates an inbox with every default.
+/// the verdict stored with it. With `response`, every delivery is answered as configured
+/// (status, headers, body, content type, delay up to 30 s) instead of the JSON envelope. An
+/// empty body creates an inbox with every default.
 #[op(post "/v1/webhook/inbox/create" as createWebhookInbox, tag = Storage,
      uses(store),
-     rejects = "a ttlSeconds or maxPayloads above the operator's maximum, or a verify secret the scheme cannot use",
-     redact(".data.id", ".data.createdAt", ".data.expiresAt", ".data.receiveUrl", ".data.payloadsUrl", ".data.manageToken"),
+     rejects = "a ttlSeconds or maxPayloads above the operator's maximum, a verify secret the scheme cannot use, response headers that are more than 20, malformed or the server's own, or a forwardTo that is not an http or https URL",
+     redact(".data.id", ".data.createdAt", ".data.expiresAt", ".data.receiveUrl", ".data.payloadsUrl", ".data.streamUrl",
+            ".data.viewUrl", ".data.manageToken"),
      example(typical, {}),
      example(a_week_of_github_deliveries,
              {"ttlSeconds": 604800, "maxPayloads": 200, "verify": {"scheme": "github", "secret": "It's a Secret to Everybody"}}),
      example(unknown_field, {"name": "x"}, status = 400),
      example(hmac_without_header, {"verify": {"scheme": "hmac-sha256", "secret": "k"}}, status = 400))]
-async fn create_webhook_inbox(input: CreateInput, ctx: &Ctx) -> Result<InboxInfo, ApiError> {
+async fn create_webhook_inbox(input: InboxCreateInput, ctx: &Ctx) -> Result<InboxInfo, ApiError> {
     let max_ttl = ctx.config.inbox_max_ttl;
     let ttl = input.ttl_seconds.map_or(DEFAULT_TTL, Duration::from_secs);
     if ttl > max_ttl {
@@ -215,6 +375,8 @@ async fn create_webhook_inbox(input: CreateInput, ctx: &Ctx) -> Result<InboxInfo
         return Err(ApiError::invalid("maxPayloads", format!("is at most {max} here (WRENCH_INBOX_MAX_PAYLOADS)")));
     }
     let verify = input.verify.map(check_of).transpose()?;
+    let response = input.response.map(response_of).transpose()?;
+    let forward_to = input.forward_to.as_deref().map(forward_url).transpose()?;
     let token = random::token(TOKEN_LEN, random::ALPHANUMERIC)?;
     let created = time::now();
     let expires = created + ttl;
@@ -225,6 +387,8 @@ async fn create_webhook_inbox(input: CreateInput, ctx: &Ctx) -> Result<InboxInfo
         max_payloads,
         manage_token_sha256: Some(hex::encode(sha2::Sha256::digest(token.as_bytes()))),
         verify,
+        response,
+        forward_to,
     };
     let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
     let id = random::reserve(ctx.store.as_ref(), ID_LEN, random::ALPHANUMERIC, meta_key, &bytes, Some(ttl), "inbox id")
@@ -264,7 +428,7 @@ async fn get_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<InboxInfo, 
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-struct Deleted {
+struct InboxDeleted {
     /// Always true.
     deleted: bool,
 }
@@ -278,16 +442,16 @@ struct Deleted {
      uses(store), errors(INBOX_NOT_FOUND, TOKEN_REJECTED),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(uuid_shaped, {"id": "3f2b8c1e-9d4a-4e7b-8a61-2c5d7e9f0b13"}, status = 404))]
-async fn delete_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<Deleted, ApiError> {
+async fn delete_webhook_inbox(input: InboxIdInput, ctx: &Ctx) -> Result<InboxDeleted, ApiError> {
     managed(ctx, &input.id).await?;
     let id = &input.id;
     ctx.store.delete(&[&meta_key(id), &log_key(id), &legacy_key(id)]).await?;
-    Ok(Deleted { deleted: true })
+    Ok(InboxDeleted { deleted: true })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct Cleared {
+struct PayloadsCleared {
     /// Payloads removed.
     removed: usize,
 }
@@ -301,10 +465,81 @@ struct Cleared {
      uses(store), errors(INBOX_NOT_FOUND, TOKEN_REJECTED),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA"}, status = 404),
      example(other_shape, {"id": "bad id"}, status = 404))]
-async fn clear_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<Cleared, ApiError> {
+async fn clear_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<PayloadsCleared, ApiError> {
     managed(ctx, &input.id).await?;
     let removed = payload_count(ctx, &input.id).await?;
     ctx.store.log_clear(&log_key(&input.id)).await?;
     ctx.store.delete(&[&legacy_key(&input.id)]).await?;
-    Ok(Cleared { removed })
+    Ok(PayloadsCleared { removed })
+}
+
+/// Reads a field that may be absent (left as it is), null (removed) or a value (replaced).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct InboxUpdateInput {
+    /// The inbox id.
+    #[schemars(length(min = 1, max = 256))]
+    id: String,
+    /// A new signature check; null removes it. Absent: unchanged.
+    #[serde(default, deserialize_with = "present")]
+    verify: Option<Option<InboxVerifyInput>>,
+    /// A new answer to deliveries; null goes back to the JSON envelope. Absent: unchanged.
+    #[serde(default, deserialize_with = "present")]
+    response: Option<Option<InboxResponseInput>>,
+    /// A new URL to relay deliveries to; null stops relaying. Absent: unchanged.
+    #[serde(default, deserialize_with = "present")]
+    #[schemars(length(min = 1, max = 2048))]
+    forward_to: Option<Option<String>>,
+    /// A new payload cap (up to the operator's maximum); an inbox over it drops its oldest
+    /// payloads at the next delivery. Absent: unchanged.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 10_000))]
+    max_payloads: Option<usize>,
+}
+
+/// Change a webhook inbox.
+///
+/// Replaces its signature check, its answer to deliveries, its forwarding URL or its payload
+/// cap; a field left out is unchanged, and null removes a check, a configured answer or the
+/// forwarding. Its lifetime does not change.
+/// Needs the inbox's manage token as `X-Manage-Token` (403 `TOKEN_REJECTED` otherwise).
+#[op(patch "/v1/webhook/inbox/{id}" as updateWebhookInbox, tag = Storage,
+     uses(store), errors(INBOX_NOT_FOUND, TOKEN_REJECTED),
+     rejects = "a maxPayloads above the operator's maximum, a verify secret the scheme cannot use, response headers that are more than 20, malformed or the server's own, or a forwardTo that is not an http or https URL",
+     example(unknown, {"id": "AAAAAAAAAAAAAAAA", "response": {"status": 202}}, status = 404),
+     example(bad_header, {"id": "AAAAAAAAAAAAAAAA", "response": {"headers": {"content-length": "1"}}}, status = 400))]
+async fn update_webhook_inbox(input: InboxUpdateInput, ctx: &Ctx) -> Result<InboxInfo, ApiError> {
+    // Checked before the inbox is looked up, so that a bad request says so whatever the id.
+    let verify = input.verify.map(|v| v.map(check_of).transpose()).transpose()?;
+    let response = input.response.map(|r| r.map(response_of).transpose()).transpose()?;
+    let forward_to = input.forward_to.map(|f| f.as_deref().map(forward_url).transpose()).transpose()?;
+    let max = ctx.config.inbox_max_payloads;
+    if input.max_payloads.is_some_and(|n| n > max) {
+        return Err(ApiError::invalid("maxPayloads", format!("is at most {max} here (WRENCH_INBOX_MAX_PAYLOADS)")));
+    }
+    let mut record = managed(ctx, &input.id).await?;
+    if let Some(v) = verify {
+        record.verify = v;
+    }
+    if let Some(r) = response {
+        record.response = r;
+    }
+    if let Some(f) = forward_to {
+        record.forward_to = f;
+    }
+    if let Some(n) = input.max_payloads {
+        record.max_payloads = n;
+    }
+    let left = record.expires_at_ms.saturating_sub(time::unix_ms(time::now()));
+    if left == 0 {
+        return Err(not_found(&input.id));
+    }
+    let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
+    ctx.store.put(&meta_key(&input.id), &bytes, Some(Duration::from_millis(left))).await?;
+    let count = payload_count(ctx, &input.id).await?;
+    Ok(info(ctx, input.id, record, count))
 }

@@ -166,6 +166,7 @@ fn from_legacy(raw: &[u8]) -> Option<(Delivery, Vec<u8>)> {
         http_version: "HTTP/1.1".into(),
         form: None,
         verification: None,
+        forward: None,
     };
     let mut shown = delivery::show(0, recorded, &bytes);
     shown.id = p.id;
@@ -368,7 +369,9 @@ mod tests {
             inbox::__op_get_webhook_inbox(),
             inbox::__op_delete_webhook_inbox(),
             inbox::__op_clear_webhook_payloads(),
+            inbox::__op_update_webhook_inbox(),
             receive::__op_receive_webhook(),
+            crate::storage::webhook_stream::__op_stream_webhook_payloads(),
             __op_list_webhook_payloads(),
             __op_get_webhook_payload(),
             __op_get_webhook_payload_raw(),
@@ -679,5 +682,132 @@ mod tests {
         let (status, _) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
         assert_eq!(status, 404);
         assert!(store.log_read(&log_key(&id), 1, 10).await.unwrap().is_empty(), "payloads expire with their inbox");
+    }
+
+    /// A configured answer: status, headers, body, type and delay; PATCH changes it and null
+    /// goes back to the envelope. Every delivery is stored either way.
+    #[tokio::test]
+    async fn deliveries_are_answered_as_configured() {
+        let (cli, _) = client_with(Config::default());
+        let response = json!({"status": 202, "headers": {"X-Custom": "yes", "Retry-After": "3"},
+                              "body": "<ok/>", "contentType": "application/xml", "delayMs": 300});
+        let (id, token) = create(&cli, json!({"response": response})).await;
+        let started = std::time::Instant::now();
+        let resp = cli.put(format!("/v1/webhook/inbox/{id}/receive/x")).body("a").send().await;
+        assert!(started.elapsed() >= Duration::from_millis(300), "held back {:?}", started.elapsed());
+        resp.assert_status(poem::http::StatusCode::ACCEPTED);
+        resp.assert_header("x-custom", "yes");
+        resp.assert_header("retry-after", "3");
+        resp.assert_header("content-type", "application/xml");
+        resp.assert_text("<ok/>").await;
+        // Changed without the token: refused; with it: the new answer, then the envelope again.
+        let (status, _) = json_of(
+            cli.patch(format!("/v1/webhook/inbox/{id}")).body_json(&json!({"response": {"status": 500}})).send().await,
+        )
+        .await;
+        assert_eq!(status, 403);
+        let patch = |body: Value| {
+            cli.patch(format!("/v1/webhook/inbox/{id}")).header("X-Manage-Token", &token).body_json(&body).send()
+        };
+        let (status, v) = json_of(patch(json!({"response": {"status": 503}, "maxPayloads": 2})).await).await;
+        assert_eq!(
+            (status, v["data"]["response"]["status"].as_u64(), v["data"]["maxPayloads"].as_u64()),
+            (200, Some(503), Some(2)),
+            "{v}"
+        );
+        let resp = cli.post(format!("/v1/webhook/inbox/{id}/receive")).body("b").send().await;
+        resp.assert_status(poem::http::StatusCode::SERVICE_UNAVAILABLE);
+        resp.assert_text("").await;
+        let (status, v) = json_of(patch(json!({"response": null})).await).await;
+        assert_eq!((status, &v["data"]["response"]), (200, &Value::Null));
+        let (status, r) = json_of(cli.post(format!("/v1/webhook/inbox/{id}/receive")).body("c").send().await).await;
+        assert_eq!((status, r["data"]["received"].as_bool()), (200, Some(true)));
+        // maxPayloads 2 took effect at the next delivery: b and c are kept.
+        let bodies: Vec<String> =
+            list(&cli, &id, "").await.iter().map(|p| p["rawBody"].as_str().unwrap().to_string()).collect();
+        assert_eq!(bodies, ["b", "c"]);
+        for bad in [
+            json!({"response": {"headers": {"Content-Length": "5"}}}),
+            json!({"response": {"headers": {"Content-Type": "text/html"}}}),
+            json!({"response": {"headers": {"bad name": "x"}}}),
+            json!({"response": {"headers": (0..21).map(|i| (format!("x-{i}"), json!("v"))).collect::<serde_json::Map<_, _>>()}}),
+            json!({"response": {"status": 101}}),
+            json!({"response": {"delayMs": 30001}}),
+        ] {
+            let (status, v) = json_of(patch(bad.clone()).await).await;
+            assert_eq!((status, v["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{bad}: {v}");
+        }
+    }
+
+    /// The live stream on the embedded store: new deliveries as events, a resume with
+    /// `Last-Event-ID` sends what was missed, and deleting the inbox ends the stream.
+    #[tokio::test]
+    async fn the_stream_sends_each_delivery_once() {
+        use futures_util::StreamExt;
+        let (cli, _) = client_with(Config::default());
+        let (id, token) = create(&cli, json!({})).await;
+        cli.post(format!("/v1/webhook/inbox/{id}/receive")).body("before").send().await.assert_status_is_ok();
+        let resp = cli.get(format!("/v1/webhook/inbox/{id}/stream")).header("Accept", "text/event-stream").send().await;
+        resp.assert_status_is_ok();
+        resp.assert_header("content-type", "text/event-stream");
+        let mut body = resp.0.into_body().into_bytes_stream();
+        let mut text = String::new();
+        let mut read_until = async |needle: &str, text: &mut String| {
+            while !text.contains(needle) {
+                let chunk =
+                    tokio::time::timeout(Duration::from_secs(2), body.next()).await.expect("in time").unwrap().unwrap();
+                text.push_str(&String::from_utf8_lossy(&chunk));
+            }
+        };
+        read_until(": stream open", &mut text).await;
+        for n in 2..=3 {
+            cli.post(format!("/v1/webhook/inbox/{id}/receive"))
+                .body(format!("n{n}"))
+                .send()
+                .await
+                .assert_status_is_ok();
+        }
+        read_until("id: 3\n", &mut text).await;
+        assert!(!text.contains("id: 1\n"), "a fresh stream starts with the next delivery: {text}");
+        assert!(text.contains("id: 2\nevent: delivery\ndata: {") && text.contains("\"rawBody\":\"n2\""), "{text}");
+        let (status, _) =
+            json_of(cli.delete(format!("/v1/webhook/inbox/{id}")).header("X-Manage-Token", &token).send().await).await;
+        assert_eq!(status, 200);
+        read_until("event: gone", &mut text).await;
+        assert!(tokio::time::timeout(Duration::from_secs(1), body.next()).await.unwrap().is_none(), "the stream ends");
+
+        let (id, _) = create(&cli, json!({})).await;
+        for n in 1..=40 {
+            cli.post(format!("/v1/webhook/inbox/{id}/receive"))
+                .body(format!("m{n}"))
+                .send()
+                .await
+                .assert_status_is_ok();
+        }
+        let resp = cli
+            .get(format!("/v1/webhook/inbox/{id}/stream"))
+            .header("Accept", "text/event-stream")
+            .header("Last-Event-ID", "5")
+            .send()
+            .await;
+        let mut body = resp.0.into_body().into_bytes_stream();
+        let mut text = String::new();
+        while !text.contains("id: 40\n") {
+            let chunk =
+                tokio::time::timeout(Duration::from_secs(2), body.next()).await.expect("in time").unwrap().unwrap();
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        let ids: Vec<u64> = text.lines().filter_map(|l| l.strip_prefix("id: ")).map(|n| n.parse().unwrap()).collect();
+        assert_eq!(ids, (6..=40).collect::<Vec<u64>>(), "what was missed, in order, once");
+        // Without `Accept: text/event-stream` it is a poll: what is stored after the id, then the end.
+        let resp = cli.get(format!("/v1/webhook/inbox/{id}/stream?lastEventId=37")).send().await;
+        let text =
+            tokio::time::timeout(Duration::from_secs(2), resp.0.into_body().into_string()).await.unwrap().unwrap();
+        let ids: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("id: ")).collect();
+        assert_eq!(ids, ["38", "39", "40"], "{text}");
+        let resp = cli.get(format!("/v1/webhook/inbox/{id}/stream")).send().await;
+        let text =
+            tokio::time::timeout(Duration::from_secs(2), resp.0.into_body().into_string()).await.unwrap().unwrap();
+        assert!(!text.contains("id: "), "no resume, nothing stored after now: {text}");
     }
 }

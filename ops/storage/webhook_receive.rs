@@ -17,7 +17,7 @@ use wrench_kit::webhook::{
 
 use super::webhook_inbox::{InboxRecord, load, log_key, not_found, valid_id};
 use crate::{
-    op::OpRequest,
+    op::{IntoReply, OpRequest, RawReply, Reply},
     prelude::*,
     store::{Appended, LogAppend},
     time,
@@ -38,6 +38,25 @@ struct Received {
     received: bool,
     /// The payload id.
     id: String,
+}
+
+/// What a delivery is answered: the envelope, or the answer the inbox's creator configured.
+enum Answer {
+    Envelope(Received),
+    Configured(RawReply),
+}
+
+impl IntoReply for Answer {
+    fn into_reply(self, response_limit: usize) -> Result<Reply, ApiError> {
+        match self {
+            Answer::Envelope(r) => Reply::json(&r, response_limit),
+            Answer::Configured(raw) => Ok(Reply::Raw(raw)),
+        }
+    }
+
+    fn envelope_schema(generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        Some(generator.subschema_for::<Received>())
+    }
 }
 
 /// The sub-path after `/receive`, percent-decoded (`/` when there is none).
@@ -70,7 +89,28 @@ async fn record(req: &OpRequest, inbox: &InboxRecord, ctx: &Ctx) -> Recorded {
         http_version: req.http_version.to_string(),
         form: form::parse(req.content_type.as_deref(), &req.body).await,
         verification,
+        forward: None,
     }
+}
+
+/// Relays a stored delivery to the inbox's `forwardTo` and records how it went on the payload.
+/// It runs after the sender was answered, so a slow target never delays a provider.
+fn forward(ctx: &Ctx, id: &str, seq: u64, url: &str, mut recorded: Recorded, body: bytes::Bytes) {
+    let (net, store, log, url) = (ctx.net.clone(), ctx.store.clone(), log_key(id), url.to_string());
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let outcome = match (url::Url::parse(&url), delivery::outgoing(&recorded, &body, None)) {
+            (Ok(target), Some(request)) => net.relay(target, &request, 0).await.map_err(|e| e.message().to_string()),
+            _ => Err("the forward URL or the stored method cannot be sent".to_string()),
+        };
+        let duration_ms = started.elapsed().as_millis() as u64;
+        recorded.forward = Some(match outcome {
+            Ok(answer) => delivery::Forwarded { url, status: Some(answer.status), duration_ms, error: None },
+            Err(error) => delivery::Forwarded { url, status: None, duration_ms, error: Some(error) },
+        });
+        // Gone since (dropped as older, the inbox deleted): nothing to record.
+        let _ = store.log_update(&log, seq, &delivery::encode(&recorded, &body)).await;
+    });
 }
 
 /// Receive a webhook.
@@ -84,7 +124,11 @@ async fn record(req: &OpRequest, inbox: &InboxRecord, ctx: &Ctx) -> Recorded {
 /// Deliveries do not count against the sender's anonymous rate limit; each inbox takes up to
 /// 600 a minute (the operator's `WRENCH_INBOX_RATE_PER_MINUTE`), past which deliveries get 429
 /// with `Retry-After`, which providers retry. Unknown or expired inboxes are 404
-/// `INBOX_NOT_FOUND`.
+/// `INBOX_NOT_FOUND`. A stored delivery is answered with the JSON envelope below, or with the
+/// answer the inbox was configured to give (`response` at creation: any status, headers, body
+/// and delay). An inbox with `forwardTo` then relays the delivery there (same method, header
+/// fields and bytes, through the outbound layer's address checks) and records the outcome on
+/// the payload as `forward`.
 #[op(post "/v1/webhook/inbox/{id}/receive" as receiveWebhook,
      get "/v1/webhook/inbox/{id}/receive" as receiveWebhookGet,
      put "/v1/webhook/inbox/{id}/receive" as receiveWebhookPut,
@@ -99,18 +143,19 @@ async fn record(req: &OpRequest, inbox: &InboxRecord, ctx: &Ctx) -> Recorded {
      delete "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathDelete,
      head "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathHead,
      options "/v1/webhook/inbox/{id}/receive/{path...}" as receiveWebhookAtPathOptions,
-     tag = Storage, input = raw,
+     tag = Storage, input = raw, output = raw("application/json", "*/*"),
      uses(store), errors(INBOX_NOT_FOUND, RATE_LIMITED),
      example(unknown_inbox, {"id": "AAAAAAAAAAAAAAAA", "event": "ping"}, status = 404),
      example(malformed_id, {"id": "nope", "event": "ping"}, status = 404))]
-async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiError> {
+async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Answer, ApiError> {
     let req = input.0;
     let id = req.path_params.get("id").cloned().unwrap_or_default();
     if !valid_id(&id) {
         return Err(not_found(&id));
     }
     let inbox = load(ctx, &id).await?;
-    let stored = delivery::encode(&record(&req, &inbox, ctx).await, &req.body);
+    let recorded = record(&req, &inbox, ctx).await;
+    let stored = delivery::encode(&recorded, &req.body);
     // Deliveries do not count against the sender's anonymous quota (one provider address
     // serves many inboxes); each inbox has a bound of its own instead, a window per clock
     // minute counted in the same step as the append.
@@ -127,7 +172,15 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Received, ApiErro
         window,
     };
     match ctx.store.log_append(append).await? {
-        Appended::Done { seq, .. } => Ok(Received { received: true, id: seq.to_string() }),
+        Appended::Done { seq, .. } => Ok({
+            if let Some(url) = &inbox.forward_to {
+                forward(ctx, &id, seq, url, recorded, req.body.clone());
+            }
+            match &inbox.response {
+                Some(configured) => Answer::Configured(configured.reply()),
+                None => Answer::Envelope(Received { received: true, id: seq.to_string() }),
+            }
+        }),
         Appended::NoGuard => Err(not_found(&id)),
         Appended::Limited(_) => Err(crate::rate::limited(per_minute, reset, "deliveries", " to this inbox")),
     }

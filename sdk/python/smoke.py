@@ -16,12 +16,14 @@ from wrench_client.api.storage import (
     create_webhook_inbox,
     follow_short_url,
     get_paste,
+    get_webhook_payload_raw,
     list_webhook_payloads,
-    receive_webhook,
+    receive_webhook_at_path_put,
 )
 from wrench_client.api.lookups import holidays_list_get
 from wrench_client.api.text_and_data import base_64_decode, base_64_encode
 from wrench_client.models import (
+    InboxCreateInput,
     Base64DecodeInput,
     Base64EncodeInput,
     InvalidJsonOrValidationOrResultTooLargeError,
@@ -67,11 +69,20 @@ r = follow_short_url.sync_detailed(slug=link.data.slug, client=client)
 check("redirect", r.status_code == 302 and r.headers["location"] == "https://example.com/smoke", r.headers)
 
 # A webhook receive URL with an arbitrary body.
-inbox = create_webhook_inbox.sync(client=client)
+inbox = create_webhook_inbox.sync(client=client, body=InboxCreateInput(max_payloads=5))
 body = b"\x00\x01 not JSON \xff"
-r = receive_webhook.sync_detailed(id=inbox.data.id, client=client, body=File(payload=body, mime_type="application/octet-stream"))
-listed = list_webhook_payloads.sync(id=inbox.data.id, client=client)
-check("webhook receive", r.status_code == 200 and listed.data.total == 1 and listed.data.payloads[0].size == len(body), r.content)
+r = receive_webhook_at_path_put.sync_detailed(
+    id=inbox.data.id, path="orders/7", client=client, body=File(payload=body, mime_type="application/octet-stream")
+)
+listed = list_webhook_payloads.sync(id=inbox.data.id, client=client, method="PUT")
+first = listed.data.payloads[0] if listed.data.payloads else None
+check(
+    "webhook receive",
+    r.status_code == 200 and inbox.data.max_payloads == 5 and first is not None and first.size == len(body) and first.path == "/orders/7",
+    r.content,
+)
+raw = get_webhook_payload_raw.sync_detailed(id=inbox.data.id, pid=first.id, client=client)
+check("webhook raw bytes", raw.status_code == 200 and raw.content == body, raw.content)
 
 # An error envelope, read as its typed model.
 r = base_64_decode.sync_detailed(client=client, body=Base64DecodeInput(encoded="%%%"))

@@ -77,13 +77,21 @@ function check(step: string, ok: boolean, detail: unknown): void {
     bodySerializer: (b) => b,
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
   });
-  const listed = await client.GET("/v1/webhook/inbox/{id}/payloads", { params: { path: { id } } });
+  const listed = await client.GET("/v1/webhook/inbox/{id}/payloads", { params: { path: { id }, query: { method: "POST" } } });
   const first = listed.data?.data.payloads[0];
   check(
     "webhook receive",
-    received.response.status === 200 && first?.contentType === "application/x-www-form-urlencoded" && first?.size === body.length,
+    received.response.status === 200 &&
+      first?.contentType === "application/x-www-form-urlencoded" &&
+      first?.size === body.length &&
+      first?.form?.[1]?.value === "two",
     listed.error ?? received.error,
   );
+  const raw = await client.GET("/v1/webhook/inbox/{id}/payloads/{pid}/raw", {
+    params: { path: { id, pid: first?.id ?? "" } },
+    parseAs: "text",
+  });
+  check("webhook raw bytes", raw.response.status === 200 && raw.data === body, raw.error);
 }
 
 // An error envelope, read as its typed error.

@@ -1,7 +1,8 @@
 //! The routes that are not operations: the document, Swagger UI, the index, liveness
 //! (`/health`: the process answers; always 200, with the store's and data sets' state) and
 //! readiness (`/ready`: 200 once the store answers and every configured data set is loaded,
-//! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators).
+//! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators), and the
+//! webhook inbox page (`/inbox/{id}`, with its script and style under `/inbox-assets/`).
 //!
 //! Swagger UI is compiled into the binary (utoipa-swagger-ui's vendored copy), so `/docs`
 //! works offline. Its "Try it out" calls the serving host, because the document declares no
@@ -27,7 +28,19 @@ enum Page {
     Index,
     Health,
     Ready,
+    Inbox,
+    InboxScript,
+    InboxStyle,
 }
+
+/// The inbox page and its two files, compiled in: the page needs nothing from elsewhere.
+const INBOX_HTML: &str = include_str!("inbox_page/index.html");
+const INBOX_JS: &str = include_str!("inbox_page/app.js");
+const INBOX_CSS: &str = include_str!("inbox_page/app.css");
+/// What the inbox page may load and run: its own script and style, calls to this origin, and
+/// nothing inline, so a delivery's content can never run even if it reached the markup.
+const INBOX_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+     img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 struct SiteEndpoint {
     page: Page,
@@ -52,6 +65,9 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
         .at("/health", ep(Page::Health))
         .at("/ready", ep(Page::Ready))
         .at("/metrics", ep(Page::Metrics))
+        .at("/inbox/:id", ep(Page::Inbox))
+        .at("/inbox-assets/app.js", ep(Page::InboxScript))
+        .at("/inbox-assets/app.css", ep(Page::InboxStyle))
 }
 
 impl Endpoint for SiteEndpoint {
@@ -103,6 +119,20 @@ impl Endpoint for SiteEndpoint {
                     ),
                 }
             }
+            Page::Inbox => Response::builder()
+                .content_type("text/html; charset=utf-8")
+                .header(header::CONTENT_SECURITY_POLICY, INBOX_CSP)
+                .header(header::REFERRER_POLICY, "no-referrer")
+                .header(header::X_FRAME_OPTIONS, "DENY")
+                .body(INBOX_HTML),
+            Page::InboxScript => Response::builder()
+                .content_type("text/javascript; charset=utf-8")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(INBOX_JS),
+            Page::InboxStyle => Response::builder()
+                .content_type("text/css; charset=utf-8")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(INBOX_CSS),
             Page::Index => json(serde_json::json!({
                 "name": "wrench",
                 "version": env!("CARGO_PKG_VERSION"),

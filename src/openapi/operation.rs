@@ -40,6 +40,25 @@ pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchem
         (InputKind::Query, Some(input)) => {
             o.insert("parameters".into(), Value::Array(parameters(&template, input.resolved)));
         }
+        (InputKind::Body, Some(input)) if template.params().next().is_some() => {
+            // The path's parameters are fields of the input, written in the path: the
+            // parameters describe them, and the body's schema is the input without them.
+            let mut body = input.resolved.clone();
+            let mut in_path = json!({"properties": {}, "required": []});
+            if let Some(props) = body.get_mut("properties").and_then(Value::as_object_mut) {
+                for p in template.params() {
+                    if let Some(s) = props.remove(p) {
+                        in_path["properties"][p] = s;
+                    }
+                }
+            }
+            if let Some(required) = body.get_mut("required").and_then(Value::as_array_mut) {
+                required.retain(|r| r.as_str().is_none_or(|r| !template.has_param(r)));
+            }
+            o.insert("parameters".into(), Value::Array(parameters(&template, &in_path)));
+            let inline = InputSchema { reference: &body, resolved: &body };
+            o.insert("requestBody".into(), json_body(op, &inline));
+        }
         (InputKind::Body, Some(input)) => {
             o.insert("requestBody".into(), json_body(op, input));
         }
@@ -61,6 +80,20 @@ pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchem
     let mut responses = Map::new();
     let (status, success) = success(op, envelope);
     responses.insert(status.into(), success);
+    // An answer of any type is one its caller configured (a webhook inbox's `response`): any
+    // status, headers and body, so every status may carry it.
+    let configured = op.output == OutputKind::Raw && op.media.contains(&"*/*");
+    if configured {
+        responses.insert(
+            "default".into(),
+            // No content is declared: its media type is the configured one, which generators
+            // could not name anyway.
+            json!({
+                "description": "The answer this resource was configured to give: any status from 200 to 599, with its own header fields and a body of its own media type."
+            }),
+        );
+        o.insert("x-configured-answer".into(), json!(true));
+    }
     for (status, codes) in errors::by_status(&op.error_codes(route)) {
         responses.insert(
             status.to_string(),
@@ -164,18 +197,19 @@ fn success(op: &Operation, envelope: Option<&str>) -> (&'static str, Value) {
             }),
         ),
         OutputKind::Raw => {
-            let content: Map<String, Value> = op
-                .media
-                .iter()
-                .map(|m| {
-                    let schema = match *m {
-                        "text/event-stream" => json!({"type": "string"}),
-                        "application/json" => json!({}),
-                        _ => json!({"type": "string", "format": "binary"}),
-                    };
-                    (m.to_string(), json!({"schema": schema}))
-                })
-                .collect();
+            let content: Map<String, Value> =
+                op.media
+                    .iter()
+                    .map(|m| {
+                        let schema = match *m {
+                            "text/event-stream" => json!({"type": "string"}),
+                            "application/json" => envelope
+                                .map_or_else(|| json!({}), |e| json!({"$ref": format!("#/components/schemas/{e}")})),
+                            _ => json!({"type": "string", "format": "binary"}),
+                        };
+                        (m.to_string(), json!({"schema": schema}))
+                    })
+                    .collect();
             (
                 "200",
                 json!({"description": "The answer, as described above.", "headers": request_id, "content": content}),

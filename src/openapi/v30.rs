@@ -16,7 +16,9 @@
 //! under the first, since a generated type cannot hold two fields of one name; and OPTIONS
 //! operations (a webhook receive URL takes every method) are left out, since progenitor writes
 //! them as a client call that does not exist. Nothing else changes, so the two renderings
-//! describe the same requests and answers, less those two spellings and OPTIONS.
+//! describe the same requests and answers, less those two spellings, OPTIONS, and the configured
+//! answer of a webhook receive URL (any status and type, where progenitor takes one type per
+//! answer: the JSON envelope stays).
 
 use serde_json::{Map, Value, json};
 
@@ -30,6 +32,9 @@ pub fn render(doc: &Value) -> Value {
     if let Some(paths) = out["paths"].as_object_mut() {
         for item in paths.values_mut().filter_map(Value::as_object_mut) {
             item.remove("options");
+            for op in item.values_mut() {
+                one_answer_type(op);
+            }
         }
     }
     one_error_schema(&mut out);
@@ -38,6 +43,22 @@ pub fn render(doc: &Value) -> Value {
     }
     walk_non_schema(&mut out);
     out
+}
+
+/// Leaves each answer one media type, the first (a webhook delivery's JSON envelope rather than
+/// its configured answer of any type), and drops a configured answer's `default`: progenitor
+/// builds one type per answer and stops at a second.
+fn one_answer_type(op: &mut Value) {
+    let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else { return };
+    responses.remove("default");
+    for response in responses.values_mut() {
+        if let Some(content) = response.get_mut("content").and_then(Value::as_object_mut)
+            && content.len() > 1
+        {
+            let first = content.keys().next().cloned().unwrap_or_default();
+            content.retain(|k, _| *k == first);
+        }
+    }
 }
 
 /// Points every error response at one `Error` schema, the union of the per-status groups: the

@@ -12,7 +12,7 @@ struct Out {
 }
 
 /// Read a thing.
-#[op(post "/v1/things/{id}" as readThing,
+#[op(post "/v1/things/{id...}" as readThing,
      get "/v1/things/{id}" as readThing,
      tag = Storage, errors(NOT_FOND),
      example(typical, {"id": "a"}))]

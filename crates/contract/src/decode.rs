@@ -51,6 +51,38 @@ pub fn body<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Res
             format!("a field's value is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING),
         ));
     }
+    // A route with path parameters (`PATCH /v1/webhook/inbox/{id}`) reads them as fields of
+    // the input beside the body's; the body may repeat one only with the same value.
+    let merged;
+    let bytes: &[u8] = if req.path_params.is_empty() {
+        bytes
+    } else {
+        let mut object: serde_json::Map<String, serde_json::Value> = match serde_json::from_slice(bytes) {
+            Ok(o) => o,
+            Err(e) => return Err(syntax_error(&e)),
+        };
+        for (name, value) in &req.path_params {
+            match object.get(name) {
+                Some(v)
+                    if v.as_str() != Some(percent_encoding::percent_decode_str(value).decode_utf8_lossy().as_ref()) =>
+                {
+                    return Err(ApiError::invalid(name, "is given in the path; the body may not name another"));
+                }
+                _ => {
+                    let decoded = percent_encoding::percent_decode_str(value).decode_utf8_lossy().into_owned();
+                    object.insert(name.clone(), serde_json::Value::String(decoded));
+                }
+            }
+        }
+        merged = serde_json::to_vec(&object).map_err(|e| ApiError::internal(e.to_string()))?;
+        &merged
+    };
+    if crate::bounds::json_deeper_than(bytes, crate::bounds::MAX_NESTING + 1) {
+        return Err(ApiError::invalid(
+            "body",
+            format!("a field's value is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
     let value: T = match serde_path_to_error::deserialize(&mut de) {

@@ -408,6 +408,12 @@ pub enum RawBody {
 /// between a raw answer and the usual envelope.
 pub trait IntoReply {
     fn into_reply(self, response_limit: usize) -> Result<Reply, ApiError>;
+
+    /// The schema of the envelope's `data` when the answer can be the usual envelope (a webhook
+    /// delivery's default answer), for the document's `application/json`; `None` otherwise.
+    fn envelope_schema(_generator: &mut SchemaGenerator) -> Option<Schema> {
+        None
+    }
 }
 
 impl IntoReply for RawReply {

@@ -99,7 +99,8 @@ fn input_schema(op: &Operation, route: &Route) -> (Map<String, Value>, Vec<&'sta
 pub(crate) fn catalogue(ops: &[Operation]) -> Catalogue {
     let mut tools = Vec::new();
     let mut targets = HashMap::new();
-    for op in ops {
+    // A stream never ends, and a tool call waits for its end: streams are not tools.
+    for op in ops.iter().filter(|op| !op.media.contains(&"text/event-stream")) {
         let route = route_of(op);
         let (input, injected) = input_schema(op, &route);
         let description = if op.description.is_empty() {

@@ -37,6 +37,27 @@ pub struct FetchOptions {
     pub read_body: bool,
 }
 
+/// A request other than a plain GET: its method, header fields and exact body bytes.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub method: reqwest::Method,
+    pub headers: HeaderMap,
+    pub body: bytes::Bytes,
+}
+
+/// What a relayed request was answered ([`Net::relay`]).
+#[derive(Debug, Clone)]
+pub struct Relayed {
+    pub status: u16,
+    pub headers: HeaderMap,
+    /// The first bytes of the answer's body, at most what was asked for.
+    pub body: Vec<u8>,
+    /// The body went on past what was kept.
+    pub truncated: bool,
+    /// From the first lookup to the last byte kept.
+    pub elapsed: Duration,
+}
+
 /// One request of a chain and its answer.
 #[derive(Debug, Clone)]
 pub struct Hop {
@@ -169,7 +190,51 @@ impl Net {
         let options = FetchOptions { follow: false, read_body: true };
         let limits = Limits { timeout, max_bytes, settings: false };
         let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
-        self.fetch_within(url, options, headers, limits, Some(body)).await.into_result(self.config.redirects)
+        let mut form_headers = HeaderMap::new();
+        form_headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("application/x-www-form-urlencoded"),
+        );
+        form_headers.insert(reqwest::header::ACCEPT, reqwest::header::HeaderValue::from_static("*/*"));
+        form_headers.insert(reqwest::header::ACCEPT_ENCODING, reqwest::header::HeaderValue::from_static("identity"));
+        let outgoing = Outgoing { method: reqwest::Method::POST, headers: form_headers, body: body.into() };
+        self.fetch_within(url, options, headers, limits, Some(&outgoing)).await.into_result(self.config.redirects)
+    }
+
+    /// Sends `request` to `url` once, as it is (a webhook delivery replayed or forwarded): its
+    /// method, header fields and exact bytes, nothing added but the layer's User-Agent when it
+    /// has none. The target is judged like every other; a redirect is answered, not followed;
+    /// at most `keep` bytes of the answer's body are read, the rest left unread. One
+    /// `WRENCH_OUTBOUND_TIMEOUT` covers it all.
+    pub async fn relay(&self, url: Url, request: &Outgoing, keep: usize) -> Result<Relayed, OutboundError> {
+        let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + self.config.timeout;
+        let slow = || {
+            OutboundError::Timeout(format!(
+                "{} did not answer within {} s (WRENCH_OUTBOUND_TIMEOUT)",
+                host_of(&url),
+                self.config.timeout.as_secs_f64()
+            ))
+        };
+        let target = within(deadline, self.target(&url), slow).await?;
+        let mut response = within(deadline, self.send(&target, deadline, None, Some(request)), slow).await?;
+        let (status, headers) = (response.status().as_u16(), response.headers().clone());
+        let mut body = Vec::new();
+        let mut truncated = false;
+        let read = async {
+            while let Some(chunk) = response.chunk().await.map_err(|e| describe(&e, &target))? {
+                let room = keep - body.len();
+                if chunk.len() > room {
+                    body.extend_from_slice(&chunk[..room]);
+                    truncated = true;
+                    break;
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(())
+        };
+        within(deadline, read, slow).await?;
+        Ok(Relayed { status, headers, body, truncated, elapsed: started.elapsed() })
     }
 
     /// [`Net::fetch`] with request header fields of the caller's (a provider's key), sent only
@@ -185,7 +250,7 @@ impl Net {
         options: FetchOptions,
         headers: &HeaderMap,
         limits: Limits,
-        form: Option<String>,
+        outgoing: Option<&Outgoing>,
     ) -> Chain {
         let origin = url.origin();
         let started = Instant::now();
@@ -212,14 +277,13 @@ impl Net {
             };
             let sent = Instant::now();
             let extra = (target.url.origin() == origin).then_some(headers);
-            let mut response =
-                match within(deadline, self.send(&target, deadline, extra, form.as_deref()), timeout).await {
-                    Ok(r) => r,
-                    Err(e) => {
-                        chain.end = ChainEnd::Stopped(e);
-                        break;
-                    }
-                };
+            let mut response = match within(deadline, self.send(&target, deadline, extra, outgoing), timeout).await {
+                Ok(r) => r,
+                Err(e) => {
+                    chain.end = ChainEnd::Stopped(e);
+                    break;
+                }
+            };
             let status = response.status().as_u16();
             let location = response
                 .headers()
@@ -266,14 +330,14 @@ impl Net {
         chain
     }
 
-    /// Sends one GET (or, with `form`, a form POST) to a judged target, through a client that
-    /// can reach nothing else.
+    /// Sends one GET (or, with `outgoing`, that request as it is) to a judged target, through a
+    /// client that can reach nothing else.
     async fn send(
         &self,
         target: &Target,
         deadline: tokio::time::Instant,
         extra: Option<&HeaderMap>,
-        form: Option<&str>,
+        outgoing: Option<&Outgoing>,
     ) -> Result<reqwest::Response, OutboundError> {
         let remaining = deadline.saturating_duration_since(tokio::time::Instant::now());
         let mut builder = reqwest::Client::builder()
@@ -290,15 +354,15 @@ impl Net {
         }
         let client =
             builder.build().map_err(|e| OutboundError::Unreachable(format!("could not prepare the request: {e}")))?;
-        let request = match form {
-            None => client.get(target.url.clone()),
-            Some(body) => client
-                .post(target.url.clone())
-                .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(body.to_string()),
+        let mut request = match outgoing {
+            None => client
+                .get(target.url.clone())
+                .header(reqwest::header::ACCEPT, "*/*")
+                .header(reqwest::header::ACCEPT_ENCODING, "identity"),
+            Some(o) => {
+                client.request(o.method.clone(), target.url.clone()).headers(o.headers.clone()).body(o.body.clone())
+            }
         };
-        let mut request =
-            request.header(reqwest::header::ACCEPT, "*/*").header(reqwest::header::ACCEPT_ENCODING, "identity");
         if let Some(extra) = extra {
             request = request.headers(extra.clone());
         }

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use rustls_pki_types::{CertificateDer, pem::PemObject};
 
 pub use error::OutboundError;
-pub use fetch::{Chain, ChainEnd, FetchOptions, Hop};
+pub use fetch::{Chain, ChainEnd, FetchOptions, Hop, Outgoing, Relayed};
 pub use tls_inspect::Inspection;
 
 use crate::config::OutboundConfig;

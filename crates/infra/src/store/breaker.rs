@@ -201,6 +201,10 @@ impl Store for Breaker {
         Box::pin(self.guard(Some(log), self.inner.log_read(log, from, to)))
     }
 
+    fn log_update<'a>(&'a self, log: &'a str, seq: u64, value: &'a [u8]) -> StoreFuture<'a, bool> {
+        Box::pin(self.guard(Some(log), self.inner.log_update(log, seq, value)))
+    }
+
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(self.guard(Some(log), self.inner.log_clear(log)))
     }

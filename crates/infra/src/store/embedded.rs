@@ -367,6 +367,11 @@ impl Store for EmbeddedStore {
         Box::pin(self.blocking(move |db| embedded_log::read(db, &log, from, to, now_ms())))
     }
 
+    fn log_update<'a>(&'a self, log: &'a str, seq: u64, value: &'a [u8]) -> StoreFuture<'a, bool> {
+        let (log, value) = (log.to_string(), value.to_vec());
+        Box::pin(self.writer.write(true, move |tx| embedded_log::update(tx, &log, seq, &value, now_ms())))
+    }
+
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
         let log = log.to_string();
         Box::pin(self.writer.write(true, move |tx| embedded_log::clear(tx, &log, now_ms())))

@@ -157,3 +157,20 @@ pub(crate) fn remove_entries(tx: &WriteTransaction, log: &str) -> Result<(), Sto
     let (start, end) = all_entries(log);
     logs.retain_in(start.as_str()..end.as_str(), |_, _| false).map_err(StoreError::unavailable)
 }
+
+/// Replaces a live entry, keeping its expiry; the state's byte count follows.
+pub(crate) fn update(tx: &WriteTransaction, log: &str, seq: u64, value: &[u8], now: u64) -> Result<bool, StoreError> {
+    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let Some((mut state, state_expiry)) = state_in(&values, log, now)? else { return Ok(false) };
+    let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let key = entry_key(log, seq);
+    let old = logs
+        .get(key.as_str())
+        .map_err(StoreError::unavailable)?
+        .and_then(|v| live(v.value(), now).map(|(exp, p)| (exp, p.len() as u64)));
+    let Some((expires_at, old_len)) = old else { return Ok(false) };
+    logs.insert(key.as_str(), encode(expires_at, value).as_slice()).map_err(StoreError::unavailable)?;
+    state.bytes = (state.bytes + value.len() as u64).saturating_sub(old_len);
+    values.insert(log, encode(state_expiry, &encode_state(state)).as_slice()).map_err(StoreError::unavailable)?;
+    Ok(true)
+}

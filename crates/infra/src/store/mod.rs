@@ -149,6 +149,10 @@ pub trait Store: Send + Sync {
     /// The entries numbered `from..=to` that the log still holds, oldest first.
     fn log_read<'a>(&'a self, log: &'a str, from: u64, to: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>>;
 
+    /// Replaces entry `seq` of the log with `value` if the log still holds it (a delivery's
+    /// forwarding outcome, recorded after it was stored). True when replaced.
+    fn log_update<'a>(&'a self, log: &'a str, seq: u64, value: &'a [u8]) -> StoreFuture<'a, bool>;
+
     /// Removes every entry of the log; numbering goes on from where it was, so that a reader
     /// that remembers a number never sees it again.
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()>;

@@ -348,6 +348,10 @@ impl Store for RedisStore {
         Box::pin(redis_log::read(self, log, from, to))
     }
 
+    fn log_update<'a>(&'a self, log: &'a str, seq: u64, value: &'a [u8]) -> StoreFuture<'a, bool> {
+        Box::pin(redis_log::update(self, log, seq, value))
+    }
+
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(redis_log::clear(self, log))
     }

@@ -45,6 +45,20 @@ return {2, seq, first, bytes}
     )
 });
 
+/// KEYS: log. ARGV: seq, value. Replaces a held entry; answers 1 when it did.
+static LOG_UPDATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local field = '#' .. ARGV[1]
+if redis.call('HEXISTS', KEYS[1], field) == 0 then return 0 end
+local old = redis.call('HSTRLEN', KEYS[1], field)
+redis.call('HSET', KEYS[1], field, ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'bytes', string.len(ARGV[2]) - old)
+return 1
+"#,
+    )
+});
+
 /// KEYS: log. Drops every entry, keeps `last`.
 static LOG_CLEAR: LazyLock<Script> = LazyLock::new(|| {
     Script::from_lua(
@@ -122,4 +136,10 @@ pub(super) async fn read(store: &RedisStore, log: &str, from: u64, to: u64) -> R
 pub(super) async fn clear(store: &RedisStore, log: &str) -> Result<(), StoreError> {
     let _: i64 = store.run(&LOG_CLEAR, vec![store.key(log)], Vec::new()).await?;
     Ok(())
+}
+
+pub(super) async fn update(store: &RedisStore, log: &str, seq: u64, value: &[u8]) -> Result<bool, StoreError> {
+    let args = vec![Value::Integer(seq.min(i64::MAX as u64) as i64), Value::Bytes(value.to_vec().into())];
+    let replaced: i64 = store.run(&LOG_UPDATE, vec![store.key(log)], args).await?;
+    Ok(replaced == 1)
 }

@@ -3,7 +3,8 @@
 //! A delivery is stored as one log entry: a 4-byte length, the recorded facts as JSON
 //! ([`Recorded`]), then the body's exact bytes. Nothing is derived from the body at storage
 //! time that can be derived when reading (the parsed JSON, the text or Base64 spelling), so
-//! the bytes kept are the bytes received and the raw endpoint returns them untouched.
+//! the bytes kept are the bytes received and the raw endpoint returns them untouched. The same
+//! facts and bytes make the request a replay or a forward sends ([`outgoing`]).
 
 use base64::Engine;
 use schemars::JsonSchema;
@@ -27,6 +28,23 @@ pub struct Recorded {
     pub http_version: String,
     pub form: Option<Vec<FormField>>,
     pub verification: Option<Verification>,
+    /// Filled in once the inbox's `forwardTo` relay is over.
+    #[serde(default)]
+    pub forward: Option<Forwarded>,
+}
+
+/// How relaying a delivery to the inbox's `forwardTo` went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Forwarded {
+    /// Where it was sent.
+    pub url: String,
+    /// The status the target answered, or null when it could not be reached.
+    pub status: Option<u16>,
+    /// Milliseconds from sending to the answer (or the failure).
+    pub duration_ms: u64,
+    /// Why it could not be delivered, when it could not.
+    pub error: Option<String>,
 }
 
 /// One captured request, as listed.
@@ -71,6 +89,8 @@ pub struct Delivery {
     pub form: Option<Vec<FormField>>,
     /// The signature check, when the inbox has one.
     pub verification: Option<Verification>,
+    /// How relaying it to the inbox's `forwardTo` went (null without one, or while under way).
+    pub forward: Option<Forwarded>,
 }
 
 /// The stored form of a delivery.
@@ -136,7 +156,50 @@ pub fn show(seq: u64, recorded: Recorded, body: &[u8]) -> Delivery {
         raw_body_encoding,
         form: recorded.form,
         verification: recorded.verification,
+        forward: recorded.forward,
     }
+}
+
+/// Header fields a relay never copies: those of one connection (RFC 9110, 7.6.1), the framing
+/// the client recomputes, and `Host`, which names the original server.
+const NOT_RELAYED: &[&str] = &[
+    "connection",
+    "content-length",
+    "host",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "proxy-connection",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// The request that replays a stored delivery: its method (or `method`), its header fields in
+/// order less hop-by-hop ones, `Host` and any the `Connection` field names, and its exact bytes.
+pub fn outgoing(recorded: &Recorded, body: &[u8], method: Option<&str>) -> Option<wrench_infra::net::Outgoing> {
+    let method = reqwest::Method::from_bytes(method.unwrap_or(&recorded.method).as_bytes()).ok()?;
+    let named_by_connection: Vec<String> = recorded
+        .header_list
+        .iter()
+        .filter(|(n, _)| n == "connection")
+        .flat_map(|(_, v)| v.split(',').map(|t| t.trim().to_ascii_lowercase()).collect::<Vec<_>>())
+        .collect();
+    let mut headers = reqwest::header::HeaderMap::new();
+    for (name, value) in &recorded.header_list {
+        if NOT_RELAYED.contains(&name.as_str()) || named_by_connection.contains(name) {
+            continue;
+        }
+        let (Ok(n), Ok(v)) = (
+            reqwest::header::HeaderName::from_bytes(name.as_bytes()),
+            reqwest::header::HeaderValue::from_bytes(value.as_bytes()),
+        ) else {
+            continue;
+        };
+        headers.append(n, v);
+    }
+    Some(wrench_infra::net::Outgoing { method, headers, body: bytes::Bytes::copy_from_slice(body) })
 }
 
 #[cfg(test)]
@@ -156,6 +219,7 @@ mod tests {
             http_version: "HTTP/1.1".into(),
             form: None,
             verification: None,
+            forward: None,
         }
     }
 
@@ -173,6 +237,28 @@ mod tests {
         assert_eq!(shown.header_list[2], ("x-a".to_string(), "3".to_string()));
         assert_eq!(shown.query, serde_json::json!({"x": "1", "y": " "}).as_object().unwrap().clone());
         assert!(decode(&stored[..3]).is_none() && decode(&[0, 0, 0, 9, b'{']).is_none());
+    }
+
+    #[test]
+    fn a_replay_keeps_method_order_and_bytes_and_drops_hop_by_hop_fields() {
+        let mut r = recorded();
+        r.header_list = vec![
+            ("host".into(), "wrench.example".into()),
+            ("x-sig".into(), "1".into()),
+            ("connection".into(), "keep-alive, x-hop".into()),
+            ("x-hop".into(), "dropped".into()),
+            ("content-length".into(), "3".into()),
+            ("x-sig".into(), "2".into()),
+            ("transfer-encoding".into(), "chunked".into()),
+        ];
+        let o = outgoing(&r, &[0, 1, 2], None).unwrap();
+        assert_eq!(o.method, reqwest::Method::PUT);
+        assert_eq!(o.body.as_ref(), &[0, 1, 2]);
+        let names: Vec<&str> = o.headers.keys().map(|k| k.as_str()).collect();
+        assert_eq!(names, ["x-sig"]);
+        assert_eq!(o.headers.get_all("x-sig").iter().collect::<Vec<_>>(), ["1", "2"]);
+        assert_eq!(outgoing(&r, b"", Some("POST")).unwrap().method, reqwest::Method::POST);
+        assert!(outgoing(&r, b"", Some("BAD METHOD")).is_none());
     }
 
     #[test]

@@ -19,6 +19,7 @@ use wrench_contract::prelude::Validate;
 /// How deliveries to an inbox are signed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Validate)]
 #[serde(rename_all = "kebab-case")]
+#[schemars(rename = "SignatureScheme")]
 pub enum Scheme {
     /// `webhook-id`, `webhook-timestamp`, `webhook-signature` (`v1,` HMAC-SHA256 with a `whsec_`
     /// secret, or `v1a,` ed25519 with a `whpk_` public key as the secret).
