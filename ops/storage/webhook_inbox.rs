@@ -256,7 +256,7 @@ struct InboxCreateInput {
     verify: Option<InboxVerifyInput>,
     /// Answer every delivery with this instead of the JSON envelope: status, headers, body,
     /// content type and a delay.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "no_array")]
     response: Option<InboxResponseInput>,
     /// Relay every delivery to this http or https URL (its method, header fields and exact
     /// bytes), after answering the sender; the outcome is recorded on the payload. Private and
@@ -473,6 +473,23 @@ async fn clear_webhook_payloads(input: InboxIdInput, ctx: &Ctx) -> Result<Payloa
     Ok(PayloadsCleared { removed })
 }
 
+/// Reads an object whose fields are all optional, which serde's derive would also read from
+/// an array (`[]` as "every field absent"): the contract says object.
+fn no_array<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(d: D) -> Result<T, D::Error> {
+    let value = Value::deserialize(d)?;
+    if value.is_array() {
+        return Err(serde::de::Error::invalid_type(serde::de::Unexpected::Seq, &"a map"));
+    }
+    T::deserialize(value).map_err(serde::de::Error::custom)
+}
+
+/// [`present`] for such an object.
+fn present_object<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    no_array::<D, Option<T>>(d).map(Some)
+}
+
 /// Reads a field that may be absent (left as it is), null (removed) or a value (replaced).
 fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
@@ -488,7 +505,7 @@ struct InboxUpdateInput {
     #[serde(default, deserialize_with = "present")]
     verify: Option<Option<InboxVerifyInput>>,
     /// A new answer to deliveries; null goes back to the JSON envelope. Absent: unchanged.
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_object")]
     response: Option<Option<InboxResponseInput>>,
     /// A new URL to relay deliveries to; null stops relaying. Absent: unchanged.
     #[serde(default, deserialize_with = "present")]
