@@ -68,7 +68,8 @@ pub(super) struct InboxRecord {
 pub(super) struct InboxAnswer {
     /// Status of the answer.
     pub status: u16,
-    /// Header fields of the answer, in order.
+    /// Header fields of the answer, in order, each `[name, value]`.
+    #[schemars(with = "Vec<Vec<String>>")]
     pub headers: Vec<(String, String)>,
     /// Body of the answer.
     pub body: String,

@@ -55,6 +55,12 @@ pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchem
             if let Some(required) = body.get_mut("required").and_then(Value::as_array_mut) {
                 required.retain(|r| r.as_str().is_none_or(|r| !template.has_param(r)));
             }
+            // An empty list is no list in OpenAPI 3.0's schema object.
+            if body.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty)
+                && let Some(o) = body.as_object_mut()
+            {
+                o.remove("required");
+            }
             o.insert("parameters".into(), Value::Array(parameters(&template, &in_path)));
             let inline = InputSchema { reference: &body, resolved: &body };
             o.insert("requestBody".into(), json_body(op, &inline));

@@ -66,6 +66,7 @@ pub struct Delivery {
     /// Authorization and cookies are kept: they are the inbox owner's.
     pub headers: Map<String, Value>,
     /// Every header field as `[name, value]`, in the order received.
+    #[schemars(with = "Vec<Vec<String>>")]
     pub header_list: Vec<(String, String)>,
     /// Query parameters (the first value of each name).
     pub query: Map<String, Value>,
