@@ -313,7 +313,7 @@ async fn one(ctx: &Ctx, input: &PayloadInput) -> Result<(Delivery, Vec<u8>), Api
 /// `INBOX_NOT_FOUND`; a payload the inbox does not hold (never received, or dropped as
 /// older) is 404 `NOT_FOUND`.
 #[op(get "/v1/webhook/inbox/{id}/payloads/{pid}" as getWebhookPayload, tag = Storage,
-     uses(store), errors(INBOX_NOT_FOUND),
+     uses(store), errors(INBOX_NOT_FOUND, NOT_FOUND),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA", "pid": "1"}, status = 404),
      example(legacy_shaped_pid, {"id": "AAAAAAAAAAAAAAAA", "pid": "aB3dE6gH9jK2"}, status = 404))]
 async fn get_webhook_payload(input: PayloadInput, ctx: &Ctx) -> Result<Delivery, ApiError> {
@@ -328,7 +328,7 @@ async fn get_webhook_payload(input: PayloadInput, ctx: &Ctx) -> Result<Delivery,
 /// served as an attachment that a browser neither renders nor runs. Unknown or expired inboxes
 /// are 404 `INBOX_NOT_FOUND`; a payload the inbox does not hold is 404 `NOT_FOUND`.
 #[op(get "/v1/webhook/inbox/{id}/payloads/{pid}/raw" as getWebhookPayloadRaw, tag = Storage,
-     output = raw("application/octet-stream"), uses(store), errors(INBOX_NOT_FOUND),
+     output = raw("application/octet-stream"), uses(store), errors(INBOX_NOT_FOUND, NOT_FOUND),
      example(unknown, {"id": "AAAAAAAAAAAAAAAA", "pid": "1"}, status = 404),
      example(other_shape, {"id": "bad id", "pid": "0"}, status = 404))]
 async fn get_webhook_payload_raw(input: PayloadInput, ctx: &Ctx) -> Result<RawReply, ApiError> {

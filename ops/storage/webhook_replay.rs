@@ -82,7 +82,7 @@ async fn stored(ctx: &Ctx, id: &str, pid: &str) -> Result<(delivery::Recorded, V
 /// Unknown or expired inboxes are 404 `INBOX_NOT_FOUND`; a payload the inbox does not hold is
 /// 404 `NOT_FOUND`.
 #[op(post "/v1/webhook/inbox/{id}/payloads/{pid}/replay" as replayWebhookPayload, tag = Storage,
-     uses(store, network), errors(INBOX_NOT_FOUND),
+     uses(store, network), errors(INBOX_NOT_FOUND, NOT_FOUND),
      rejects = "a url that is not an absolute http or https URL, or a payload stored before inboxes kept exact requests",
      example(unknown, {"id": "AAAAAAAAAAAAAAAA", "pid": "1", "url": "https://example.com/hook"}, status = 404),
      example(not_http, {"id": "AAAAAAAAAAAAAAAA", "pid": "1", "url": "ftp://example.com/"}, status = 400))]
