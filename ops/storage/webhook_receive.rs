@@ -15,7 +15,7 @@ use wrench_kit::webhook::{
     form, signatures,
 };
 
-use super::webhook_inbox::{InboxRecord, load, log_key, not_found, valid_id};
+use super::webhook_inbox::{InboxRecord, load, log_key, not_found};
 use crate::{
     op::{IntoReply, OpRequest, RawReply, Reply},
     prelude::*,
@@ -150,9 +150,6 @@ fn forward(ctx: &Ctx, id: &str, seq: u64, url: &str, mut recorded: Recorded, bod
 async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Answer, ApiError> {
     let req = input.0;
     let id = req.path_params.get("id").cloned().unwrap_or_default();
-    if !valid_id(&id) {
-        return Err(not_found(&id));
-    }
     let inbox = load(ctx, &id).await?;
     let recorded = record(&req, &inbox, ctx).await;
     let stored = delivery::encode(&recorded, &req.body);

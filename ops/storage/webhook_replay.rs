@@ -257,6 +257,19 @@ mod tests {
         assert_eq!((status, v["error"]["code"].as_str()), (403, Some("TARGET_FORBIDDEN")), "{v}");
     }
 
+    /// The first payload's forwarding outcome, once recorded (within 2.5 s).
+    async fn forward_of(cli: &TestClient<wrench::http::App>, id: &str) -> Value {
+        for _ in 0..50 {
+            let (_, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
+            let forward = list["data"]["payloads"][0]["forward"].clone();
+            if !forward.is_null() {
+                return forward;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Value::Null
+    }
+
     #[tokio::test]
     async fn deliveries_are_forwarded_and_the_outcome_recorded() {
         let (url, mut recorded) = recorder().await;
@@ -273,15 +286,7 @@ mod tests {
             .assert_status_is_ok();
         let (head, got) = split(&tokio::time::timeout(Duration::from_secs(5), recorded.recv()).await.unwrap().unwrap());
         assert_eq!((got.as_slice(), head.starts_with("POST /hook")), (&b"Hello, World!"[..], true));
-        let mut forward = Value::Null;
-        for _ in 0..50 {
-            let (_, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
-            forward = list["data"]["payloads"][0]["forward"].clone();
-            if !forward.is_null() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let forward = forward_of(&cli, &id).await;
         assert_eq!((forward["status"].as_u64(), forward["error"].clone()), (Some(201), Value::Null), "{forward}");
         // A forward to a refused address is recorded as such; the delivery is kept all the same.
         let (_, created) = json_of(
@@ -290,15 +295,7 @@ mod tests {
         .await;
         let id = created["data"]["id"].as_str().unwrap().to_string();
         cli.post(format!("/v1/webhook/inbox/{id}/receive")).body("x").send().await.assert_status_is_ok();
-        let mut forward = Value::Null;
-        for _ in 0..50 {
-            let (_, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
-            forward = list["data"]["payloads"][0]["forward"].clone();
-            if !forward.is_null() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let forward = forward_of(&cli, &id).await;
         assert!(forward["status"].is_null() && forward["error"].as_str().is_some_and(|e| !e.is_empty()), "{forward}");
         for bad in ["ftp://example.com/", "not a url", "http://user:pw@example.com/"] {
             let (status, v) =
