@@ -26,37 +26,80 @@ const PEAK_RSS_LIMIT_MB: u64 = 1024;
 /// Slowest 99th percentile allowed for a cheap request served alongside.
 const CHEAP_P99_MS: f64 = 50.0;
 
-/// Sends one request on a fresh connection; returns the status (0 when the connection was
+/// Sends one JSON request on a fresh connection; returns the status (0 when the connection was
 /// dropped without an answer), the answer's size and the time taken.
 async fn send(port: u16, method: &str, path: &str, body: &str) -> (u16, usize, Duration) {
+    let (status, out, took) = exchange(port, method, path, "Content-Type: application/json\r\n", body).await;
+    (status, out.len(), took)
+}
+
+/// One request with the given header lines on a fresh connection: the status (0 when the
+/// connection was dropped without an answer), the whole answer and the time taken.
+async fn exchange(port: u16, method: &str, path: &str, headers: &str, body: &str) -> (u16, Vec<u8>, Duration) {
     let started = Instant::now();
-    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else { return (0, 0, started.elapsed()) };
+    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else {
+        return (0, Vec::new(), started.elapsed());
+    };
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     if s.write_all(req.as_bytes()).await.is_err() {
-        return (0, 0, started.elapsed());
+        return (0, Vec::new(), started.elapsed());
     }
     let mut out = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(120), s.read_to_end(&mut out)).await;
     let text = String::from_utf8_lossy(&out[..out.len().min(64)]).into_owned();
     let status = if read.is_ok() { text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0) } else { 0 };
-    (status, out.len(), started.elapsed())
+    (status, out, started.elapsed())
 }
 
 /// The JSON answer of one request (Null when there is none).
 async fn stateful_json(port: u16, method: &str, path: &str, body: &str) -> Value {
-    let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await else { return Value::Null };
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = s.write_all(req.as_bytes()).await;
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out).await;
+    let (_, out, _) = exchange(port, method, path, "Content-Type: application/json\r\n", body).await;
     let text = String::from_utf8_lossy(&out);
     text.split_once("\r\n\r\n").and_then(|(_, b)| serde_json::from_str(b).ok()).unwrap_or(Value::Null)
+}
+
+/// A loopback HTTP server that answers every request with 16 MiB, for replays and forwards
+/// whose targets answer far more than is kept; returns its port.
+async fn flooding_target() -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut s, _)) = listener.accept().await else { return };
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 64 * 1024];
+                // Reads the request head; a body the client still sends is left unread.
+                let _ = tokio::time::timeout(Duration::from_secs(2), s.read(&mut buf)).await;
+                let size = 16usize << 20;
+                let _ = s.write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {size}\r\n\r\n").as_bytes()).await;
+                let chunk = vec![b'z'; 64 * 1024];
+                for _ in 0..size / chunk.len() {
+                    if s.write_all(&chunk).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// The largest configured answer an inbox takes: 65,536 characters of four bytes each and 20
+/// header fields of 4,096 characters.
+fn largest_inbox_settings(target: u16) -> Value {
+    let headers: serde_json::Map<String, Value> =
+        (0..20).map(|i| (format!("x-field-{i}"), Value::String("h".repeat(4096)))).collect();
+    json!({
+        "ttlSeconds": 3600,
+        "maxPayloads": 1000,
+        "response": {"status": 201, "headers": headers, "body": "\u{1F600}".repeat(65_536),
+                     "contentType": "text/plain; charset=utf-8", "delayMs": 0},
+        "verify": {"scheme": "hmac-sha256", "secret": "s".repeat(512), "header": "x-signature"},
+        "forwardTo": format!("http://127.0.0.1:{target}/hook"),
+    })
 }
 
 fn peak_rss_mb(pid: u32) -> u64 {
@@ -264,12 +307,81 @@ fn corpus() -> Vec<(String, String, String)> {
     out
 }
 
+/// One result: label, path, request size, status, answer size, time.
+type Results = Arc<Mutex<Vec<(String, String, usize, u16, usize, Duration)>>>;
+
+/// The inbox at its largest: created and changed with the largest settings, 50 form deliveries
+/// of about 1 MB whose fields escape to six bytes a byte (each verified, answered with the
+/// largest answer and forwarded to a target that answers 16 MiB), listed, polled as a stream
+/// from the start, and one replayed to that target.
+async fn largest_inbox(port: u16, target: u16, results: &Results) {
+    let record = |label: &str, path: &str, request: usize, status: u16, size: usize, took: Duration| {
+        results.lock().unwrap().push((label.into(), path.into(), request, status, size, took));
+    };
+    let settings = largest_inbox_settings(target).to_string();
+    let (status, out, took) =
+        exchange(port, "POST", "/v1/webhook/inbox/create", "Content-Type: application/json\r\n", &settings).await;
+    record("inbox, largest settings", "/v1/webhook/inbox/create", settings.len(), status, out.len(), took);
+    let created = String::from_utf8_lossy(&out);
+    let created: Value =
+        created.split_once("\r\n\r\n").and_then(|(_, b)| serde_json::from_str(b).ok()).unwrap_or(Value::Null);
+    let (Some(id), Some(token)) = (created["data"]["id"].as_str(), created["data"]["manageToken"].as_str()) else {
+        record("inbox, largest settings", "/v1/webhook/inbox/create", settings.len(), 0, 0, took);
+        return;
+    };
+    let headers = format!("Content-Type: application/json\r\nX-Manage-Token: {token}\r\n");
+    // A change takes the same settings less the lifetime, which is fixed at creation.
+    let mut change = largest_inbox_settings(target);
+    change.as_object_mut().unwrap().remove("ttlSeconds");
+    let change = change.to_string();
+    let (status, out, took) = exchange(port, "PATCH", &format!("/v1/webhook/inbox/{id}"), &headers, &change).await;
+    record("inbox, largest change", "/v1/webhook/inbox/{id}", change.len(), status, out.len(), took);
+    let form = format!("a={}", "%01".repeat(333_000));
+    let form_headers = "Content-Type: application/x-www-form-urlencoded\r\nX-Signature: 00\r\n";
+    // The slowest delivery, or the first that was not answered with the configured 201.
+    let mut slowest = (201, 0, Duration::ZERO);
+    for _ in 0..50 {
+        let (status, out, took) =
+            exchange(port, "POST", &format!("/v1/webhook/inbox/{id}/receive/a/b"), form_headers, &form).await;
+        if slowest.0 == 201 && (status != 201 || took > slowest.2) {
+            slowest = (status, out.len(), took);
+        }
+    }
+    record(
+        "50 form deliveries, slowest",
+        "/v1/webhook/inbox/{id}/receive/{path}",
+        form.len(),
+        slowest.0,
+        slowest.1,
+        slowest.2,
+    );
+    let (status, size, took) = send(port, "GET", &format!("/v1/webhook/inbox/{id}/payloads?limit=50"), "").await;
+    record("50 form payloads, listed", "/v1/webhook/inbox/{id}/payloads", 0, status, size, took);
+    let (status, size, took) = send(port, "GET", &format!("/v1/webhook/inbox/{id}/stream?lastEventId=0"), "").await;
+    record("50 form payloads, stream poll", "/v1/webhook/inbox/{id}/stream", 0, status, size, took);
+    let replay = json!({"url": format!("http://127.0.0.1:{target}/again")}).to_string();
+    let (status, size, took) = send(port, "POST", &format!("/v1/webhook/inbox/{id}/payloads/50/replay"), &replay).await;
+    record(
+        "replay, target answers 16 MiB",
+        "/v1/webhook/inbox/{id}/payloads/{pid}/replay",
+        replay.len(),
+        status,
+        size,
+        took,
+    );
+}
+
 #[tokio::test]
 async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
     // WRENCH_TEST_HOSTILE_BIN runs the corpus against another build (a release one, for the figures
     // in README.md).
     let binary = std::env::var("WRENCH_TEST_HOSTILE_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_wrench").to_string());
-    let Some((mut child, port, data_dir)) = common::start_limited(&binary, &format!("--as={ADDRESS_SPACE}"), &[]).await
+    // Replays and forwards go to a loopback target, which only these settings let through.
+    let target = flooding_target().await;
+    let port_setting = target.to_string();
+    let settings = [("WRENCH_OUTBOUND_ALLOW", "127.0.0.1"), ("WRENCH_OUTBOUND_PORTS", port_setting.as_str())];
+    let Some((mut child, port, data_dir)) =
+        common::start_limited(&binary, &format!("--as={ADDRESS_SPACE}"), &settings).await
     else {
         return;
     };
@@ -297,7 +409,7 @@ async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
 
     // The corpus, four requests at a time.
     let queue = Arc::new(Mutex::new(corpus()));
-    let results = Arc::new(Mutex::new(Vec::new()));
+    let results: Results = Arc::new(Mutex::new(Vec::new()));
     let mut workers = Vec::new();
     for _ in 0..4 {
         let (queue, results) = (queue.clone(), results.clone());
@@ -345,6 +457,7 @@ async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
         size,
         took,
     ));
+    largest_inbox(port, target, &results).await;
     done.store(true, std::sync::atomic::Ordering::Release);
     let mut cheap_times = cheap.await.unwrap();
     let alive = child.try_wait().unwrap().is_none();

@@ -116,6 +116,40 @@ const RESERVED_HEADERS: &[&str] = &[
 ];
 /// Most header fields a configured answer may set.
 const MAX_RESPONSE_HEADERS: usize = 20;
+/// Longest value of one such field, in characters. 20 of them stay under the 100 KB of header
+/// section that common clients (curl among them) read before giving up on an answer.
+const MAX_RESPONSE_HEADER_VALUE: usize = 4096;
+
+/// A configured answer's header value: text of at most 4,096 characters.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(transparent)]
+struct HeaderText(String);
+
+impl JsonSchema for HeaderText {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HeaderText".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "maxLength": MAX_RESPONSE_HEADER_VALUE})
+    }
+}
+
+impl Validate for HeaderText {
+    fn validate(&self, path: &str) -> Result<(), wrench_contract::validate::FieldError> {
+        if self.0.chars().count() > MAX_RESPONSE_HEADER_VALUE {
+            return Err(wrench_contract::validate::FieldError {
+                path: path.to_string(),
+                message: format!("is longer than {MAX_RESPONSE_HEADER_VALUE} characters"),
+            });
+        }
+        Ok(())
+    }
+}
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -124,11 +158,11 @@ struct InboxResponseInput {
     #[serde(default)]
     #[schemars(range(min = 200, max = 599))]
     status: Option<u16>,
-    /// Header fields of every answer, `{name: value}`, at most 20. The framing headers
-    /// (Content-Length, Transfer-Encoding, Connection and the like), X-Request-Id and
-    /// Content-Type (give `contentType`) are the server's own.
+    /// Header fields of every answer, `{name: value}`, at most 20, each value at most 4,096
+    /// characters. The framing headers (Content-Length, Transfer-Encoding, Connection and the
+    /// like), X-Request-Id and Content-Type (give `contentType`) are the server's own.
     #[serde(default)]
-    headers: Option<std::collections::BTreeMap<String, String>>,
+    headers: Option<std::collections::BTreeMap<String, HeaderText>>,
     /// Body of every answer, up to 65,536 characters.
     #[serde(default)]
     #[schemars(length(max = 65536))]
@@ -152,7 +186,7 @@ fn response_of(r: InboxResponseInput) -> Result<InboxAnswer, ApiError> {
             format!("at most {MAX_RESPONSE_HEADERS} fields (got {})", given.len()),
         ));
     }
-    for (name, value) in given {
+    for (name, HeaderText(value)) in given {
         let field = format!("response.headers.{name}");
         let Ok(parsed) = http::HeaderName::from_bytes(name.as_bytes()) else {
             return Err(ApiError::invalid(&field, "is not a header name"));

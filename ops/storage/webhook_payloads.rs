@@ -238,10 +238,9 @@ async fn payloads(ctx: &Ctx, input: PayloadsInput) -> Result<PayloadList, ApiErr
             skipped += 1;
             continue;
         }
-        // What this payload costs in the answer: its body at most twice (text or Base64 and
-        // parsed JSON never both, but escaping can double text) plus its facts.
-        let cost = 2 * body.len() + 1024 + shown.header_list.iter().map(|(n, v)| n.len() + v.len() + 8).sum::<usize>();
-        if list.len() == wanted || budget.add(cost).is_err() {
+        // What this payload costs in the answer, counted exactly: escaping can make a body
+        // six times its size (control characters), once as raw text and again as form values.
+        if list.len() == wanted || budget.add(crate::bounds::json_size(&shown) + 1).is_err() {
             truncated = true;
             break;
         }
@@ -282,22 +281,30 @@ struct PayloadInput {
     pid: String,
 }
 
-fn payload_not_found(pid: &str) -> ApiError {
+pub(super) fn payload_not_found(pid: &str) -> ApiError {
     ApiError::not_found(format!("this inbox holds no payload {pid:?}: it never existed or was dropped as older"))
+}
+
+/// Payload `pid` from the inbox's log: its number, recorded facts and bytes. `None` when `pid`
+/// is no log number (the id of a payload stored before inboxes kept one entry per delivery),
+/// 404 when the log does not hold it.
+pub(super) async fn logged(
+    ctx: &Ctx,
+    id: &str,
+    pid: &str,
+) -> Result<Option<(u64, delivery::Recorded, Vec<u8>)>, ApiError> {
+    let Some(seq) = pid.parse::<u64>().ok().filter(|&n| n > 0) else { return Ok(None) };
+    let found = ctx.store.log_read(&log_key(id), seq, seq).await?;
+    let (recorded, body) =
+        found.first().and_then(|(_, stored)| delivery::decode(stored)).ok_or_else(|| payload_not_found(pid))?;
+    Ok(Some((seq, recorded, body.to_vec())))
 }
 
 /// One payload and its body bytes.
 async fn one(ctx: &Ctx, input: &PayloadInput) -> Result<(Delivery, Vec<u8>), ApiError> {
     load(ctx, &input.id).await?;
-    if let Ok(seq) = input.pid.parse::<u64>()
-        && seq > 0
-    {
-        let found = ctx.store.log_read(&log_key(&input.id), seq, seq).await?;
-        let (recorded, body) = found
-            .first()
-            .and_then(|(_, stored)| delivery::decode(stored))
-            .ok_or_else(|| payload_not_found(&input.pid))?;
-        return Ok((delivery::show(seq, recorded, body), body.to_vec()));
+    if let Some((seq, recorded, body)) = logged(ctx, &input.id, &input.pid).await? {
+        return Ok((delivery::show(seq, recorded, &body), body));
     }
     let legacy = ctx.store.list(&legacy_key(&input.id)).await?;
     legacy
@@ -563,6 +570,8 @@ mod tests {
             json!({"ttlSeconds": 700000}),
             json!({"maxPayloads": 1001}),
             json!({"ttlSeconds": 10}),
+            json!({"response": {"headers": {"x-long": "v".repeat(4097)}}}),
+            json!({"response": {"headers": (0..21).map(|i| (format!("x-{i}"), json!("v"))).collect::<Map<_, _>>()}}),
         ] {
             let (status, v) = json_of(cli.post("/v1/webhook/inbox/create").body_json(&bad).send().await).await;
             assert_eq!((status, v["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{bad}: {v}");
@@ -602,11 +611,11 @@ mod tests {
 
     #[tokio::test]
     async fn payloads_larger_than_one_answer_are_paged_not_lost() {
-        // Five payloads of about 300 KB under a 2 MiB response limit: three fit at a time.
+        // Five payloads of about 600 KB under a 2 MiB response limit: three fit at a time.
         let (cli, _) = client_with(Config { response_limit: 2 << 20, ..Config::default() });
         let (id, _) = create(&cli, json!({})).await;
         for i in 0..5 {
-            let body = format!("{{\"n\":{i},\"pad\":\"{}\"}}", "x".repeat(300_000));
+            let body = format!("{{\"n\":{i},\"pad\":\"{}\"}}", "x".repeat(600_000));
             cli.post(format!("/v1/webhook/inbox/{id}/receive")).body(body).send().await.assert_status_is_ok();
         }
         let n = |list: &Value| -> Vec<i64> {
@@ -622,6 +631,33 @@ mod tests {
         assert_eq!((n(&older), older["data"]["truncated"].as_bool()), (vec![0, 1], Some(false)));
         let (_, newest) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads?limit=1")).send().await).await;
         assert_eq!(n(&newest), vec![4]);
+    }
+
+    #[tokio::test]
+    async fn a_listing_counts_what_escaping_and_form_fields_add() {
+        // Form bodies of 100 KB whose values are control characters: each payload shows its
+        // raw text once and its decoded field escaped to six bytes a byte, about 300 KB.
+        let limit = 1 << 20;
+        let (cli, _) = client_with(Config { response_limit: limit, ..Config::default() });
+        let (id, _) = create(&cli, json!({})).await;
+        let form = format!("a={}", "%01".repeat(33_000));
+        for _ in 0..6 {
+            let resp = cli
+                .post(format!("/v1/webhook/inbox/{id}/receive"))
+                .content_type("application/x-www-form-urlencoded")
+                .body(form.clone())
+                .send()
+                .await;
+            resp.assert_status_is_ok();
+        }
+        let resp = cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await;
+        let bytes = resp.0.into_body().into_vec().await.unwrap();
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(v["data"]["truncated"], true, "{}", &v.to_string()[..300.min(v.to_string().len())]);
+        let shown = v["data"]["payloads"].as_array().unwrap().len();
+        assert!((1..6).contains(&shown), "{shown} shown");
+        assert!(bytes.len() <= limit, "{} bytes answered", bytes.len());
+        assert_eq!(v["data"]["payloads"][0]["form"][0]["size"], 33_000);
     }
 
     #[tokio::test]

@@ -9,7 +9,10 @@ use base64::Engine;
 use serde_json::Map;
 use wrench_kit::webhook::delivery;
 
-use super::webhook_inbox::{legacy_key, load, log_key};
+use super::{
+    webhook_inbox::{legacy_key, load},
+    webhook_payloads::{logged, payload_not_found},
+};
 use crate::prelude::*;
 
 /// Bytes of the target's answer that are kept and shown.
@@ -54,21 +57,16 @@ struct PayloadReplayed {
     truncated: bool,
 }
 
-/// The stored facts and bytes of one payload.
+/// The stored facts and bytes of one payload. Payloads of older inboxes carry no stored method
+/// or header order to replay.
 async fn stored(ctx: &Ctx, id: &str, pid: &str) -> Result<(delivery::Recorded, Vec<u8>), ApiError> {
-    let missing = || ApiError::not_found(format!("this inbox holds no payload {pid:?}"));
-    if let Ok(seq) = pid.parse::<u64>()
-        && seq > 0
-    {
-        let found = ctx.store.log_read(&log_key(id), seq, seq).await?;
-        let (recorded, body) = found.first().and_then(|(_, s)| delivery::decode(s)).ok_or_else(missing)?;
-        return Ok((recorded, body.to_vec()));
+    if let Some((_, recorded, body)) = logged(ctx, id, pid).await? {
+        return Ok((recorded, body));
     }
-    // Payloads of older inboxes carry no stored method or header order to replay.
     if !ctx.store.list(&legacy_key(id)).await?.is_empty() {
         return Err(ApiError::invalid("pid", "payloads stored before inboxes kept exact requests cannot be replayed"));
     }
-    Err(missing())
+    Err(payload_not_found(pid))
 }
 
 /// Replay a webhook payload to a URL.
@@ -97,19 +95,9 @@ async fn replay_webhook_payload(input: PayloadReplayInput, ctx: &Ctx) -> Result<
         .ok_or_else(|| ApiError::invalid("method", "is not an HTTP method"))?;
     let method = request.method.to_string();
     let answer = ctx.net.relay(url.clone(), &request, KEEP).await.map_err(|e| e.into_api("url"))?;
-    let mut headers = Map::new();
-    for (name, value) in &answer.headers {
-        let v = String::from_utf8_lossy(value.as_bytes()).into_owned();
-        match headers.get_mut(name.as_str()) {
-            Some(Value::String(existing)) => {
-                existing.push_str(", ");
-                existing.push_str(&v);
-            }
-            _ => {
-                headers.insert(name.as_str().to_string(), Value::String(v));
-            }
-        }
-    }
+    let values: Vec<_> =
+        answer.headers.iter().map(|(n, v)| (n.as_str(), String::from_utf8_lossy(v.as_bytes()))).collect();
+    let headers = delivery::joined_headers(values.iter().map(|(n, v)| (*n, v.as_ref())));
     let (body, body_encoding) = match String::from_utf8(answer.body) {
         Ok(text) => (text, "utf-8"),
         // Text cut at 64 KiB inside a character is still text, less that character.

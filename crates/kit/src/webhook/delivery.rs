@@ -112,20 +112,28 @@ pub fn decode(stored: &[u8]) -> Option<(Recorded, &[u8])> {
     Some((serde_json::from_slice(facts).ok()?, body))
 }
 
-/// How a delivery is shown.
-pub fn show(seq: u64, recorded: Recorded, body: &[u8]) -> Delivery {
+/// Header fields as one JSON object, as clients read them: a repeated field becomes one value,
+/// its values joined with ", " in the order received (the combination HTTP itself allows for
+/// fields that may repeat, RFC 9110 section 5.3).
+pub fn joined_headers<'a>(fields: impl IntoIterator<Item = (&'a str, &'a str)>) -> Map<String, Value> {
     let mut headers = Map::new();
-    for (name, value) in &recorded.header_list {
-        match headers.get_mut(name.as_str()) {
+    for (name, value) in fields {
+        match headers.get_mut(name) {
             Some(Value::String(existing)) => {
                 existing.push_str(", ");
                 existing.push_str(value);
             }
             _ => {
-                headers.insert(name.clone(), Value::String(value.clone()));
+                headers.insert(name.to_string(), Value::String(value.to_string()));
             }
         }
     }
+    headers
+}
+
+/// How a delivery is shown.
+pub fn show(seq: u64, recorded: Recorded, body: &[u8]) -> Delivery {
+    let headers = joined_headers(recorded.header_list.iter().map(|(n, v)| (n.as_str(), v.as_str())));
     let mut query = Map::new();
     for (k, v) in form_urlencoded::parse(recorded.query_string.as_bytes()) {
         query.entry(k.into_owned()).or_insert(Value::String(v.into_owned()));
