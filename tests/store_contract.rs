@@ -100,6 +100,8 @@ contract!(counted_reads, reads_that_count_stamp_then_count_only_what_exists);
 contract!(logs, logs_number_trim_by_count_and_bytes_and_expire);
 contract!(logs_atomic, log_appends_are_numbered_atomically);
 contract!(logs_cleared, cleared_and_deleted_logs_hold_nothing);
+contract!(counted_values, counted_values_are_spent_read_by_read);
+contract!(counted_values_atomic, counted_values_give_exactly_their_reads_under_concurrency);
 
 fn append<'a>(log: &'a str, value: &'a [u8], max_entries: usize, max_bytes: usize) -> LogAppend<'a> {
     LogAppend { guard: "lg{7}", log, value, max_entries, max_bytes, window: None }
@@ -274,6 +276,49 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
     }
     assert_eq!(s.count("k{3}:n").await.unwrap(), 3, "a read of a missing key counted nothing");
     assert_eq!(s.get("k{3}:t").await.unwrap(), Some(b"t3".to_vec()));
+}
+
+async fn counted_values_are_spent_read_by_read(s: Arc<dyn Store>) {
+    use wrench_infra::store::counted::{Taken, counted};
+    assert_eq!(s.take("c{1}").await.unwrap(), None);
+    s.put("c{1}", b"plain", None).await.unwrap();
+    for _ in 0..3 {
+        assert_eq!(s.take("c{1}").await.unwrap(), Some(Taken { value: b"plain".to_vec(), left: None }));
+    }
+    // Binary bytes after the header come back exactly; the last read removes the value.
+    let bytes = b"\0\x01{\xff}\0".to_vec();
+    s.put("c{2}", &counted(3, &bytes), Some(Duration::from_secs(60))).await.unwrap();
+    for left in [2, 1, 0] {
+        assert_eq!(s.take("c{2}").await.unwrap(), Some(Taken { value: bytes.clone(), left: Some(left) }));
+    }
+    assert_eq!(s.take("c{2}").await.unwrap(), None);
+    assert_eq!(s.get("c{2}").await.unwrap(), None, "nothing is left once the last read is spent");
+    // A spent read keeps the value's expiry.
+    s.put("c{3}", &counted(5, b"v"), Some(Duration::from_millis(400))).await.unwrap();
+    assert_eq!(s.take("c{3}").await.unwrap().and_then(|t| t.left), Some(4));
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(s.take("c{3}").await.unwrap(), None, "expired");
+}
+
+async fn counted_values_give_exactly_their_reads_under_concurrency(s: Arc<dyn Store>) {
+    use wrench_infra::store::counted::counted;
+    s.put("r{1}", &counted(7, b"secret"), None).await.unwrap();
+    let readers: Vec<_> = (0..100)
+        .map(|_| {
+            let s = s.clone();
+            tokio::spawn(async move { s.take("r{1}").await.unwrap() })
+        })
+        .collect();
+    let mut lefts = Vec::new();
+    for r in readers {
+        if let Some(t) = r.await.unwrap() {
+            assert_eq!(t.value, b"secret");
+            lefts.push(t.left.unwrap());
+        }
+    }
+    lefts.sort_unstable();
+    assert_eq!(lefts, [0, 1, 2, 3, 4, 5, 6], "each read left a different count, and only seven got through");
+    assert_eq!(s.get("r{1}").await.unwrap(), None);
 }
 
 async fn values_and_reservation(s: Arc<dyn Store>) {
@@ -507,7 +552,9 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         reads_that_count_stamp_then_count_only_what_exists,
         logs_number_trim_by_count_and_bytes_and_expire,
         log_appends_are_numbered_atomically,
-        cleared_and_deleted_logs_hold_nothing
+        cleared_and_deleted_logs_hold_nothing,
+        counted_values_are_spent_read_by_read,
+        counted_values_give_exactly_their_reads_under_concurrency
     );
 
     // Failovers with one client: first of the node the client was seeded with, then of another

@@ -3,7 +3,9 @@
 //! Every file here is declared below; the build fails naming a file that is not.
 
 pub(crate) mod paste;
+pub(crate) mod paste_read;
 pub(crate) mod short_url;
+mod tokens;
 pub(crate) mod webhook_inbox;
 pub(crate) mod webhook_payloads;
 pub(crate) mod webhook_receive;

@@ -10,7 +10,6 @@
 
 use std::time::Duration;
 
-use sha2::Digest;
 use wrench_kit::webhook::signatures::{self, Check, Scheme};
 
 use crate::{prelude::*, random, time};
@@ -21,7 +20,6 @@ const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);
 const DEFAULT_PAYLOADS: usize = 50;
 /// Length of inbox ids: 16 letters and digits, about 95 bits.
 pub(super) const ID_LEN: usize = 16;
-const TOKEN_LEN: usize = 32;
 
 pub(super) fn meta_key(id: &str) -> String {
     format!("inbox:{{{id}}}")
@@ -234,15 +232,13 @@ pub(super) async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
 async fn managed(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
     let record = load(ctx, id).await?;
     let given = ctx.headers.get("x-manage-token").map(|v| v.as_bytes()).unwrap_or_default();
-    let Some(digest) = record.manage_token_sha256.as_deref().and_then(|d| hex::decode(d).ok()) else {
+    let Some(digest) = record.manage_token_sha256.as_deref() else {
         return Err(ApiError::new(
             ErrorCode::TokenRejected,
             "this inbox was created before inboxes had manage tokens: it cannot be changed, only left to expire",
         ));
     };
-    // A missing header is the empty token, whose digest is no inbox's.
-    let given = sha2::Sha256::digest(given);
-    if !bool::from(subtle::ConstantTimeEq::ct_eq(given.as_slice(), digest.as_slice())) {
+    if !super::tokens::matches(given, digest) {
         return Err(ApiError::new(
             ErrorCode::TokenRejected,
             "X-Manage-Token is missing or is not this inbox's manage token (shown once, when it was created)",
@@ -411,7 +407,7 @@ async fn create_webhook_inbox(input: InboxCreateInput, ctx: &Ctx) -> Result<Inbo
     let verify = input.verify.map(check_of).transpose()?;
     let response = input.response.map(response_of).transpose()?;
     let forward_to = input.forward_to.as_deref().map(forward_url).transpose()?;
-    let token = random::token(TOKEN_LEN, random::ALPHANUMERIC)?;
+    let (token, token_digest) = super::tokens::issue()?;
     let created = time::now();
     let expires = created + ttl;
     let record = InboxRecord {
@@ -419,7 +415,7 @@ async fn create_webhook_inbox(input: InboxCreateInput, ctx: &Ctx) -> Result<Inbo
         expires_at: time::rfc3339(expires),
         expires_at_ms: time::unix_ms(expires),
         max_payloads,
-        manage_token_sha256: Some(hex::encode(sha2::Sha256::digest(token.as_bytes()))),
+        manage_token_sha256: Some(token_digest),
         verify,
         response,
         forward_to,

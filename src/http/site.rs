@@ -2,7 +2,8 @@
 //! (`/health`: the process answers; always 200, with the store's and data sets' state) and
 //! readiness (`/ready`: 200 once the store answers and every configured data set is loaded,
 //! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators), and the
-//! webhook inbox page (`/inbox/{id}`, with its script and style under `/inbox-assets/`).
+//! pages for people: the webhook inbox page (`/inbox/{id}`, with its script and style under
+//! `/inbox-assets/`) and the paste page (`/p/{id}` and the form `/p/`, under `/paste-assets/`).
 //!
 //! Swagger UI is compiled into the binary (utoipa-swagger-ui's vendored copy), so `/docs`
 //! works offline. Its "Try it out" calls the serving host, because the document declares no
@@ -31,15 +32,23 @@ enum Page {
     Inbox,
     InboxScript,
     InboxStyle,
+    Paste,
+    PasteScript,
+    PasteStyle,
 }
 
 /// The inbox page and its two files, compiled in: the page needs nothing from elsewhere.
 const INBOX_HTML: &str = include_str!("inbox_page/index.html");
 const INBOX_JS: &str = include_str!("inbox_page/app.js");
 const INBOX_CSS: &str = include_str!("inbox_page/app.css");
-/// What the inbox page may load and run: its own script and style, calls to this origin, and
-/// nothing inline, so a delivery's content can never run even if it reached the markup.
-const INBOX_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+/// The paste page and its two files, likewise.
+const PASTE_HTML: &str = include_str!("paste_page/index.html");
+const PASTE_JS: &str = include_str!("paste_page/app.js");
+const PASTE_CSS: &str = include_str!("paste_page/app.css");
+/// What the pages may load and run: their own script and style, calls to this origin, and
+/// nothing inline, so a delivery's or a paste's content can never run even if it reached the
+/// markup.
+const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
      img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 struct SiteEndpoint {
@@ -68,6 +77,10 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
         .at("/inbox/:id", ep(Page::Inbox))
         .at("/inbox-assets/app.js", ep(Page::InboxScript))
         .at("/inbox-assets/app.css", ep(Page::InboxStyle))
+        .at("/p/", ep(Page::Paste))
+        .at("/p/:id", ep(Page::Paste))
+        .at("/paste-assets/app.js", ep(Page::PasteScript))
+        .at("/paste-assets/app.css", ep(Page::PasteStyle))
 }
 
 impl Endpoint for SiteEndpoint {
@@ -121,10 +134,24 @@ impl Endpoint for SiteEndpoint {
             }
             Page::Inbox => Response::builder()
                 .content_type("text/html; charset=utf-8")
-                .header(header::CONTENT_SECURITY_POLICY, INBOX_CSP)
+                .header(header::CONTENT_SECURITY_POLICY, PAGE_CSP)
                 .header(header::REFERRER_POLICY, "no-referrer")
                 .header(header::X_FRAME_OPTIONS, "DENY")
                 .body(INBOX_HTML),
+            Page::Paste => Response::builder()
+                .content_type("text/html; charset=utf-8")
+                .header(header::CONTENT_SECURITY_POLICY, PAGE_CSP)
+                .header(header::REFERRER_POLICY, "no-referrer")
+                .header(header::X_FRAME_OPTIONS, "DENY")
+                .body(PASTE_HTML),
+            Page::PasteScript => Response::builder()
+                .content_type("text/javascript; charset=utf-8")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(PASTE_JS),
+            Page::PasteStyle => Response::builder()
+                .content_type("text/css; charset=utf-8")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(PASTE_CSS),
             Page::InboxScript => Response::builder()
                 .content_type("text/javascript; charset=utf-8")
                 .header(header::CACHE_CONTROL, "no-cache")

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod browser;
 pub mod cluster;
 
 use std::time::Duration;

@@ -54,7 +54,7 @@ error_codes! {
     Unauthorized = (401, "UNAUTHORIZED", "An API key was sent and is not valid."),
     TargetForbidden = (403, "TARGET_FORBIDDEN", "A URL or host resolves to a private, loopback or metadata address."),
     HostNotAllowed = (403, "HOST_NOT_ALLOWED", "The Host header of an MCP request is not a name this server answers MCP for (/mcp only)."),
-    TokenRejected = (403, "TOKEN_REJECTED", "The X-Manage-Token given to change or delete a webhook inbox is missing or wrong."),
+    TokenRejected = (403, "TOKEN_REJECTED", "The token given to change or delete a stored thing (X-Manage-Token for a webhook inbox, X-Delete-Token for a paste) is missing or wrong."),
     NotFound = (404, "NOT_FOUND", "No such route or resource."),
     InboxNotFound = (404, "INBOX_NOT_FOUND", "The webhook inbox is unknown or has expired."),
     MethodNotAllowed = (405, "METHOD_NOT_ALLOWED", "The path exists but not with this method; see the Allow header."),

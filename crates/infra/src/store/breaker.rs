@@ -188,6 +188,10 @@ impl Store for Breaker {
         Box::pin(self.guard(Some(key), self.inner.get_and_count(read)))
     }
 
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<super::counted::Taken>> {
+        Box::pin(self.guard(Some(key), self.inner.take(key)))
+    }
+
     fn log_append<'a>(&'a self, append: super::LogAppend<'a>) -> StoreFuture<'a, super::Appended> {
         let key = append.guard;
         Box::pin(self.guard(Some(key), self.inner.log_append(append)))

@@ -352,6 +352,43 @@ impl Store for EmbeddedStore {
         })
     }
 
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<super::counted::Taken>> {
+        use super::counted::{self, Taken};
+        Box::pin(async move {
+            // Most values have no count: a read, without a write or an fsync.
+            let Some(found) = self.get(key).await? else { return Ok(None) };
+            if counted::split(&found).0.is_none() {
+                return Ok(Some(Taken { value: found, left: None }));
+            }
+            // The count is spent in one write, which reads the value again: a concurrent
+            // reader may have spent the last read since.
+            let key = key.to_string();
+            self.writer
+                .write(true, move |tx| {
+                    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+                    let now = now_ms();
+                    let (expires_at, stored) = match values.get(key.as_str()).map_err(StoreError::unavailable)? {
+                        Some(v) => match live(v.value(), now) {
+                            Some((expires_at, payload)) => (expires_at, payload.to_vec()),
+                            None => return Ok(None),
+                        },
+                        None => return Ok(None),
+                    };
+                    let (reads, value) = counted::split(&stored);
+                    let Some(reads) = reads else { return Ok(Some(Taken { value: value.to_vec(), left: None })) };
+                    let left = reads.saturating_sub(1);
+                    if left == 0 {
+                        values.remove(key.as_str()).map_err(StoreError::unavailable)?;
+                    } else {
+                        let again = encode(expires_at, &counted::counted(left, value));
+                        values.insert(key.as_str(), again.as_slice()).map_err(StoreError::unavailable)?;
+                    }
+                    Ok(Some(Taken { value: value.to_vec(), left: Some(left) }))
+                })
+                .await
+        })
+    }
+
     fn log_append<'a>(&'a self, append: LogAppend<'a>) -> StoreFuture<'a, Appended> {
         let append = embedded_log::OwnedAppend::from(append);
         Box::pin(self.writer.write(true, move |tx| embedded_log::append(tx, &append, now_ms())))

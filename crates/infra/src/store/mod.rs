@@ -24,6 +24,7 @@
 //! `STORE_UNAVAILABLE`. The store knows nothing of HTTP or of the features' record shapes.
 
 pub mod breaker;
+pub mod counted;
 pub mod embedded;
 mod embedded_log;
 pub mod group_commit;
@@ -133,6 +134,13 @@ pub trait Store: Send + Sync {
     /// `read.stamp_key` and adds one to the counter `read.counter` (neither expires), stamp
     /// first: a reader that sees the count also sees the stamp.
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>>;
+
+    /// The value at `key`, spending one read of a value written with a count
+    /// ([`counted::counted`]): the read that spends the last removes it, in the same step, so
+    /// that of any number of concurrent readers exactly as many succeed as there were reads
+    /// left. A value without a count is read as [`Store::get`] reads it. `None` when absent or
+    /// expired.
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<counted::Taken>>;
 
     /// Appends `append.value` to the log `append.log` while `append.guard` holds a live value,
     /// counted first in `append.window` as [`Store::push_guarded`] counts. Each entry is stored

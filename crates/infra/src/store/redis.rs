@@ -96,6 +96,27 @@ return v
     )
 });
 
+/// A read that spends one of a counted value's reads (`counted.rs`): the value as it was,
+/// and the reads left, -1 for a value without a count. KEYS: key.
+static TAKE: LazyLock<Script> = LazyLock::new(|| {
+    Script::from_lua(
+        r#"
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local n = nil
+if string.byte(v, 1) == 0 then n = tonumber(string.sub(v, 2, 6)) end
+if not n then return {v, -1} end
+local left = n - 1
+if left <= 0 then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SETRANGE', KEYS[1], 1, string.format('%05d', left))
+end
+return {v, left}
+"#,
+    )
+});
+
 /// Longest a command may take, queueing while disconnected included.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
 
@@ -333,6 +354,29 @@ impl Store for RedisStore {
             let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
             let args = vec![Value::Bytes(read.stamp.to_vec().into())];
             self.run(&GET_AND_COUNT, keys, args).await
+        })
+    }
+
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<super::counted::Taken>> {
+        use super::counted::{self, Taken};
+        Box::pin(async move {
+            let reply: Value = self.run(&TAKE, vec![self.key(key)], vec![]).await?;
+            let unexpected = |v: &Value| StoreError::Unavailable(format!("unexpected script answer {v:?}"));
+            let parts = match reply {
+                Value::Null => return Ok(None),
+                Value::Array(parts) => parts,
+                other => return Err(unexpected(&other)),
+            };
+            match parts.as_slice() {
+                [stored, left] => {
+                    let stored = stored.as_bytes().ok_or_else(|| unexpected(stored))?;
+                    let left = left.as_i64().ok_or_else(|| unexpected(left))?;
+                    // The value as it was before the read: its header still says so.
+                    let value = counted::split(stored).1.to_vec();
+                    Ok(Some(Taken { value, left: u32::try_from(left).ok() }))
+                }
+                _ => Err(StoreError::Unavailable(format!("unexpected script answer {parts:?}"))),
+            }
         })
     }
 

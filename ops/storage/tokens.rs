@@ -1,0 +1,44 @@
+//! The secret tokens that let their holder change or delete a stored thing (an inbox's manage
+//! token, a paste's delete token). A token is shown once, when the thing is made, and only its
+//! SHA-256 digest is stored, so neither the store nor its backups can give it away; a token
+//! given back is compared with that digest in constant time.
+
+use sha2::Digest;
+
+use crate::{prelude::*, random};
+
+/// Length of a token: 32 letters and digits, about 190 bits.
+const TOKEN_LEN: usize = 32;
+
+/// A fresh token and the hex digest to store in its place.
+pub(super) fn issue() -> Result<(String, String), ApiError> {
+    let token = random::token(TOKEN_LEN, random::ALPHANUMERIC)?;
+    let digest = hex::encode(sha2::Sha256::digest(token.as_bytes()));
+    Ok((token, digest))
+}
+
+/// Whether `given` (a header's value; empty when the header is missing) is the token whose
+/// digest is `digest_hex`.
+pub(super) fn matches(given: &[u8], digest_hex: &str) -> bool {
+    let Ok(digest) = hex::decode(digest_hex) else { return false };
+    // A missing header is the empty token, whose digest is no token's.
+    let given = sha2::Sha256::digest(given);
+    bool::from(subtle::ConstantTimeEq::ct_eq(given.as_slice(), digest.as_slice()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_issued_token_matches_its_digest() {
+        let (token, digest) = issue().unwrap();
+        assert_eq!(token.len(), 32);
+        assert!(matches(token.as_bytes(), &digest));
+        assert!(!matches(b"", &digest));
+        assert!(!matches(&token.as_bytes()[1..], &digest));
+        assert!(!matches(token.as_bytes(), "not hex"));
+        let (other, _) = issue().unwrap();
+        assert_ne!(token, other);
+    }
+}
