@@ -13,11 +13,7 @@
 
 mod common;
 
-use std::{
-    path::Path,
-    process::Command,
-    time::Duration,
-};
+use std::{path::Path, process::Command, time::Duration};
 
 use common::browser::{self, Killed, chromium, curl, evaluate, free_port, title, wait_title};
 use serde_json::Value;

@@ -65,6 +65,51 @@ async fn two_instances_on_one_redis_share_data_and_rate_limits() {
     common::remove_redis_keys(&url, &prefix).await;
 }
 
+/// Pastes with a view limit read from two instances at once: exactly as many reads succeed as
+/// there were views, and a burnt or deleted paste leaves no key behind (a scan of the test's
+/// prefix finds none).
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn burnt_and_deleted_pastes_leave_no_keys_on_redis() {
+    let url = std::env::var("WRENCH_TEST_REDIS_URL")
+        .expect("WRENCH_TEST_REDIS_URL was set when the tests were built; set it again to run them");
+    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
+    let connect = || Arc::new(RedisStore::connect(&url, &prefix).unwrap()) as Arc<dyn Store>;
+    let unlimited = || Config { anon_quota: Quota::UNLIMITED, ..Config::default() };
+    let (a, b) = (serve(unlimited(), connect()).await, serve(unlimited(), connect()).await);
+    let (_, created) = call(a, "POST", "/v1/paste/create", Some(json!({"content": "few", "maxViews": 5}))).await;
+    let id = created["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(common::redis_keys(&url, &prefix).await.len(), 1, "one key for one paste");
+    let readers: Vec<_> = (0..100)
+        .map(|i| {
+            let (addr, path) = (if i % 2 == 0 { a } else { b }, format!("/v1/paste/{id}"));
+            tokio::spawn(async move { call(addr, "GET", &path, None).await.0 })
+        })
+        .collect();
+    let mut ok = 0;
+    for r in readers {
+        let head = r.await.unwrap();
+        if head.starts_with("http/1.1 200") {
+            ok += 1;
+        } else {
+            assert!(head.starts_with("http/1.1 404"), "{head}");
+        }
+    }
+    assert_eq!(ok, 5, "five views, five reads, across both instances");
+    assert_eq!(common::redis_keys(&url, &prefix).await, Vec::<String>::new(), "the burnt paste left nothing");
+    let (_, created) = call(b, "POST", "/v1/paste/create", Some(json!({"content": "to delete"}))).await;
+    let (id, token) = (created["data"]["id"].as_str().unwrap(), created["data"]["deleteToken"].as_str().unwrap());
+    let mut stream = tokio::net::TcpStream::connect(a).await.unwrap();
+    let req = common::json_request("DELETE", &format!("/v1/paste/{id}"), &format!("X-Delete-Token: {token}\r\n"), "");
+    let (head, _) = common::exchange(&mut stream, &req).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(common::redis_keys(&url, &prefix).await, Vec::<String>::new(), "the deleted paste left nothing");
+    common::remove_redis_keys(&url, &prefix).await;
+}
+
 /// The same on a local Redis Cluster (see tests/common/cluster.rs), whose keys of one item
 /// live on different nodes unless they share a hash tag; then a primary fails: requests during
 /// the switch answer 503 within 2 s and then work again on both instances, with no restart.

@@ -161,8 +161,13 @@ async fn get_paste_raw(input: PasteIdInput, ctx: &Ctx) -> Result<RawReply, ApiEr
      example(other_shape, {"id": "short"}, status = 404))]
 async fn head_paste(input: PasteIdInput, ctx: &Ctx) -> Result<RawReply, ApiError> {
     let (r, left) = peek(ctx, &input.id).await?;
-    // The body is never sent for HEAD; it is here so that Content-Length is the content's.
-    Ok(text_reply(r, left))
+    // No body, whoever calls: the content is only for reads that spend a view. The length
+    // is the one a read's body would have.
+    let size = r.content.len();
+    let mut reply = text_reply(r, left);
+    reply.body = RawBody::Bytes(Default::default());
+    reply.headers.push((http::header::CONTENT_LENGTH, HeaderValue::from(size)));
+    Ok(reply)
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

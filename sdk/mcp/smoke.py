@@ -51,10 +51,13 @@ async def exercise(session, transport):
     dates = [h["date"] for h in (structured(r) or {}).get("holidays", [])]
     check(f"{transport}: lookup", "2025-12-25" in dates, r)
 
-    r = await session.call_tool("createPaste", {"content": "fn main() {}", "language": "rust"})
+    r = await session.call_tool("createPaste", {"content": "fn main() {}", "language": "rust", "maxViews": 1})
     paste_id = (structured(r) or {}).get("id")
     r = await session.call_tool("getPaste", {"id": paste_id})
     check(f"{transport}: path parameter", (structured(r) or {}).get("content") == "fn main() {}", r)
+    check(f"{transport}: burn after reading", (structured(r) or {}).get("viewsLeft") == 0, r)
+    r = await session.call_tool("getPaste", {"id": paste_id})
+    check(f"{transport}: burnt", r.is_error, r)
 
     r = await session.call_tool("qrGenerate", {"text": "hello", "format": "png", "size": 120})
     image = r.content[0] if r.content else None

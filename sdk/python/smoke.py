@@ -54,9 +54,12 @@ dates = [h.date for h in r.parsed.data.holidays] if r.status_code == 200 else []
 check("get query", "2025-12-25" in dates, r.content)
 
 # A path parameter.
-created = create_paste.sync(client=client, body=PasteCreateInput(content="fn main() {}", language="rust"))
+created = create_paste.sync(client=client, body=PasteCreateInput(content="fn main() {}", language="rust", max_views=1))
 r = get_paste.sync_detailed(id=created.data.id, client=client)
 check("path parameter", r.status_code == 200 and r.parsed.data.content == "fn main() {}", r.content)
+check("burn after reading", r.parsed.data.views_left == 0, r.content)
+r = get_paste.sync_detailed(id=created.data.id, client=client)
+check("burnt", r.status_code == 404, r.content)
 
 # Image bytes.
 r = qr_generate.sync_detailed(client=client, body=QrInput(text="hello", format_=QrFormat.PNG, size=120))

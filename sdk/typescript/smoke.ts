@@ -35,10 +35,15 @@ function check(step: string, ok: boolean, detail: unknown): void {
 
 // A path parameter.
 {
-  const created = await client.POST("/v1/paste/create", { body: { content: "fn main() {}", language: "rust" } });
+  const created = await client.POST("/v1/paste/create", {
+    body: { content: "fn main() {}", language: "rust", maxViews: 1 },
+  });
   const id = created.data?.data.id ?? "";
   const { data, error } = await client.GET("/v1/paste/{id}", { params: { path: { id } } });
   check("path parameter", data?.data.content === "fn main() {}", error ?? created.error);
+  check("burn after reading", data?.data.viewsLeft === 0, data);
+  const again = await client.GET("/v1/paste/{id}", { params: { path: { id } } });
+  check("burnt", again.response.status === 404, again.error);
 }
 
 // Image bytes: images are not JSON, so the call says how to read the body.

@@ -122,6 +122,17 @@ pub async fn post_json(
     (status, serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null))
 }
 
+/// The keys under `prefix` on the Redis at `url`.
+#[allow(dead_code)]
+pub async fn redis_keys(url: &str, prefix: &str) -> Vec<String> {
+    use fred::prelude::*;
+    let client = Builder::from_config(Config::from_url(url).unwrap()).build().unwrap();
+    client.init().await.unwrap();
+    let keys: Vec<String> = client.custom(fred::cmd!("KEYS"), vec![format!("{prefix}*")]).await.unwrap();
+    let _ = client.quit().await;
+    keys
+}
+
 /// Deletes every key under `prefix` (a test's own) on the Redis at `url`.
 #[allow(dead_code)]
 pub async fn remove_redis_keys(url: &str, prefix: &str) {

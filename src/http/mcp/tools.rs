@@ -99,8 +99,10 @@ fn input_schema(op: &Operation, route: &Route) -> (Map<String, Value>, Vec<&'sta
 pub(crate) fn catalogue(ops: &[Operation]) -> Catalogue {
     let mut tools = Vec::new();
     let mut targets = HashMap::new();
-    // A stream never ends, and a tool call waits for its end: streams are not tools.
-    for op in ops.iter().filter(|op| !op.media.contains(&"text/event-stream")) {
+    // A stream never ends, and a tool call waits for its end: streams are not tools. Nor is
+    // an operation served only to HEAD, whose answer is headers alone.
+    let headers_only = |op: &Operation| op.routes.iter().all(|r| r.method == crate::op::HttpMethod::Head);
+    for op in ops.iter().filter(|op| !op.media.contains(&"text/event-stream") && !headers_only(op)) {
         let route = route_of(op);
         let (input, injected) = input_schema(op, &route);
         let description = if op.description.is_empty() {
@@ -129,10 +131,11 @@ mod tests {
     fn every_operation_is_a_tool_with_a_standalone_object_schema() {
         let ops = crate::operations();
         let c = catalogue(&ops);
-        // Every operation but the event stream, which never ends and so is no tool call.
+        // Every operation but the event stream, which never ends and so is no tool call, and
+        // the HEAD-only description of a paste, which has no body.
         let streams = ops.iter().filter(|o| o.media.contains(&"text/event-stream")).count();
-        assert_eq!((streams, c.tools.len()), (1, ops.len() - 1));
-        assert!(!c.tools.iter().any(|t| t.name == "streamWebhookPayloads"));
+        assert_eq!((streams, c.tools.len()), (1, ops.len() - 2));
+        assert!(!c.tools.iter().any(|t| t.name == "streamWebhookPayloads" || t.name == "headPaste"));
         for tool in &c.tools {
             let text = serde_json::to_string(&*tool.input_schema).unwrap();
             assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
