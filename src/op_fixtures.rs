@@ -73,7 +73,7 @@ struct Go {
      example(typical, {"to": "home"}, status = 302),
      example(bad_target, {"to": "NOPE!"}, status = 400))]
 async fn go(input: Go) -> Result<Redirect, ApiError> {
-    Ok(Redirect { location: format!("https://example.com/{}", input.to) })
+    Ok(Redirect::found(format!("https://example.com/{}", input.to)))
 }
 
 fn fixtures() -> Vec<crate::op::Operation> {

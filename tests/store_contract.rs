@@ -11,8 +11,8 @@ mod common;
 
 use common::cluster::Cluster;
 use wrench_infra::store::{
-    Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, embedded::EmbeddedStore,
-    redis::RedisStore,
+    Appended, Counted, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError,
+    embedded::EmbeddedStore, redis::RedisStore,
 };
 
 /// A store to test, and how to clean up after it.
@@ -100,6 +100,8 @@ contract!(counted_reads, reads_that_count_stamp_then_count_only_what_exists);
 contract!(logs, logs_number_trim_by_count_and_bytes_and_expire);
 contract!(logs_atomic, log_appends_are_numbered_atomically);
 contract!(logs_cleared, cleared_and_deleted_logs_hold_nothing);
+contract!(gated_reads, gated_reads_count_only_inside_their_period_and_uses);
+contract!(gated_reads_atomic, gated_reads_give_exactly_their_uses_under_concurrency);
 contract!(counted_values, counted_values_are_spent_read_by_read);
 contract!(counted_values_atomic, counted_values_give_exactly_their_reads_under_concurrency);
 
@@ -249,7 +251,7 @@ async fn guarded_pushes_are_counted_atomically(s: Arc<dyn Store>) {
 
 async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
     assert_eq!(
-        s.get_and_count(CountedRead { key: "k{3}", stamp_key: "k{3}:t", stamp: b"t0", counter: "k{3}:n" })
+        s.get_and_count(CountedRead { key: "k{3}", stamp_key: "k{3}:t", stamp: b"t0", counter: "k{3}:n", now_ms: 0 })
             .await
             .unwrap(),
         None
@@ -262,11 +264,12 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
                 key: "k{3}",
                 stamp_key: "k{3}:t",
                 stamp: stamp.as_bytes(),
-                counter: "k{3}:n"
+                counter: "k{3}:n",
+                now_ms: 0,
             })
             .await
             .unwrap(),
-            Some(b"target".to_vec())
+            Some(Counted::Open(b"target".to_vec()))
         );
     }
     // The embedded store queues the count behind the answer: wait for it to land.
@@ -276,6 +279,57 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
     }
     assert_eq!(s.count("k{3}:n").await.unwrap(), 3, "a read of a missing key counted nothing");
     assert_eq!(s.get("k{3}:t").await.unwrap(), Some(b"t3".to_vec()));
+}
+
+/// A counted read of the gated value at `key` (counter `key:n`) at `now_ms`.
+async fn gated_read(s: &Arc<dyn Store>, key: &str, now_ms: u64) -> Option<Counted> {
+    let (stamp_key, counter) = (format!("{key}:t"), format!("{key}:n"));
+    s.get_and_count(CountedRead { key, stamp_key: &stamp_key, stamp: b"t", counter: &counter, now_ms }).await.unwrap()
+}
+
+async fn gated_reads_count_only_inside_their_period_and_uses(s: Arc<dyn Store>) {
+    use wrench_infra::store::gated::{Gate, gated, split};
+    let value = b"\0{\"url\":\"x\"}\xff".to_vec();
+    let period = Gate { since_ms: 1_000, until_ms: 2_000, left: None };
+    s.put("g{1}", &gated(&period, &value), None).await.unwrap();
+    assert_eq!(gated_read(&s, "g{1}", 999).await, Some(Counted::Closed(value.clone())), "not yet open");
+    assert_eq!(gated_read(&s, "g{1}", 1_000).await, Some(Counted::Open(value.clone())));
+    assert_eq!(gated_read(&s, "g{1}", 2_000).await, Some(Counted::Closed(value.clone())), "closed at its end");
+    let limited = Gate { since_ms: 0, until_ms: 0, left: Some(2) };
+    s.put("g{2}", &gated(&limited, &value), Some(Duration::from_secs(60))).await.unwrap();
+    for expected in [Counted::Open(value.clone()), Counted::Open(value.clone()), Counted::Closed(value.clone())] {
+        assert_eq!(gated_read(&s, "g{2}", 5).await, Some(expected));
+    }
+    let stored = s.get("g{2}").await.unwrap().unwrap();
+    assert_eq!(split(&stored), (Some(Gate { left: Some(0), ..limited }), &value[..]), "the value stays, spent");
+    // Opens are counted; closed reads are not. The embedded store queues counts of reads
+    // without a limit: wait for them to land.
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while s.count("g{1}:n").await.unwrap() < 1 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!((s.count("g{1}:n").await.unwrap(), s.count("g{2}:n").await.unwrap()), (1, 2));
+}
+
+async fn gated_reads_give_exactly_their_uses_under_concurrency(s: Arc<dyn Store>) {
+    use wrench_infra::store::gated::{Gate, gated};
+    s.put("u{1}", &gated(&Gate { since_ms: 0, until_ms: 0, left: Some(9) }, b"v"), None).await.unwrap();
+    let readers: Vec<_> = (0..100)
+        .map(|_| {
+            let s = s.clone();
+            tokio::spawn(async move { gated_read(&s, "u{1}", 1).await })
+        })
+        .collect();
+    let mut open = 0;
+    for r in readers {
+        match r.await.unwrap() {
+            Some(Counted::Open(_)) => open += 1,
+            Some(Counted::Closed(_)) => {}
+            None => panic!("the value is never removed"),
+        }
+    }
+    assert_eq!(open, 9);
+    assert_eq!(s.count("u{1}:n").await.unwrap(), 9);
 }
 
 async fn counted_values_are_spent_read_by_read(s: Arc<dyn Store>) {
@@ -506,10 +560,10 @@ async fn scripts_are_loaded_again_after_redis_forgets_them() {
     let _: () = admin.script_flush(false).await.unwrap();
     assert_eq!(s.push_guarded(push).await.unwrap(), Pushed::Done(2));
     assert_eq!(
-        s.get_and_count(CountedRead { key: "f{4}", stamp_key: "f{4}:t", stamp: b"t", counter: "f{4}:n" })
+        s.get_and_count(CountedRead { key: "f{4}", stamp_key: "f{4}:t", stamp: b"t", counter: "f{4}:n", now_ms: 0 })
             .await
             .unwrap(),
-        Some(b"meta".to_vec())
+        Some(Counted::Open(b"meta".to_vec()))
     );
     b.cleanup().await;
 }
@@ -554,7 +608,9 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         log_appends_are_numbered_atomically,
         cleared_and_deleted_logs_hold_nothing,
         counted_values_are_spent_read_by_read,
-        counted_values_give_exactly_their_reads_under_concurrency
+        counted_values_give_exactly_their_reads_under_concurrency,
+        gated_reads_count_only_inside_their_period_and_uses,
+        gated_reads_give_exactly_their_uses_under_concurrency
     );
 
     // Failovers with one client: first of the node the client was seeded with, then of another

@@ -9,7 +9,7 @@ use wrench_kit::render::{self, Rgb};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
-enum QrFormat {
+pub(crate) enum QrFormat {
     /// `image/svg+xml`.
     #[default]
     Svg,
@@ -20,7 +20,7 @@ enum QrFormat {
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
-enum Ecc {
+pub(crate) enum Ecc {
     /// Recovers about 7% of damaged modules.
     L,
     /// About 15%.
@@ -34,47 +34,47 @@ enum Ecc {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct QrInput {
+pub(crate) struct QrInput {
     /// What the code holds (UTF-8, up to 2,953 bytes at level L, fewer at higher levels).
     #[schemars(length(min = 1, max = 2953))]
-    text: String,
+    pub(crate) text: String,
     /// Width and height of the image in pixels.
     #[serde(default = "three_hundred")]
     #[schemars(range(min = 50, max = 2000))]
-    size: u32,
+    pub(crate) size: u32,
     /// svg, png, or base64 (a PNG data URI as text).
     #[serde(default)]
-    format: QrFormat,
+    pub(crate) format: QrFormat,
     /// Colour of the dark modules, `#rrggbb` or `#rgb`.
     #[serde(default = "black")]
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
-    dark_color: String,
+    pub(crate) dark_color: String,
     /// Colour of the light modules and the quiet zone.
     #[serde(default = "white")]
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
-    light_color: String,
+    pub(crate) light_color: String,
     /// Error correction: L, M, Q or H.
     #[serde(default)]
-    error_correction_level: Ecc,
+    pub(crate) error_correction_level: Ecc,
     /// Quiet zone around the code, in modules (the standard asks for 4).
     #[serde(default = "four")]
     #[schemars(range(min = 0, max = 20))]
-    margin: u32,
+    pub(crate) margin: u32,
 }
 
-fn three_hundred() -> u32 {
+pub(crate) fn three_hundred() -> u32 {
     300
 }
 
-fn four() -> u32 {
+pub(crate) fn four() -> u32 {
     4
 }
 
-fn black() -> String {
+pub(crate) fn black() -> String {
     "#000000".into()
 }
 
-fn white() -> String {
+pub(crate) fn white() -> String {
     "#ffffff".into()
 }
 
@@ -158,7 +158,7 @@ fn png(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb,
     render::png(size, size, &rgba)
 }
 
-fn generate(input: QrInput) -> Result<Image, ApiError> {
+pub(crate) fn generate(input: QrInput) -> Result<Image, ApiError> {
     let fg = render::color("darkColor", &input.dark_color)?;
     let bg = render::color("lightColor", &input.light_color)?;
     let (dark, width) = modules(&input)?;

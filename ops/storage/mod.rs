@@ -5,6 +5,7 @@
 pub(crate) mod paste;
 pub(crate) mod paste_read;
 pub(crate) mod short_url;
+pub(crate) mod short_url_manage;
 mod tokens;
 pub(crate) mod webhook_inbox;
 pub(crate) mod webhook_payloads;

@@ -1,11 +1,22 @@
 //! Short links: a slug that redirects to a URL, with a click counter.
 //!
-//! Links do not expire. The redirect answers at once and counts the click in the background,
-//! so a slow store never delays a visitor; the counter is a store counter, atomic across
-//! instances. Targets are never fetched (creating a link is not a way to make this service
-//! contact a host).
+//! A link may open and close at given instants (`validSince`, `validUntil`) and stop after a
+//! number of visits (`maxVisits`); both live in the stored value's gate (`store::gated`), which
+//! the redirect checks and spends in the same store step that counts the click, so the visit
+//! that reaches `maxVisits` is the last one redirected however many arrive at once. A closed
+//! link answers 410 `LINK_EXPIRED`. Links without a gate count their clicks in the background,
+//! so a slow store never delays a visitor. Targets are never fetched (creating a link is not a
+//! way to make this service contact a host). Changing, deleting and the QR code are in
+//! `short_url_manage.rs`.
 
-use crate::{prelude::*, random, store::CountedRead, time};
+use std::time::SystemTime;
+
+use crate::{
+    prelude::*,
+    random,
+    store::{Counted, CountedRead, gated},
+    time,
+};
 
 /// Unambiguous letters and digits for generated slugs: no 0/O, 1/l/I.
 const SLUG_ALPHABET: &[u8] = b"23456789abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ";
@@ -14,23 +25,166 @@ const SLUG_MIN: usize = 3;
 const SLUG_MAX: usize = 64;
 /// Slugs that would read as routes or commands; refused as custom slugs, never generated
 /// (generated slugs are six characters, so they cannot be any of these).
-const RESERVED: &[&str] = &["r", "create", "stats", "get", "list", "new", "delete", "api", "admin", "docs", "health"];
+const RESERVED: &[&str] =
+    &["r", "create", "stats", "get", "list", "new", "delete", "api", "admin", "docs", "health", "batch"];
 const MAX_URL: usize = 2048;
+/// Most links one batch creates.
+const MAX_BATCH: usize = 100;
 
-fn key(slug: &str) -> String {
+pub(super) fn key(slug: &str) -> String {
     format!("link:{{{slug}}}")
 }
-fn clicks_key(slug: &str) -> String {
+pub(super) fn clicks_key(slug: &str) -> String {
     format!("link:{{{slug}}}:clicks")
 }
-fn last_click_key(slug: &str) -> String {
+pub(super) fn last_click_key(slug: &str) -> String {
     format!("link:{{{slug}}}:last")
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-struct LinkRecord {
-    url: String,
-    created_at: String,
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct LinkRecord {
+    pub url: String,
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_since: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_visits: Option<u64>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forward_query: bool,
+    #[serde(default = "found", skip_serializing_if = "is_found")]
+    pub redirect_status: u16,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// SHA-256 (hex) of the manage token; links made before they had one have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manage_token_sha256: Option<String>,
+}
+
+fn found() -> u16 {
+    302
+}
+
+fn is_found(status: &u16) -> bool {
+    *status == 302
+}
+
+impl LinkRecord {
+    /// The record as stored: behind a gate when it has a period or a visit limit, with
+    /// `visited` visits already made.
+    pub(super) fn stored(&self, visited: u64) -> Result<Vec<u8>, ApiError> {
+        let json = serde_json::to_vec(self).map_err(|e| ApiError::internal(e.to_string()))?;
+        if self.valid_since.is_none() && self.valid_until.is_none() && self.max_visits.is_none() {
+            return Ok(json);
+        }
+        let ms = |t: &Option<String>| {
+            t.as_deref().and_then(|t| time::parse_iso(t).ok()).map_or(0, |t| t.as_millisecond().max(1) as u64)
+        };
+        let gate = gated::Gate {
+            since_ms: ms(&self.valid_since),
+            until_ms: ms(&self.valid_until),
+            left: self.max_visits.map(|m| m.saturating_sub(visited)),
+        };
+        Ok(gated::gated(&gate, &json))
+    }
+
+    /// Why a closed link is closed, for its 410.
+    fn closed_because(&self, now: jiff::Timestamp) -> String {
+        let at = |t: &Option<String>| t.as_deref().and_then(|t| time::parse_iso(t).ok());
+        if let Some(since) = at(&self.valid_since).filter(|s| now < *s) {
+            return format!("this link opens at {since}");
+        }
+        if let Some(until) = at(&self.valid_until).filter(|u| now >= *u) {
+            return format!("this link expired at {until}");
+        }
+        match self.max_visits {
+            Some(n) => format!("this link has had its {n} visits"),
+            None => "this link is closed".to_string(),
+        }
+    }
+}
+
+/// The status a link redirects with.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(try_from = "u16", into = "u16")]
+pub(super) struct RedirectStatus(pub u16);
+
+impl TryFrom<u16> for RedirectStatus {
+    type Error = String;
+    fn try_from(n: u16) -> Result<Self, String> {
+        if [301, 302, 307, 308].contains(&n) {
+            Ok(RedirectStatus(n))
+        } else {
+            Err(format!("{n} is not 301, 302, 307 or 308"))
+        }
+    }
+}
+
+impl From<RedirectStatus> for u16 {
+    fn from(s: RedirectStatus) -> u16 {
+        s.0
+    }
+}
+
+impl JsonSchema for RedirectStatus {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RedirectStatus".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "enum": [301, 302, 307, 308]})
+    }
+}
+
+impl Validate for RedirectStatus {
+    fn validate(&self, _: &str) -> Result<(), wrench_contract::validate::FieldError> {
+        Ok(())
+    }
+}
+
+/// Most characters of a tag.
+const MAX_TAG: usize = 32;
+
+/// A tag: 1 to 32 letters, digits, spaces, `.`, `_` or `-`, starting with a letter or digit.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(transparent)]
+pub(super) struct Tag(pub String);
+
+impl JsonSchema for Tag {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LinkTag".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "minLength": 1, "maxLength": MAX_TAG, "pattern": "^[A-Za-z0-9][A-Za-z0-9 ._-]*$"})
+    }
+}
+
+impl Validate for Tag {
+    fn validate(&self, path: &str) -> Result<(), wrench_contract::validate::FieldError> {
+        let t = &self.0;
+        let ok = (1..=MAX_TAG).contains(&t.chars().count())
+            && t.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && t.chars().all(|c| c.is_ascii_alphanumeric() || " ._-".contains(c));
+        if ok {
+            return Ok(());
+        }
+        Err(wrench_contract::validate::FieldError {
+            path: path.to_string(),
+            message: format!(
+                "{t:?} is not a tag: 1 to {MAX_TAG} letters, digits, spaces, ., _ or -, starting with a letter or digit"
+            ),
+        })
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -42,28 +196,87 @@ struct ShortUrlCreateInput {
     #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
     /// Your own slug: 3 to 64 letters, digits, `-` or `_`, not a reserved word (r, create,
-    /// stats, get, list, new, delete, api, admin, docs, health). Generated (6 characters)
-    /// when absent.
+    /// stats, get, list, new, delete, api, admin, docs, health, batch). Generated (6
+    /// characters) when absent.
     /// Also accepted as `custom_slug`, the original service's spelling.
     #[serde(default, alias = "custom_slug")]
     #[schemars(length(max = 200))]
     custom_slug: Option<String>,
+    /// The link redirects from this instant on (RFC 3339); before it, 410 `LINK_EXPIRED`.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 64))]
+    valid_since: Option<String>,
+    /// The link redirects until this instant (RFC 3339); from it on, 410 `LINK_EXPIRED`.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 64))]
+    valid_until: Option<String>,
+    /// Visits redirected at most, 1 to 1,000,000,000; the visit that reaches it is the last.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 1_000_000_000))]
+    max_visits: Option<u64>,
+    /// Append the query of the short URL as followed to the target's (`?utm_source=...`).
+    #[serde(default)]
+    forward_query: bool,
+    /// The redirect's status: 301, 302 (default), 307 or 308.
+    #[serde(default)]
+    redirect_status: Option<RedirectStatus>,
+    /// Up to 10 tags, for your own bookkeeping.
+    #[serde(default)]
+    #[schemars(length(max = 10))]
+    tags: Vec<Tag>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct ShortUrlCreated {
+pub(super) struct ShortUrlCreated {
     /// The slug.
-    slug: String,
+    pub slug: String,
     /// Absolute short URL that redirects to the target.
-    short_url: String,
+    pub short_url: String,
     /// The target URL, normalised.
-    url: String,
+    pub url: String,
     /// When the link was created (RFC 3339, UTC).
-    created_at: String,
+    pub created_at: String,
+    /// From when it redirects (RFC 3339), if limited.
+    pub valid_since: Option<String>,
+    /// Until when it redirects (RFC 3339), if limited.
+    pub valid_until: Option<String>,
+    /// Visits it redirects at most, if limited.
+    pub max_visits: Option<u64>,
+    /// Whether the short URL's query is appended to the target.
+    pub forward_query: bool,
+    /// The redirect's status.
+    pub redirect_status: u16,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Absolute URL of the short URL as a QR code (`GET /v1/short-url/{slug}/qr`).
+    pub qr_url: String,
+    /// The token that changes or deletes the link (`X-Manage-Token`). Shown only here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manage_token: Option<String>,
 }
 
-fn check_url(raw: &str) -> Result<String, ApiError> {
+impl ShortUrlCreated {
+    pub(super) fn of(ctx: &Ctx, slug: String, r: LinkRecord) -> ShortUrlCreated {
+        let base = ctx.config.public_base();
+        ShortUrlCreated {
+            short_url: format!("{base}/v1/short-url/r/{slug}"),
+            qr_url: format!("{base}/v1/short-url/{slug}/qr"),
+            slug,
+            url: r.url,
+            created_at: r.created_at,
+            valid_since: r.valid_since,
+            valid_until: r.valid_until,
+            max_visits: r.max_visits,
+            forward_query: r.forward_query,
+            redirect_status: r.redirect_status,
+            tags: r.tags,
+            manage_token: None,
+        }
+    }
+}
+
+pub(super) fn check_url(raw: &str) -> Result<String, ApiError> {
     let bad = |why: &str| ApiError::invalid("url", why.to_string());
     if raw.len() > MAX_URL {
         return Err(bad("is longer than 2,048 characters"));
@@ -79,6 +292,30 @@ fn check_url(raw: &str) -> Result<String, ApiError> {
         return Err(bad("must not carry a user name or password"));
     }
     Ok(u.to_string())
+}
+
+/// An RFC 3339 instant, normalised (UTC, milliseconds), or the 400 naming `field`.
+pub(super) fn instant(field: &str, text: Option<&str>) -> Result<Option<String>, ApiError> {
+    text.map(|t| {
+        time::parse_iso(t)
+            .map(|ts| {
+                time::rfc3339(
+                    SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(ts.as_millisecond().max(0) as u64),
+                )
+            })
+            .map_err(|e| ApiError::invalid(field, format!("is not an RFC 3339 instant: {e}")))
+    })
+    .transpose()
+}
+
+/// Checks that a period, if both ends are given, is not empty.
+pub(super) fn check_period(since: &Option<String>, until: &Option<String>) -> Result<(), ApiError> {
+    if let (Some(s), Some(u)) = (since, until)
+        && time::parse_iso(s).ok() >= time::parse_iso(u).ok()
+    {
+        return Err(ApiError::invalid("validUntil", "must come after validSince"));
+    }
+    Ok(())
 }
 
 /// Why a custom slug is refused, if it is.
@@ -98,24 +335,25 @@ fn shape_problem(slug: &str) -> Option<String> {
         .map(|c| format!("may contain only letters, digits, - and _ (found {c:?})"))
 }
 
-/// Create a short link.
-///
-/// Stores `url` under a slug: `customSlug` if given (3 to 64 letters, digits, `-`, `_`; not
-/// a reserved word), otherwise a generated 6-character slug from an alphabet without
-/// look-alikes (no 0/O, 1/l/I). A custom slug that is taken is 409 `SLUG_TAKEN`; one that
-/// breaks the rules is 400 `INVALID_SLUG` saying which rule. Links do not expire. The target
-/// is validated but never fetched.
-#[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
-     uses(store), errors(INVALID_SLUG, SLUG_TAKEN),
-     rejects = "a URL with a user name or password, or whose host is not a valid host name or address",
-     redact(".data.slug", ".data.shortUrl", ".data.createdAt"),
-     example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
-     example(reserved_slug, {"url": "https://example.com", "customSlug": "stats"}, status = 400),
-     example(not_http, {"url": "javascript:alert(1)"}, status = 400))]
-async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<ShortUrlCreated, ApiError> {
+/// Creates one link.
+async fn create(ctx: &Ctx, input: ShortUrlCreateInput) -> Result<ShortUrlCreated, ApiError> {
     let url = check_url(&input.url)?;
-    let record = LinkRecord { url, created_at: time::rfc3339(time::now()) };
-    let bytes = serde_json::to_vec(&record).map_err(|e| ApiError::internal(e.to_string()))?;
+    let valid_since = instant("validSince", input.valid_since.as_deref())?;
+    let valid_until = instant("validUntil", input.valid_until.as_deref())?;
+    check_period(&valid_since, &valid_until)?;
+    let (token, digest) = super::tokens::issue()?;
+    let record = LinkRecord {
+        url,
+        created_at: time::rfc3339(time::now()),
+        valid_since,
+        valid_until,
+        max_visits: input.max_visits,
+        forward_query: input.forward_query,
+        redirect_status: input.redirect_status.map_or(302, |s| s.0),
+        tags: input.tags.into_iter().map(|t| t.0).collect(),
+        manage_token_sha256: Some(digest),
+    };
+    let bytes = record.stored(0)?;
     let slug = match input.custom_slug {
         Some(slug) => {
             if let Some(why) = slug_problem(&slug) {
@@ -130,25 +368,130 @@ async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<Short
         }
         None => random::reserve(ctx.store.as_ref(), AUTO_SLUG_LEN, SLUG_ALPHABET, key, &bytes, None, "slug").await?,
     };
-    Ok(ShortUrlCreated {
-        short_url: format!("{}/v1/short-url/r/{slug}", ctx.config.public_base()),
-        slug,
-        url: record.url,
-        created_at: record.created_at,
-    })
+    let mut created = ShortUrlCreated::of(ctx, slug, record);
+    created.manage_token = Some(token);
+    Ok(created)
+}
+
+/// Create a short link.
+///
+/// Stores `url` under a slug: `customSlug` if given (3 to 64 letters, digits, `-`, `_`; not
+/// a reserved word), otherwise a generated 6-character slug from an alphabet without
+/// look-alikes (no 0/O, 1/l/I). A custom slug that is taken is 409 `SLUG_TAKEN`; one that
+/// breaks the rules is 400 `INVALID_SLUG` saying which rule. A link may redirect only from
+/// `validSince` and until `validUntil`, and at most `maxVisits` times (exactly, however many
+/// visitors arrive at once); outside those it answers 410 `LINK_EXPIRED`. `forwardQuery`
+/// appends the query a visitor's URL carries to the target's, `redirectStatus` picks 301, 302
+/// (default), 307 or 308, and `tags` (up to 10) are kept for you. The answer's `manageToken`,
+/// shown only here, changes (`PATCH`) or deletes the link. The target is validated but never
+/// fetched.
+#[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
+     uses(store), errors(INVALID_SLUG, SLUG_TAKEN),
+     rejects = "a URL with a user name or password, or whose host is not a valid host name or address, or a validSince or validUntil that is not RFC 3339, or a period that ends before it starts",
+     redact(".data.slug", ".data.shortUrl", ".data.createdAt", ".data.qrUrl", ".data.manageToken"),
+     example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
+     example(campaign, {"url": "https://example.com/launch", "validUntil": "2030-01-01T00:00:00Z", "maxVisits": 1000,
+                        "forwardQuery": true, "redirectStatus": 307, "tags": ["launch", "newsletter"]}),
+     example(reserved_slug, {"url": "https://example.com", "customSlug": "stats"}, status = 400),
+     example(empty_period, {"url": "https://example.com", "validSince": "2030-01-02T00:00:00Z", "validUntil": "2030-01-01T00:00:00Z"}, status = 400),
+     example(not_http, {"url": "javascript:alert(1)"}, status = 400))]
+async fn create_short_url(input: ShortUrlCreateInput, ctx: &Ctx) -> Result<ShortUrlCreated, ApiError> {
+    create(ctx, input).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
-struct SlugInput {
-    /// The link's slug. Any slug that is not a link (of any shape) is 404 `NOT_FOUND`.
-    #[schemars(length(min = 1, max = 256))]
-    slug: String,
+struct ShortUrlBatchInput {
+    /// The links to create, 1 to 100, each as `short-url/create` takes it.
+    #[schemars(length(min = 1, max = 100))]
+    links: Vec<ShortUrlCreateInput>,
 }
 
-async fn find(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
+#[derive(Debug, Serialize, JsonSchema)]
+struct BatchItemError {
+    /// The error code, as a single create would answer it.
+    code: String,
+    /// What went wrong.
+    message: String,
+    /// The field at fault, when one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct BatchItem {
+    /// Position in the request, from 0.
+    index: usize,
+    /// The link, when it was created.
+    created: Option<ShortUrlCreated>,
+    /// Why it was not, when it was not.
+    error: Option<BatchItemError>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ShortUrlBatch {
+    /// One result per link asked for, in the request's order.
+    results: Vec<BatchItem>,
+    /// How many were created.
+    created_count: usize,
+    /// How many were not.
+    failed_count: usize,
+}
+
+/// Create up to 100 short links.
+///
+/// Each link is created as `short-url/create` would create it, on its own: one that fails (a
+/// taken or invalid slug, a bad URL) does not stop the others, and its result says why with
+/// the code a single create would answer. Results come in the request's order. A request whose
+/// shape is wrong (more than 100 links, a field of the wrong type) is refused whole with 400.
+#[op(post "/v1/short-url/batch" as createShortUrlBatch, tag = Storage,
+     uses(store),
+     redact(".data.results[].created.slug", ".data.results[].created.shortUrl", ".data.results[].created.createdAt",
+            ".data.results[].created.qrUrl", ".data.results[].created.manageToken"),
+     example(two_and_a_bad_one, {"links": [{"url": "https://example.com/a"}, {"url": "https://user:pw@example.com/"},
+                                           {"url": "https://example.com/b", "tags": ["b"]}]}),
+     example(too_many, {"links": []}, status = 400))]
+async fn create_short_url_batch(input: ShortUrlBatchInput, ctx: &Ctx) -> Result<ShortUrlBatch, ApiError> {
+    use futures_util::StreamExt;
+    debug_assert!(input.links.len() <= MAX_BATCH);
+    // A few at a time, in order: creates share the store's writes without flooding it.
+    let results: Vec<BatchItem> = futures_util::stream::iter(input.links.into_iter().enumerate())
+        .map(|(index, link)| async move {
+            match create(ctx, link).await {
+                Ok(created) => BatchItem { index, created: Some(created), error: None },
+                Err(e) => BatchItem {
+                    index,
+                    created: None,
+                    error: Some(BatchItemError {
+                        code: e.code.as_str().to_string(),
+                        message: e.message.into_owned(),
+                        field: e.field,
+                    }),
+                },
+            }
+        })
+        .buffered(8)
+        .collect()
+        .await;
+    let created_count = results.iter().filter(|r| r.created.is_some()).count();
+    Ok(ShortUrlBatch { failed_count: results.len() - created_count, created_count, results })
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SlugInput {
+    /// The link's slug. Any slug that is not a link (of any shape) is 404 `NOT_FOUND`.
+    #[schemars(length(min = 1, max = 256))]
+    pub slug: String,
+}
+
+/// The link at `slug` (not a visit): its record and its gate's uses left.
+pub(super) async fn find(ctx: &Ctx, slug: &str) -> Result<(LinkRecord, Option<gated::Gate>), ApiError> {
     lookable(slug)?;
-    read(ctx.store.get(&key(slug)).await?.ok_or_else(|| missing(slug))?)
+    let stored = ctx.store.get(&key(slug)).await?.ok_or_else(|| missing(slug))?;
+    let (gate, json) = gated::split(&stored);
+    Ok((read(json)?, gate))
 }
 
 /// Only slugs that could have been created are looked up; any other shape is 404 at once.
@@ -164,35 +507,50 @@ fn missing(slug: &str) -> ApiError {
     ApiError::not_found(format!("no short link {slug:?}"))
 }
 
-fn read(raw: Vec<u8>) -> Result<LinkRecord, ApiError> {
-    serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored link unreadable: {e}")))
+fn read(raw: &[u8]) -> Result<LinkRecord, ApiError> {
+    serde_json::from_slice(raw).map_err(|e| ApiError::internal(format!("stored link unreadable: {e}")))
 }
 
 /// Follow a short link.
 ///
-/// Answers 302 with the target in `Location` and counts the click, in the same step as the
-/// lookup (one round trip on Redis; on the embedded store the count is queued and the redirect
-/// does not wait for it); every request counts, bots and link previews included. Unknown slugs
-/// are 404 `NOT_FOUND`.
+/// Redirects to the target in `Location` (302, or the link's `redirectStatus`), with the
+/// visitor's own query appended when the link forwards queries, and counts the click in the
+/// same step as the lookup (one round trip on Redis; on the embedded store the count of a link
+/// without limits is queued and the redirect does not wait for it); every request counts, bots
+/// and link previews included. A link before its `validSince`, from its `validUntil` on, or
+/// past its `maxVisits` answers 410 `LINK_EXPIRED` and counts nothing. Unknown slugs are 404
+/// `NOT_FOUND`.
 #[op(get "/v1/short-url/r/{slug}" as followShortUrl, tag = Storage, output = redirect,
-     uses(store), errors(NOT_FOUND),
+     uses(store), errors(NOT_FOUND, LINK_EXPIRED),
      example(unknown, {"slug": "nothing-here"}, status = 404),
      example(other_shape, {"slug": "no spaces"}, status = 404))]
 async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiError> {
     let slug = &input.slug;
     lookable(slug)?;
-    let now = time::rfc3339(time::now());
-    let raw = ctx
+    let now = time::now();
+    let stamp = time::rfc3339(now);
+    let counted = ctx
         .store
         .get_and_count(CountedRead {
             key: &key(slug),
             stamp_key: &last_click_key(slug),
-            stamp: now.as_bytes(),
+            stamp: stamp.as_bytes(),
             counter: &clicks_key(slug),
+            now_ms: time::unix_ms(now),
         })
         .await?
         .ok_or_else(|| missing(slug))?;
-    Ok(Redirect { location: read(raw)?.url })
+    match counted {
+        Counted::Open(raw) => {
+            let link = read(&raw)?;
+            Ok(Redirect { location: link.url, status: link.redirect_status, forward_query: link.forward_query })
+        }
+        Counted::Closed(raw) => {
+            let link = read(&raw)?;
+            let now = jiff::Timestamp::from_millisecond(time::unix_ms(now) as i64).unwrap_or_default();
+            Err(ApiError::new(ErrorCode::LinkExpired, link.closed_because(now)))
+        }
+    }
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -210,10 +568,20 @@ struct ShortUrlStats {
     created_at: String,
     /// When it was last followed (RFC 3339, UTC); null before the first click.
     last_click_at: Option<String>,
+    /// From when it redirects (RFC 3339), if limited.
+    valid_since: Option<String>,
+    /// Until when it redirects (RFC 3339), if limited.
+    valid_until: Option<String>,
+    /// Visits it redirects at most, if limited.
+    max_visits: Option<u64>,
+    /// Visits it will still redirect, if limited.
+    visits_left: Option<u64>,
+    /// Its tags.
+    tags: Vec<String>,
 }
 
 async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
-    let link = find(ctx, &slug).await?;
+    let (link, gate) = find(ctx, &slug).await?;
     let clicks = ctx.store.count(&clicks_key(&slug)).await?;
     let last_click_at = ctx.store.get(&last_click_key(&slug)).await?.map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok(ShortUrlStats {
@@ -223,13 +591,19 @@ async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
         clicks,
         created_at: link.created_at,
         last_click_at,
+        valid_since: link.valid_since,
+        valid_until: link.valid_until,
+        max_visits: link.max_visits,
+        visits_left: gate.and_then(|g| g.left),
+        tags: link.tags,
     })
 }
 
 /// Show a short link's statistics.
 ///
-/// Clicks so far, target, creation time and last click. Reading statistics is not a click.
-/// `POST /v1/short-url/stats` with the slug in a JSON body is the same read.
+/// Clicks so far, target, creation time, last click, and the link's limits with the visits it
+/// will still redirect. Reading statistics is not a click. `POST /v1/short-url/stats` with the
+/// slug in a JSON body is the same read.
 #[op(get "/v1/short-url/{slug}/stats" as getShortUrlStats,
      post "/v1/short-url/stats" as getShortUrlStatsPost,
      tag = Storage,
@@ -251,8 +625,202 @@ mod tests {
     use crate::testing::json_of;
 
     fn client() -> TestClient<wrench::http::App> {
-        let ops = vec![__op_create_short_url(), __op_follow_short_url(), __op_get_short_url_stats()];
+        use crate::storage::short_url_manage as manage;
+        let ops = vec![
+            __op_create_short_url(),
+            __op_create_short_url_batch(),
+            __op_follow_short_url(),
+            __op_get_short_url_stats(),
+            manage::__op_update_short_url(),
+            manage::__op_delete_short_url(),
+            manage::__op_get_short_url_qr(),
+        ];
         TestClient::new(wrench::http::app(Arc::new(Config::default()), ops).unwrap())
+    }
+
+    async fn create(cli: &TestClient<wrench::http::App>, body: Value) -> (String, String) {
+        let (status, v) = json_of(cli.post("/v1/short-url/create").body_json(&body).send().await).await;
+        assert_eq!(status, 200, "{v}");
+        (v["data"]["slug"].as_str().unwrap().to_string(), v["data"]["manageToken"].as_str().unwrap().to_string())
+    }
+
+    /// The status of a follow and its Location (or error code).
+    async fn follow(cli: &TestClient<wrench::http::App>, path: &str) -> (u16, String) {
+        let resp = cli.get(path).send().await;
+        let status = resp.0.status().as_u16();
+        if let Some(loc) = resp.0.headers().get("location") {
+            return (status, loc.to_str().unwrap().to_string());
+        }
+        let (_, v) = json_of(resp).await;
+        (
+            status,
+            format!("{} {}", v["error"]["code"].as_str().unwrap_or(""), v["error"]["message"].as_str().unwrap_or("")),
+        )
+    }
+
+    #[tokio::test]
+    async fn periods_and_visit_limits_close_a_link_with_410() {
+        let cli = client();
+        let (early, _) =
+            create(&cli, json!({"url": "https://example.com/", "validSince": "2999-01-01T00:00:00Z"})).await;
+        let (status, why) = follow(&cli, &format!("/v1/short-url/r/{early}")).await;
+        assert_eq!(status, 410);
+        assert!(why.starts_with("LINK_EXPIRED this link opens at 2999-01-01T00:00:00Z"), "{why}");
+        let (late, _) =
+            create(&cli, json!({"url": "https://example.com/", "validUntil": "2001-01-01T00:00:00+02:00"})).await;
+        let (status, why) = follow(&cli, &format!("/v1/short-url/r/{late}")).await;
+        assert_eq!((status, why.contains("expired at 2000-12-31T22:00:00Z")), (410, true), "{why}");
+        let (open, _) = create(
+            &cli,
+            json!({"url": "https://example.com/", "validSince": "2001-01-01T00:00:00Z", "validUntil": "2999-01-01T00:00:00Z", "maxVisits": 3}),
+        )
+        .await;
+        for _ in 0..3 {
+            assert_eq!(follow(&cli, &format!("/v1/short-url/r/{open}")).await.0, 302);
+        }
+        let (status, why) = follow(&cli, &format!("/v1/short-url/r/{open}")).await;
+        assert_eq!((status, why.as_str()), (410, "LINK_EXPIRED this link has had its 3 visits"));
+        let (_, s) = json_of(cli.get(format!("/v1/short-url/{open}/stats")).send().await).await;
+        assert_eq!((s["data"]["clicks"].as_i64(), s["data"]["visitsLeft"].as_u64()), (Some(3), Some(0)), "{s}");
+    }
+
+    #[tokio::test]
+    async fn the_visit_that_reaches_max_visits_is_the_last_under_concurrency() {
+        let cli = Arc::new(client());
+        let (slug, _) = create(&cli, json!({"url": "https://example.com/", "maxVisits": 10})).await;
+        let followers: Vec<_> = (0..100)
+            .map(|_| {
+                let (cli, slug) = (cli.clone(), slug.clone());
+                tokio::spawn(async move { cli.get(format!("/v1/short-url/r/{slug}")).send().await.0.status().as_u16() })
+            })
+            .collect();
+        let mut statuses = std::collections::BTreeMap::new();
+        for f in followers {
+            *statuses.entry(f.await.unwrap()).or_insert(0) += 1;
+        }
+        assert_eq!(statuses, [(302, 10), (410, 90)].into_iter().collect());
+    }
+
+    #[tokio::test]
+    async fn forwarded_queries_and_chosen_statuses() {
+        let cli = client();
+        let (slug, _) =
+            create(&cli, json!({"url": "https://example.com/p?a=1#top", "forwardQuery": true, "redirectStatus": 308}))
+                .await;
+        assert_eq!(
+            follow(&cli, &format!("/v1/short-url/r/{slug}?utm_source=news&x=%20")).await,
+            (308, "https://example.com/p?a=1&utm_source=news&x=%20#top".to_string())
+        );
+        assert_eq!(
+            follow(&cli, &format!("/v1/short-url/r/{slug}")).await,
+            (308, "https://example.com/p?a=1#top".into())
+        );
+        let (plain, _) = create(&cli, json!({"url": "https://example.com/q", "redirectStatus": 301})).await;
+        assert_eq!(
+            follow(&cli, &format!("/v1/short-url/r/{plain}?utm_source=x")).await,
+            (301, "https://example.com/q".into())
+        );
+        for bad in [json!(303), json!(200), json!("302")] {
+            let (status, v) = json_of(
+                cli.post("/v1/short-url/create")
+                    .body_json(&json!({"url": "https://e.com", "redirectStatus": bad}))
+                    .send()
+                    .await,
+            )
+            .await;
+            assert_eq!(status, 400, "{bad}: {v}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_batch_answers_each_link_in_order() {
+        let cli = client();
+        create(&cli, json!({"url": "https://example.com/", "customSlug": "taken-one"})).await;
+        let links = json!({"links": [
+            {"url": "https://example.com/a", "tags": ["x"]},
+            {"url": "https://user:pw@example.com/"},
+            {"url": "https://example.com/b", "customSlug": "taken-one"},
+            {"url": "https://example.com/c", "customSlug": "fresh-one"},
+        ]});
+        let (status, v) = json_of(cli.post("/v1/short-url/batch").body_json(&links).send().await).await;
+        assert_eq!(status, 200, "{v}");
+        let r = &v["data"]["results"];
+        assert_eq!((v["data"]["createdCount"].as_u64(), v["data"]["failedCount"].as_u64()), (Some(2), Some(2)));
+        assert_eq!(r[0]["created"]["tags"], json!(["x"]));
+        assert_eq!(
+            (r[1]["error"]["code"].as_str(), r[1]["error"]["field"].as_str()),
+            (Some("VALIDATION_ERROR"), Some("url"))
+        );
+        assert_eq!(r[2]["error"]["code"], "SLUG_TAKEN");
+        assert_eq!(r[3]["created"]["slug"], "fresh-one");
+        assert_eq!((0..4).map(|i| r[i]["index"].as_u64().unwrap()).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        let too_many = json!({"links": vec![json!({"url": "https://example.com/"}); 101]});
+        let (status, _) = json_of(cli.post("/v1/short-url/batch").body_json(&too_many).send().await).await;
+        assert_eq!(status, 400);
+    }
+
+    #[tokio::test]
+    async fn the_manage_token_changes_and_deletes_a_link() {
+        let cli = client();
+        let (slug, token) = create(&cli, json!({"url": "https://example.com/old", "maxVisits": 2})).await;
+        assert_eq!(follow(&cli, &format!("/v1/short-url/r/{slug}")).await.0, 302);
+        for wrong in [None, Some("nope")] {
+            let mut req =
+                cli.patch(format!("/v1/short-url/{slug}")).body_json(&json!({"url": "https://evil.example/"}));
+            if let Some(t) = wrong {
+                req = req.header("X-Manage-Token", t);
+            }
+            let (status, v) = json_of(req.send().await).await;
+            assert_eq!((status, v["error"]["code"].as_str()), (403, Some("TOKEN_REJECTED")));
+        }
+        let change =
+            json!({"url": "https://example.com/new", "maxVisits": 3, "tags": ["moved"], "redirectStatus": 307});
+        let (status, v) = json_of(
+            cli.patch(format!("/v1/short-url/{slug}")).header("X-Manage-Token", &token).body_json(&change).send().await,
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        assert!(v["data"].get("manageToken").is_none(), "the token is shown only at creation");
+        // One visit so far, a limit of three: two more.
+        assert_eq!(follow(&cli, &format!("/v1/short-url/r/{slug}")).await, (307, "https://example.com/new".into()));
+        assert_eq!(follow(&cli, &format!("/v1/short-url/r/{slug}")).await.0, 307);
+        assert_eq!(follow(&cli, &format!("/v1/short-url/r/{slug}")).await.0, 410);
+        let (status, _) = json_of(
+            cli.patch(format!("/v1/short-url/{slug}"))
+                .header("X-Manage-Token", &token)
+                .body_json(&json!({"maxVisits": null}))
+                .send()
+                .await,
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_eq!(follow(&cli, &format!("/v1/short-url/r/{slug}")).await.0, 307, "no limit any more");
+        let (status, v) =
+            json_of(cli.delete(format!("/v1/short-url/{slug}")).header("X-Manage-Token", &token).send().await).await;
+        assert_eq!((status, v["data"]["deleted"].as_bool()), (200, Some(true)));
+        assert_eq!(follow(&cli, &format!("/v1/short-url/r/{slug}")).await.0, 404);
+        create(&cli, json!({"url": "https://example.com/", "customSlug": slug})).await;
+    }
+
+    #[tokio::test]
+    async fn the_qr_code_decodes_to_the_short_url_and_is_no_visit() {
+        let cli = client();
+        let (slug, _) = create(&cli, json!({"url": "https://example.com/"})).await;
+        let resp = cli.get(format!("/v1/short-url/{slug}/qr?format=png&size=240&errorCorrectionLevel=H")).send().await;
+        resp.assert_status_is_ok();
+        resp.assert_header("content-type", "image/png");
+        let png = resp.0.into_body().into_vec().await.unwrap();
+        let (w, h, px) = wrench_kit::render::decode_png(&png);
+        let mut img =
+            rqrr::PreparedImage::prepare_from_greyscale(w as usize, h as usize, |x, y| px[(y * w as usize + x) * 4]);
+        let grids = img.detect_grids();
+        assert_eq!(grids.len(), 1);
+        assert_eq!(grids[0].decode().unwrap().1, format!("http://127.0.0.1:8080/v1/short-url/r/{slug}"));
+        let svg = cli.get(format!("/v1/short-url/{slug}/qr")).send().await;
+        svg.assert_header("content-type", "image/svg+xml");
+        let (_, s) = json_of(cli.get(format!("/v1/short-url/{slug}/stats")).send().await).await;
+        assert_eq!(s["data"]["clicks"], 0);
+        assert_eq!(cli.get("/v1/short-url/nothing-here/qr").send().await.0.status(), 404);
     }
 
     #[tokio::test]
@@ -311,7 +879,13 @@ mod tests {
         assert_eq!((status, v["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{v}");
         let (status, v) = json_of(create("my-link_1").await).await;
         assert_eq!((status, v["error"]["code"].as_str()), (409, Some("SLUG_TAKEN")));
-        for (slug, why) in [("ab", "3 to 64"), ("has space", "only letters"), ("Stats", "reserved"), ("r", "3 to 64")] {
+        for (slug, why) in [
+            ("ab", "3 to 64"),
+            ("has space", "only letters"),
+            ("Stats", "reserved"),
+            ("r", "3 to 64"),
+            ("batch", "reserved"),
+        ] {
             let (status, v) = json_of(create(slug).await).await;
             assert_eq!((status, v["error"]["code"].as_str()), (400, Some("INVALID_SLUG")), "{slug}");
             assert!(v["error"]["message"].as_str().unwrap().contains(why), "{slug}: {v}");

@@ -521,7 +521,9 @@ fn present_object<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwn
 }
 
 /// Reads a field that may be absent (left as it is), null (removed) or a value (replaced).
-fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+pub(super) fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
 

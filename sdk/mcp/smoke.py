@@ -64,10 +64,12 @@ async def exercise(session, transport):
     png = base64.b64decode(image.data) if image is not None and image.type == "image" else b""
     check(f"{transport}: image", image is not None and image.mime_type == "image/png" and png.startswith(b"\x89PNG"), r)
 
-    r = await session.call_tool("createShortUrl", {"url": "https://example.com/mcp"})
+    r = await session.call_tool("createShortUrl", {"url": "https://example.com/mcp", "maxVisits": 1})
     slug = (structured(r) or {}).get("slug")
     r = await session.call_tool("followShortUrl", {"slug": slug})
     check(f"{transport}: redirect", (structured(r) or {}).get("location") == "https://example.com/mcp", r)
+    r = await session.call_tool("followShortUrl", {"slug": slug})
+    check(f"{transport}: visits spent", r.is_error, r)
 
     r = await session.call_tool("base64Encode", {"text": "x", "urlSafe": "yes"})
     error = r.structured_content or {}

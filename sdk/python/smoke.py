@@ -67,9 +67,11 @@ png = r.parsed.payload.read() if isinstance(r.parsed, File) else b""
 check("image bytes", png.startswith(b"\x89PNG\r\n\x1a\n"), (r.headers.get("content-type"), type(r.parsed)))
 
 # A redirect, not followed.
-link = create_short_url.sync(client=client, body=ShortUrlCreateInput(url="https://example.com/smoke"))
+link = create_short_url.sync(client=client, body=ShortUrlCreateInput(url="https://example.com/smoke", max_visits=1))
 r = follow_short_url.sync_detailed(slug=link.data.slug, client=client)
 check("redirect", r.status_code == 302 and r.headers["location"] == "https://example.com/smoke", r.headers)
+r = follow_short_url.sync_detailed(slug=link.data.slug, client=client)
+check("visits spent", r.status_code == 410, r.content)
 
 # A webhook receive URL with an arbitrary body.
 inbox = create_webhook_inbox.sync(client=client, body=InboxCreateInput(max_payloads=5))

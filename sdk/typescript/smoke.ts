@@ -61,7 +61,7 @@ function check(step: string, ok: boolean, detail: unknown): void {
 
 // A redirect, not followed.
 {
-  const link = await client.POST("/v1/short-url/create", { body: { url: "https://example.com/smoke" } });
+  const link = await client.POST("/v1/short-url/create", { body: { url: "https://example.com/smoke", maxVisits: 1 } });
   const slug = link.data?.data.slug ?? "";
   const { response } = await client.GET("/v1/short-url/r/{slug}", { params: { path: { slug } }, redirect: "manual" });
   check(
@@ -69,6 +69,8 @@ function check(step: string, ok: boolean, detail: unknown): void {
     response.status === 302 && response.headers.get("location") === "https://example.com/smoke",
     response.status,
   );
+  const again = await client.GET("/v1/short-url/r/{slug}", { params: { path: { slug } }, redirect: "manual" });
+  check("visits spent", again.response.status === 410 && again.error?.error.code === "LINK_EXPIRED", again.error);
 }
 
 // A webhook receive URL with an arbitrary body.

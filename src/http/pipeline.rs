@@ -37,6 +37,13 @@ pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta
     {
         tokio::time::sleep(raw.delay).await;
     }
+    // A redirect that forwards the visitor's query gets it here, where the request is.
+    if let Ok(Reply::Redirect(r)) = &mut result
+        && r.forward_query
+        && let Some(query) = req.uri().query().filter(|q| !q.is_empty())
+    {
+        r.location = with_query(&r.location, query);
+    }
     let mut resp = render(result, meta);
     for (k, v) in limit_headers {
         resp.headers_mut().insert(k, v);
@@ -170,6 +177,25 @@ async fn call(
     }
 }
 
+/// `target` with `query` appended to its own query (before any fragment).
+fn with_query(target: &str, query: &str) -> String {
+    let (base, fragment) = match target.split_once('#') {
+        Some((b, f)) => (b, Some(f)),
+        None => (target, None),
+    };
+    let joiner = match base.split_once('?') {
+        Some((_, q)) if !q.is_empty() => "&",
+        Some(_) => "",
+        None => "?",
+    };
+    let mut out = format!("{base}{joiner}{query}");
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    out
+}
+
 /// `e` with `Connection: close`: the request's body was not read to its end, so the
 /// connection cannot carry another request.
 fn closing(e: ApiError) -> ApiError {
@@ -202,7 +228,10 @@ fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
             .header(header::CONTENT_SECURITY_POLICY, "default-src 'none'; style-src 'unsafe-inline'; sandbox")
             .body(img.bytes),
         Ok(Reply::Redirect(r)) => match HeaderValue::from_str(&r.location) {
-            Ok(loc) => Response::builder().status(StatusCode::FOUND).header(header::LOCATION, loc).finish(),
+            Ok(loc) => Response::builder()
+                .status(StatusCode::from_u16(r.status).unwrap_or(StatusCode::FOUND))
+                .header(header::LOCATION, loc)
+                .finish(),
             Err(_) => {
                 envelope::error_response(&ApiError::internal("redirect target is not a valid header"), &m.as_meta())
             }
@@ -241,6 +270,15 @@ impl MetaValues {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn forwarded_queries_join_the_targets_before_its_fragment() {
+        assert_eq!(super::with_query("https://e.com/a", "x=1"), "https://e.com/a?x=1");
+        assert_eq!(super::with_query("https://e.com/a?y=2", "x=1"), "https://e.com/a?y=2&x=1");
+        assert_eq!(super::with_query("https://e.com/a?", "x=1"), "https://e.com/a?x=1");
+        assert_eq!(super::with_query("https://e.com/a?y=2#top", "x=1&z"), "https://e.com/a?y=2&x=1&z#top");
+        assert_eq!(super::with_query("https://e.com/#f", "x=1"), "https://e.com/?x=1#f");
+    }
+
     use super::is_json;
 
     #[test]

@@ -85,7 +85,13 @@ pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchem
     }
     let mut responses = Map::new();
     let (status, success) = success(op, envelope);
-    responses.insert(status.into(), success);
+    responses.insert(status.into(), success.clone());
+    // A redirect answers with the status its target chose (a short link's redirectStatus).
+    if op.output == OutputKind::Redirect {
+        for other in ["301", "307", "308"] {
+            responses.insert(other.into(), success.clone());
+        }
+    }
     // An answer of any type is one its caller configured (a webhook inbox's `response`): any
     // status, headers and body, so every status may carry it.
     let configured = op.output == OutputKind::Raw && op.media.contains(&"*/*");

@@ -433,6 +433,18 @@ pub struct Image {
 #[derive(Debug, Clone)]
 pub struct Redirect {
     pub location: String,
+    /// 301, 302, 307 or 308.
+    pub status: u16,
+    /// The request's own query is appended to `location` (a short link that forwards the
+    /// `utm_*` a visitor's URL carries): the pipeline has it, the operation does not read it.
+    pub forward_query: bool,
+}
+
+impl Redirect {
+    /// A plain 302 to `location`.
+    pub fn found(location: String) -> Redirect {
+        Redirect { location, status: 302, forward_query: false }
+    }
 }
 
 impl Reply {

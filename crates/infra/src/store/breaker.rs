@@ -183,7 +183,7 @@ impl Store for Breaker {
         Box::pin(self.guard(Some(key), self.inner.push_guarded(push)))
     }
 
-    fn get_and_count<'a>(&'a self, read: super::CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
+    fn get_and_count<'a>(&'a self, read: super::CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
         let key = read.key;
         Box::pin(self.guard(Some(key), self.inner.get_and_count(read)))
     }

@@ -333,22 +333,56 @@ impl Store for EmbeddedStore {
         }))
     }
 
-    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
+        use super::{Counted, gated};
         let (stamp_key, stamp, counter) = (read.stamp_key.to_string(), encode(0, read.stamp), read.counter.to_string());
         Box::pin(async move {
-            let found = self.get(read.key).await?;
-            if found.is_some() {
-                // The count is queued, not awaited: the redirect does not wait for an fsync, and
-                // the writer keeps the stamp-then-count order.
-                self.writer
-                    .submit(true, move |tx| {
-                        let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-                        values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
-                        bump(&mut values, &counter, now_ms(), None).map(|_| ())
-                    })
-                    .await;
+            let Some(found) = self.get(read.key).await? else { return Ok(None) };
+            let (gate, value) = gated::split(&found);
+            match gate {
+                Some(g) if !g.admits(read.now_ms) => return Ok(Some(Counted::Closed(value.to_vec()))),
+                // A limited gate is spent in one write with the count, which reads the value
+                // again (a concurrent reader may have spent the last use since) and waits for
+                // its fsync: the use is the answer's.
+                Some(g) if g.left.is_some() => {
+                    let key = read.key.to_string();
+                    let now = read.now_ms;
+                    return self
+                        .writer
+                        .write(true, move |tx| {
+                            let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+                            let current = match values.get(key.as_str()).map_err(StoreError::unavailable)? {
+                                Some(v) => live(v.value(), now_ms()).map(|(exp, p)| (exp, p.to_vec())),
+                                None => None,
+                            };
+                            let Some((expires_at, stored)) = current else { return Ok(None) };
+                            let (gate, value) = gated::split(&stored);
+                            let value = value.to_vec();
+                            if gate.is_some_and(|g| !g.admits(now)) {
+                                return Ok(Some(Counted::Closed(value)));
+                            }
+                            if let Some(spent) = gated::spend(&stored) {
+                                let again = encode(expires_at, &spent);
+                                values.insert(key.as_str(), again.as_slice()).map_err(StoreError::unavailable)?;
+                            }
+                            values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
+                            bump(&mut values, &counter, now_ms(), None)?;
+                            Ok(Some(Counted::Open(value)))
+                        })
+                        .await;
+                }
+                _ => {}
             }
-            Ok(found)
+            // The count is queued, not awaited: the redirect does not wait for an fsync, and
+            // the writer keeps the stamp-then-count order.
+            self.writer
+                .submit(true, move |tx| {
+                    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+                    values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
+                    bump(&mut values, &counter, now_ms(), None).map(|_| ())
+                })
+                .await;
+            Ok(Some(Counted::Open(value.to_vec())))
         })
     }
 

@@ -27,6 +27,7 @@ pub mod breaker;
 pub mod counted;
 pub mod embedded;
 mod embedded_log;
+pub mod gated;
 pub mod group_commit;
 pub mod redis;
 mod redis_log;
@@ -132,8 +133,11 @@ pub trait Store: Send + Sync {
 
     /// The value at `read.key`; when there is one, also writes `read.stamp` at
     /// `read.stamp_key` and adds one to the counter `read.counter` (neither expires), stamp
-    /// first: a reader that sees the count also sees the stamp.
-    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>>;
+    /// first: a reader that sees the count also sees the stamp. A value behind a gate
+    /// ([`gated`]) is counted only while its gate admits `read.now_ms`, spending one of its
+    /// uses in the same step; otherwise nothing is written and the answer is [`Counted::Closed`].
+    /// The value is answered without its gate.
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Counted>>;
 
     /// The value at `key`, spending one read of a value written with a count
     /// ([`counted::counted`]): the read that spends the last removes it, in the same step, so
@@ -211,6 +215,17 @@ pub struct CountedRead<'a> {
     pub stamp_key: &'a str,
     pub stamp: &'a [u8],
     pub counter: &'a str,
+    /// The instant a gate is checked at (Unix milliseconds).
+    pub now_ms: u64,
+}
+
+/// What a counted read found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counted {
+    /// Counted (and a use of its gate spent, if it has a limit).
+    Open(Vec<u8>),
+    /// Behind a gate that is closed now, or has no uses left: nothing was counted.
+    Closed(Vec<u8>),
 }
 
 /// What became of a guarded push.

@@ -82,16 +82,30 @@ return {2, redis.call('LLEN', KEYS[2])}
     )
 });
 
-/// A read that counts. KEYS: key, stamp key, counter. ARGV: stamp.
+/// A read that counts, through the value's gate if it has one (`gated.rs`: a zero byte and
+/// `g`, since and until as 15 digits, uses left as 10, all nines for no limit). Answers the
+/// value as it was and 1 when counted, 0 when the gate was closed. KEYS: key, stamp key,
+/// counter. ARGV: stamp, now in Unix milliseconds.
 static GET_AND_COUNT: LazyLock<Script> = LazyLock::new(|| {
     Script::from_lua(
         r#"
 local v = redis.call('GET', KEYS[1])
-if v then
-  redis.call('SET', KEYS[2], ARGV[1])
-  redis.call('INCR', KEYS[3])
+if not v then return false end
+if string.sub(v, 1, 2) == '\0g' and string.len(v) >= 42 then
+  local since = tonumber(string.sub(v, 3, 17))
+  local untl = tonumber(string.sub(v, 18, 32))
+  local left = tonumber(string.sub(v, 33, 42))
+  local now = tonumber(ARGV[2])
+  if (since > 0 and now < since) or (untl > 0 and now >= untl) or left == 0 then
+    return {v, 0}
+  end
+  if left < 9999999999 then
+    redis.call('SETRANGE', KEYS[1], 32, string.format('%010d', left - 1))
+  end
 end
-return v
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('INCR', KEYS[3])
+return {v, 1}
 "#,
     )
 });
@@ -349,11 +363,20 @@ impl Store for RedisStore {
         })
     }
 
-    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Vec<u8>>> {
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
         Box::pin(async move {
             let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
-            let args = vec![Value::Bytes(read.stamp.to_vec().into())];
-            self.run(&GET_AND_COUNT, keys, args).await
+            let args = vec![Value::Bytes(read.stamp.to_vec().into()), Value::Integer(read.now_ms as i64)];
+            let reply: Value = self.run(&GET_AND_COUNT, keys, args).await?;
+            let unexpected = |v: &Value| StoreError::Unavailable(format!("unexpected script answer {v:?}"));
+            let parts = match reply {
+                Value::Null => return Ok(None),
+                Value::Array(parts) => parts,
+                other => return Err(unexpected(&other)),
+            };
+            let [stored, open] = parts.as_slice() else { return Err(unexpected(&Value::Array(parts))) };
+            let value = super::gated::split(stored.as_bytes().ok_or_else(|| unexpected(stored))?).1.to_vec();
+            Ok(Some(if open.as_i64() == Some(1) { super::Counted::Open(value) } else { super::Counted::Closed(value) }))
         })
     }
 
