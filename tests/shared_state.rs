@@ -65,6 +65,38 @@ async fn two_instances_on_one_redis_share_data_and_rate_limits() {
     common::remove_redis_keys(&url, &prefix).await;
 }
 
+/// Two instances without rate limits on the Redis of `WRENCH_TEST_REDIS_URL`, under a new key
+/// prefix: the URL, the prefix and their addresses.
+async fn two_unlimited_instances_on_redis() -> (String, String, std::net::SocketAddr, std::net::SocketAddr) {
+    let url = std::env::var("WRENCH_TEST_REDIS_URL")
+        .expect("WRENCH_TEST_REDIS_URL was set when the tests were built; set it again to run them");
+    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
+    let connect = || Arc::new(RedisStore::connect(&url, &prefix).unwrap()) as Arc<dyn Store>;
+    let unlimited = || Config { anon_quota: Quota::UNLIMITED, ..Config::default() };
+    let (a, b) = (serve(unlimited(), connect()).await, serve(unlimited(), connect()).await);
+    (url, prefix, a, b)
+}
+
+/// 100 GETs of `path` at once, alternating between `a` and `b`: how many got each status.
+async fn hundred_gets(
+    a: std::net::SocketAddr,
+    b: std::net::SocketAddr,
+    path: &str,
+) -> std::collections::BTreeMap<u16, usize> {
+    let calls: Vec<_> = (0..100)
+        .map(|i| {
+            let (addr, path) = (if i % 2 == 0 { a } else { b }, path.to_string());
+            tokio::spawn(async move { call(addr, "GET", &path, None).await.0 })
+        })
+        .collect();
+    let mut statuses = std::collections::BTreeMap::new();
+    for c in calls {
+        let head = c.await.unwrap();
+        *statuses.entry(head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0)).or_insert(0) += 1;
+    }
+    statuses
+}
+
 /// Pastes with a view limit read from two instances at once: exactly as many reads succeed as
 /// there were views, and a burnt or deleted paste leaves no key behind (a scan of the test's
 /// prefix finds none).
@@ -74,31 +106,12 @@ async fn two_instances_on_one_redis_share_data_and_rate_limits() {
     ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
 )]
 async fn burnt_and_deleted_pastes_leave_no_keys_on_redis() {
-    let url = std::env::var("WRENCH_TEST_REDIS_URL")
-        .expect("WRENCH_TEST_REDIS_URL was set when the tests were built; set it again to run them");
-    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
-    let connect = || Arc::new(RedisStore::connect(&url, &prefix).unwrap()) as Arc<dyn Store>;
-    let unlimited = || Config { anon_quota: Quota::UNLIMITED, ..Config::default() };
-    let (a, b) = (serve(unlimited(), connect()).await, serve(unlimited(), connect()).await);
+    let (url, prefix, a, b) = two_unlimited_instances_on_redis().await;
     let (_, created) = call(a, "POST", "/v1/paste/create", Some(json!({"content": "few", "maxViews": 5}))).await;
     let id = created["data"]["id"].as_str().unwrap().to_string();
     assert_eq!(common::redis_keys(&url, &prefix).await.len(), 1, "one key for one paste");
-    let readers: Vec<_> = (0..100)
-        .map(|i| {
-            let (addr, path) = (if i % 2 == 0 { a } else { b }, format!("/v1/paste/{id}"));
-            tokio::spawn(async move { call(addr, "GET", &path, None).await.0 })
-        })
-        .collect();
-    let mut ok = 0;
-    for r in readers {
-        let head = r.await.unwrap();
-        if head.starts_with("http/1.1 200") {
-            ok += 1;
-        } else {
-            assert!(head.starts_with("http/1.1 404"), "{head}");
-        }
-    }
-    assert_eq!(ok, 5, "five views, five reads, across both instances");
+    let statuses = hundred_gets(a, b, &format!("/v1/paste/{id}")).await;
+    assert_eq!(statuses, [(200, 5), (404, 95)].into(), "five views, five reads, across both instances");
     assert_eq!(common::redis_keys(&url, &prefix).await, Vec::<String>::new(), "the burnt paste left nothing");
     let (_, created) = call(b, "POST", "/v1/paste/create", Some(json!({"content": "to delete"}))).await;
     let (id, token) = (created["data"]["id"].as_str().unwrap(), created["data"]["deleteToken"].as_str().unwrap());
@@ -107,6 +120,32 @@ async fn burnt_and_deleted_pastes_leave_no_keys_on_redis() {
     let (head, _) = common::exchange(&mut stream, &req).await;
     assert!(head.starts_with("http/1.1 200"), "{head}");
     assert_eq!(common::redis_keys(&url, &prefix).await, Vec::<String>::new(), "the deleted paste left nothing");
+    common::remove_redis_keys(&url, &prefix).await;
+}
+
+/// A link with a visit limit followed through two instances at once: exactly as many redirects
+/// as the limit, the rest 410; deleting it leaves no key behind.
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn visit_limits_hold_across_instances_and_deleted_links_leave_no_keys() {
+    let (url, prefix, a, b) = two_unlimited_instances_on_redis().await;
+    let body = json!({"url": "https://example.com/", "maxVisits": 7});
+    let (_, created) = call(a, "POST", "/v1/short-url/create", Some(body)).await;
+    let (slug, token) = (created["data"]["slug"].as_str().unwrap(), created["data"]["manageToken"].as_str().unwrap());
+    let statuses = hundred_gets(a, b, &format!("/v1/short-url/r/{slug}")).await;
+    assert_eq!(statuses, [(302, 7), (410, 93)].into());
+    let (_, stats) = call(b, "GET", &format!("/v1/short-url/{slug}/stats"), None).await;
+    assert_eq!((stats["data"]["clicks"].as_i64(), stats["data"]["visitsLeft"].as_u64()), (Some(7), Some(0)), "{stats}");
+    assert_eq!(common::redis_keys(&url, &prefix).await.len(), 3, "the link, its count and its last click");
+    let mut stream = tokio::net::TcpStream::connect(b).await.unwrap();
+    let req =
+        common::json_request("DELETE", &format!("/v1/short-url/{slug}"), &format!("X-Manage-Token: {token}\r\n"), "");
+    let (head, _) = common::exchange(&mut stream, &req).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(common::redis_keys(&url, &prefix).await, Vec::<String>::new(), "the deleted link left nothing");
     common::remove_redis_keys(&url, &prefix).await;
 }
 
@@ -292,12 +331,7 @@ async fn sse_events(
     ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
 )]
 async fn an_inbox_stream_on_one_instance_sees_deliveries_to_another() {
-    let url = std::env::var("WRENCH_TEST_REDIS_URL")
-        .expect("WRENCH_TEST_REDIS_URL was set when the tests were built; set it again to run them");
-    let prefix = format!("wrench-test:{}:", uuid::Uuid::new_v4().simple());
-    let connect = || Arc::new(RedisStore::connect(&url, &prefix).unwrap()) as Arc<dyn Store>;
-    let unlimited = || Config { anon_quota: Quota::UNLIMITED, ..Config::default() };
-    let (a, b) = (serve(unlimited(), connect()).await, serve(unlimited(), connect()).await);
+    let (url, prefix, a, b) = two_unlimited_instances_on_redis().await;
     let (_, inbox) = call(a, "POST", "/v1/webhook/inbox/create", None).await;
     let inbox = inbox["data"]["id"].as_str().unwrap().to_string();
     let client = reqwest::Client::new();

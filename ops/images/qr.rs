@@ -1,183 +1,64 @@
 //! QR codes (ISO/IEC 18004) as SVG, PNG or a PNG data URI, by POST with a JSON body or by GET
 //! with the same parameters in the query string (so a code can be an `<img src>`).
 
-use base64::{Engine, engine::general_purpose::STANDARD};
-use qrcode::{Color, EcLevel, QrCode};
-
 use crate::{op::Image, prelude::*};
-use wrench_kit::render::{self, Rgb};
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum QrFormat {
-    /// `image/svg+xml`.
-    #[default]
-    Svg,
-    /// `image/png`.
-    Png,
-    /// `text/plain`: a `data:image/png;base64,...` URI.
-    Base64,
-}
-
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) enum Ecc {
-    /// Recovers about 7% of damaged modules.
-    L,
-    /// About 15%.
-    #[default]
-    M,
-    /// About 25%.
-    Q,
-    /// About 30%.
-    H,
-}
+use wrench_kit::qr::{self, Ecc, QrFormat, QrSpec};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub(crate) struct QrInput {
+struct QrInput {
     /// What the code holds (UTF-8, up to 2,953 bytes at level L, fewer at higher levels).
     #[schemars(length(min = 1, max = 2953))]
-    pub(crate) text: String,
+    text: String,
     /// Width and height of the image in pixels.
     #[serde(default = "three_hundred")]
     #[schemars(range(min = 50, max = 2000))]
-    pub(crate) size: u32,
+    size: u32,
     /// svg, png, or base64 (a PNG data URI as text).
     #[serde(default)]
-    pub(crate) format: QrFormat,
+    format: QrFormat,
     /// Colour of the dark modules, `#rrggbb` or `#rgb`.
     #[serde(default = "black")]
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
-    pub(crate) dark_color: String,
+    dark_color: String,
     /// Colour of the light modules and the quiet zone.
     #[serde(default = "white")]
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
-    pub(crate) light_color: String,
+    light_color: String,
     /// Error correction: L, M, Q or H.
     #[serde(default)]
-    pub(crate) error_correction_level: Ecc,
+    error_correction_level: Ecc,
     /// Quiet zone around the code, in modules (the standard asks for 4).
     #[serde(default = "four")]
     #[schemars(range(min = 0, max = 20))]
-    pub(crate) margin: u32,
+    margin: u32,
 }
 
-pub(crate) fn three_hundred() -> u32 {
-    300
+fn three_hundred() -> u32 {
+    qr::default_size()
 }
 
-pub(crate) fn four() -> u32 {
-    4
+fn four() -> u32 {
+    qr::default_margin()
 }
 
-pub(crate) fn black() -> String {
-    "#000000".into()
+fn black() -> String {
+    qr::default_dark()
 }
 
-pub(crate) fn white() -> String {
-    "#ffffff".into()
+fn white() -> String {
+    qr::default_light()
 }
 
-/// The modules (true = dark) of the code for `input`, row by row, and the side in modules.
-fn modules(input: &QrInput) -> Result<(Vec<bool>, usize), ApiError> {
-    let level = match input.error_correction_level {
-        Ecc::L => EcLevel::L,
-        Ecc::M => EcLevel::M,
-        Ecc::Q => EcLevel::Q,
-        Ecc::H => EcLevel::H,
-    };
-    let code = QrCode::with_error_correction_level(input.text.as_bytes(), level).map_err(|e| {
-        ApiError::invalid(
-            "text",
-            format!(
-                "does not fit in a QR code at level {:?} ({e}); shorten it or lower errorCorrectionLevel",
-                input.error_correction_level
-            ),
-        )
-    })?;
-    let width = code.width();
-    Ok((code.to_colors().into_iter().map(|c| c == Color::Dark).collect(), width))
-}
-
-/// Module size in pixels and the offset of the first module, so that the code with its quiet
-/// zone is centred in exactly `size` pixels.
-fn layout(size: u32, width: usize, margin: u32) -> Result<(u32, u32), ApiError> {
-    let total = width as u32 + 2 * margin;
-    let scale = size / total;
-    if scale == 0 {
-        return Err(ApiError::invalid(
-            "size",
-            format!(
-                "{size} px is too small for this code: it is {total} modules wide with its margin, so it needs at least {total} px"
-            ),
-        ));
-    }
-    Ok((scale, (size - scale * total) / 2 + margin * scale))
-}
-
-fn svg(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb, bg: Rgb) -> String {
-    let mut path = String::new();
-    for y in 0..width {
-        let mut x = 0;
-        while x < width {
-            if dark[y * width + x] {
-                let start = x;
-                while x < width && dark[y * width + x] {
-                    x += 1;
-                }
-                let (px, py) = (offset + start as u32 * scale, offset + y as u32 * scale);
-                path.push_str(&format!(
-                    "M{px} {py}h{}v{scale}h-{}z",
-                    (x - start) as u32 * scale,
-                    (x - start) as u32 * scale
-                ));
-            } else {
-                x += 1;
-            }
-        }
-    }
-    format!(
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}" shape-rendering="crispEdges"><rect width="{size}" height="{size}" fill="{}"/><path fill="{}" d="{path}"/></svg>"#,
-        bg.hex(),
-        fg.hex()
-    )
-}
-
-fn png(dark: &[bool], width: usize, size: u32, scale: u32, offset: u32, fg: Rgb, bg: Rgb) -> Result<Vec<u8>, ApiError> {
-    // The module a pixel coordinate falls in; None in the quiet zone.
-    let module = |p: u32| p.checked_sub(offset).map(|q| (q / scale) as usize).filter(|m| *m < width);
-    let mut rgba = Vec::with_capacity((size * size * 4) as usize);
-    for y in 0..size {
-        let row = module(y);
-        for x in 0..size {
-            let on = matches!((row, module(x)), (Some(my), Some(mx)) if dark[my * width + mx]);
-            let c = if on { fg } else { bg };
-            rgba.extend_from_slice(&[c.0, c.1, c.2, 255]);
-        }
-    }
-    render::png(size, size, &rgba)
-}
-
-pub(crate) fn generate(input: QrInput) -> Result<Image, ApiError> {
-    let fg = render::color("darkColor", &input.dark_color)?;
-    let bg = render::color("lightColor", &input.light_color)?;
-    let (dark, width) = modules(&input)?;
-    let (scale, offset) = layout(input.size, width, input.margin)?;
-    Ok(match input.format {
-        QrFormat::Svg => Image {
-            content_type: "image/svg+xml",
-            bytes: svg(&dark, width, input.size, scale, offset, fg, bg).into_bytes(),
-        },
-        QrFormat::Png => {
-            Image { content_type: "image/png", bytes: png(&dark, width, input.size, scale, offset, fg, bg)? }
-        }
-        QrFormat::Base64 => {
-            let bytes = png(&dark, width, input.size, scale, offset, fg, bg)?;
-            Image {
-                content_type: "text/plain",
-                bytes: format!("data:image/png;base64,{}", STANDARD.encode(bytes)).into_bytes(),
-            }
-        }
+fn generate(input: QrInput) -> Result<Image, ApiError> {
+    qr::draw(&QrSpec {
+        text: &input.text,
+        size: input.size,
+        format: input.format,
+        dark_color: &input.dark_color,
+        light_color: &input.light_color,
+        error_correction_level: input.error_correction_level,
+        margin: input.margin,
     })
 }
 
@@ -205,7 +86,8 @@ async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wrench_kit::render::decode_png;
+    use base64::{Engine, engine::general_purpose::STANDARD};
+    use wrench_kit::render::{self, decode_png};
 
     fn input(text: &str, format: QrFormat, ecc: Ecc, size: u32) -> QrInput {
         QrInput {

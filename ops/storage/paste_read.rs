@@ -198,13 +198,7 @@ struct PasteDeleted {
      example(other_shape, {"id": "short"}, status = 404))]
 async fn delete_paste(input: PasteDeleteInput, ctx: &Ctx) -> Result<PasteDeleted, ApiError> {
     let (r, _) = peek(ctx, &input.id).await?;
-    let given = ctx.headers.get("x-delete-token").map(|v| v.as_bytes()).unwrap_or_default();
-    if !r.delete_token_sha256.as_deref().is_some_and(|digest| super::tokens::matches(given, digest)) {
-        return Err(ApiError::new(
-            ErrorCode::TokenRejected,
-            "X-Delete-Token is missing or is not this paste's delete token (shown once, when it was created)",
-        ));
-    }
+    super::tokens::require(ctx, "X-Delete-Token", r.delete_token_sha256.as_deref(), "paste")?;
     ctx.store.delete(&[&key(&input.id)]).await?;
     Ok(PasteDeleted { id: input.id, deleted: true })
 }

@@ -9,28 +9,14 @@ use super::{
     },
     webhook_inbox::present,
 };
-use crate::{
-    images::qr::{self, Ecc, QrFormat, QrInput},
-    op::Image,
-    prelude::*,
-};
+use wrench_kit::qr::{self, Ecc, QrFormat, QrSpec};
+
+use crate::{op::Image, prelude::*};
 
 /// The link, when `X-Manage-Token` is its token.
 async fn managed(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
     let (record, _) = find(ctx, slug).await?;
-    let given = ctx.headers.get("x-manage-token").map(|v| v.as_bytes()).unwrap_or_default();
-    let Some(digest) = record.manage_token_sha256.as_deref() else {
-        return Err(ApiError::new(
-            ErrorCode::TokenRejected,
-            "this link was created before links had manage tokens: it cannot be changed or deleted",
-        ));
-    };
-    if !super::tokens::matches(given, digest) {
-        return Err(ApiError::new(
-            ErrorCode::TokenRejected,
-            "X-Manage-Token is missing or is not this link's manage token (shown once, when it was created)",
-        ));
-    }
+    super::tokens::require(ctx, "X-Manage-Token", record.manage_token_sha256.as_deref(), "link")?;
     Ok(record)
 }
 
@@ -144,25 +130,25 @@ struct ShortUrlQrInput {
     #[schemars(length(min = 1, max = 256))]
     slug: String,
     /// Width and height of the image in pixels.
-    #[serde(default = "qr::three_hundred")]
+    #[serde(default = "qr::default_size")]
     #[schemars(range(min = 50, max = 2000))]
     size: u32,
     /// svg, png, or base64 (a PNG data URI as text).
     #[serde(default)]
     format: QrFormat,
     /// Colour of the dark modules, `#rrggbb` or `#rgb`.
-    #[serde(default = "qr::black")]
+    #[serde(default = "qr::default_dark")]
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     dark_color: String,
     /// Colour of the light modules and the quiet zone.
-    #[serde(default = "qr::white")]
+    #[serde(default = "qr::default_light")]
     #[schemars(length(max = 7), pattern("^#?(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$"))]
     light_color: String,
     /// Error correction: L, M, Q or H.
     #[serde(default)]
     error_correction_level: Ecc,
     /// Quiet zone around the code, in modules (the standard asks for 4).
-    #[serde(default = "qr::four")]
+    #[serde(default = "qr::default_margin")]
     #[schemars(range(min = 0, max = 20))]
     margin: u32,
 }
@@ -179,14 +165,17 @@ struct ShortUrlQrInput {
      example(other_shape, {"slug": "bad slug!", "format": "png"}, status = 404))]
 async fn get_short_url_qr(input: ShortUrlQrInput, ctx: &Ctx) -> Result<Image, ApiError> {
     find(ctx, &input.slug).await?;
-    let qr = QrInput {
-        text: format!("{}/v1/short-url/r/{}", ctx.config.public_base(), input.slug),
-        size: input.size,
-        format: input.format,
-        dark_color: input.dark_color,
-        light_color: input.light_color,
-        error_correction_level: input.error_correction_level,
-        margin: input.margin,
-    };
-    crate::cpu::run(move || qr::generate(qr)).await
+    let text = format!("{}/v1/short-url/r/{}", ctx.config.public_base(), input.slug);
+    crate::cpu::run(move || {
+        qr::draw(&QrSpec {
+            text: &text,
+            size: input.size,
+            format: input.format,
+            dark_color: &input.dark_color,
+            light_color: &input.light_color,
+            error_correction_level: input.error_correction_level,
+            margin: input.margin,
+        })
+    })
+    .await
 }

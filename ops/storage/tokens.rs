@@ -26,6 +26,28 @@ pub(super) fn matches(given: &[u8], digest_hex: &str) -> bool {
     bool::from(subtle::ConstantTimeEq::ct_eq(given.as_slice(), digest.as_slice()))
 }
 
+/// Passes when the request's `header` (`X-Manage-Token`, `X-Delete-Token`) holds the token
+/// whose digest the `thing` stored; 403 `TOKEN_REJECTED` otherwise, and for a thing stored
+/// before things of its kind had tokens (`digest` is `None`), which no token changes.
+pub(super) fn require(ctx: &Ctx, header: &str, digest: Option<&str>, thing: &str) -> Result<(), ApiError> {
+    let Some(digest) = digest else {
+        return Err(ApiError::new(
+            ErrorCode::TokenRejected,
+            format!(
+                "this {thing} was stored before it could have a token: it cannot be changed or deleted, only left to expire"
+            ),
+        ));
+    };
+    let given = ctx.headers.get(header).map(|v| v.as_bytes()).unwrap_or_default();
+    if !matches(given, digest) {
+        return Err(ApiError::new(
+            ErrorCode::TokenRejected,
+            format!("{header} is missing or is not this {thing}'s token (shown once, when it was created)"),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

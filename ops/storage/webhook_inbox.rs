@@ -231,19 +231,7 @@ pub(super) async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
 /// The inbox, when `X-Manage-Token` is its token.
 async fn managed(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
     let record = load(ctx, id).await?;
-    let given = ctx.headers.get("x-manage-token").map(|v| v.as_bytes()).unwrap_or_default();
-    let Some(digest) = record.manage_token_sha256.as_deref() else {
-        return Err(ApiError::new(
-            ErrorCode::TokenRejected,
-            "this inbox was created before inboxes had manage tokens: it cannot be changed, only left to expire",
-        ));
-    };
-    if !super::tokens::matches(given, digest) {
-        return Err(ApiError::new(
-            ErrorCode::TokenRejected,
-            "X-Manage-Token is missing or is not this inbox's manage token (shown once, when it was created)",
-        ));
-    }
+    super::tokens::require(ctx, "X-Manage-Token", record.manage_token_sha256.as_deref(), "inbox")?;
     Ok(record)
 }
 

@@ -29,6 +29,7 @@ pub mod math_expr;
 pub mod network;
 pub mod number_units;
 pub mod open_meteo;
+pub mod qr;
 pub mod render;
 pub mod useragent;
 pub mod vat;
