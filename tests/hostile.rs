@@ -251,6 +251,11 @@ fn corpus() -> Vec<(String, String, String)> {
         json!({"plaintext": "p".repeat(100_000), "password": "k".repeat(1024)}),
     );
     add("hash batch of 1 MiB", "/v1/hash/batch", json!({"text": "h".repeat(900_000)}));
+    // The largest short-link batch: 100 links of 2,048-character URLs with 10 tags of 32.
+    let link = json!({"url": format!("https://example.com/{}", "p".repeat(2028)), "maxVisits": 5,
+                      "validUntil": "2999-01-01T00:00:00Z", "forwardQuery": true, "redirectStatus": 308,
+                      "tags": (0..10).map(|i| format!("{i}{}", "t".repeat(31))).collect::<Vec<_>>()});
+    add("short-link batch of 100, largest", "/v1/short-url/batch", json!({"links": vec![link; 100]}));
     // The largest well-formed requests the document admits for the operations that read
     // documents: about 1 MiB each, answered rather than refused.
     let flat: String = format!("[{}]", vec!["{\"k\":[1,2]}"; 70_000].join(","));
