@@ -105,7 +105,8 @@ async fn get_paste(input: PasteIdInput, ctx: &Ctx) -> Result<PasteOutput, ApiErr
     })
 }
 
-/// The headers that describe a paste, on its raw answer and on HEAD.
+/// The headers that describe a paste, on its raw answer and on HEAD: what it is, and the
+/// media type of its raw form.
 fn describing(r: &PasteRecord, views_left: Option<u32>) -> Vec<(HeaderName, HeaderValue)> {
     let text = |v: &str| HeaderValue::from_str(v).unwrap_or(HeaderValue::from_static(""));
     let mut h = vec![
@@ -122,13 +123,12 @@ fn describing(r: &PasteRecord, views_left: Option<u32>) -> Vec<(HeaderName, Head
     if let Some(left) = views_left {
         h.push((HeaderName::from_static("x-paste-views-left"), HeaderValue::from(left)));
     }
+    h.push((http::header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8")));
     h
 }
 
-fn text_reply(r: PasteRecord, views_left: Option<u32>) -> RawReply {
-    let mut headers = describing(&r, views_left);
-    headers.push((http::header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8")));
-    RawReply { status: 200, headers, body: RawBody::Bytes(r.content.into_bytes().into()), delay: Default::default() }
+fn reply(headers: Vec<(HeaderName, HeaderValue)>, body: bytes::Bytes) -> RawReply {
+    RawReply { status: 200, headers, body: RawBody::Bytes(body), delay: Default::default() }
 }
 
 /// Read a paste's raw content.
@@ -144,7 +144,8 @@ fn text_reply(r: PasteRecord, views_left: Option<u32>) -> RawReply {
      example(other_shape, {"id": "short"}, status = 404))]
 async fn get_paste_raw(input: PasteIdInput, ctx: &Ctx) -> Result<RawReply, ApiError> {
     let (r, left) = take(ctx, &input.id).await?;
-    Ok(text_reply(r, left))
+    let headers = describing(&r, left);
+    Ok(reply(headers, r.content.into_bytes().into()))
 }
 
 /// Describe a paste without reading it.
@@ -163,19 +164,9 @@ async fn head_paste(input: PasteIdInput, ctx: &Ctx) -> Result<RawReply, ApiError
     let (r, left) = peek(ctx, &input.id).await?;
     // No body, whoever calls: the content is only for reads that spend a view. The length
     // is the one a read's body would have.
-    let size = r.content.len();
-    let mut reply = text_reply(r, left);
-    reply.body = RawBody::Bytes(Default::default());
-    reply.headers.push((http::header::CONTENT_LENGTH, HeaderValue::from(size)));
-    Ok(reply)
-}
-
-#[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
-struct PasteDeleteInput {
-    /// The paste id.
-    #[schemars(length(min = 1, max = 256))]
-    id: String,
+    let mut headers = describing(&r, left);
+    headers.push((http::header::CONTENT_LENGTH, HeaderValue::from(r.content.len())));
+    Ok(reply(headers, bytes::Bytes::new()))
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -196,7 +187,7 @@ struct PasteDeleted {
      uses(store), errors(NOT_FOUND, TOKEN_REJECTED),
      example(unknown, {"id": "AbCd1234"}, status = 404),
      example(other_shape, {"id": "short"}, status = 404))]
-async fn delete_paste(input: PasteDeleteInput, ctx: &Ctx) -> Result<PasteDeleted, ApiError> {
+async fn delete_paste(input: PasteIdInput, ctx: &Ctx) -> Result<PasteDeleted, ApiError> {
     let (r, _) = peek(ctx, &input.id).await?;
     super::tokens::require(ctx, "X-Delete-Token", r.delete_token_sha256.as_deref(), "paste")?;
     ctx.store.delete(&[&key(&input.id)]).await?;
