@@ -51,6 +51,21 @@ const PASTE_CSS: &str = include_str!("paste_page/app.css");
 const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
      img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// A page for people: its HTML under the policy that lets it run only its own files.
+fn page_for_people(html: &'static str) -> Response {
+    Response::builder()
+        .content_type("text/html; charset=utf-8")
+        .header(header::CONTENT_SECURITY_POLICY, PAGE_CSP)
+        .header(header::REFERRER_POLICY, "no-referrer")
+        .header(header::X_FRAME_OPTIONS, "DENY")
+        .body(html)
+}
+
+/// A page's script or style, checked again on every load (they change with the binary).
+fn page_file(content_type: &'static str, body: &'static str) -> Response {
+    Response::builder().content_type(content_type).header(header::CACHE_CONTROL, "no-cache").body(body)
+}
+
 struct SiteEndpoint {
     page: Page,
     state: Arc<State>,
@@ -132,34 +147,12 @@ impl Endpoint for SiteEndpoint {
                     ),
                 }
             }
-            Page::Inbox => Response::builder()
-                .content_type("text/html; charset=utf-8")
-                .header(header::CONTENT_SECURITY_POLICY, PAGE_CSP)
-                .header(header::REFERRER_POLICY, "no-referrer")
-                .header(header::X_FRAME_OPTIONS, "DENY")
-                .body(INBOX_HTML),
-            Page::Paste => Response::builder()
-                .content_type("text/html; charset=utf-8")
-                .header(header::CONTENT_SECURITY_POLICY, PAGE_CSP)
-                .header(header::REFERRER_POLICY, "no-referrer")
-                .header(header::X_FRAME_OPTIONS, "DENY")
-                .body(PASTE_HTML),
-            Page::PasteScript => Response::builder()
-                .content_type("text/javascript; charset=utf-8")
-                .header(header::CACHE_CONTROL, "no-cache")
-                .body(PASTE_JS),
-            Page::PasteStyle => Response::builder()
-                .content_type("text/css; charset=utf-8")
-                .header(header::CACHE_CONTROL, "no-cache")
-                .body(PASTE_CSS),
-            Page::InboxScript => Response::builder()
-                .content_type("text/javascript; charset=utf-8")
-                .header(header::CACHE_CONTROL, "no-cache")
-                .body(INBOX_JS),
-            Page::InboxStyle => Response::builder()
-                .content_type("text/css; charset=utf-8")
-                .header(header::CACHE_CONTROL, "no-cache")
-                .body(INBOX_CSS),
+            Page::Inbox => page_for_people(INBOX_HTML),
+            Page::Paste => page_for_people(PASTE_HTML),
+            Page::InboxScript => page_file("text/javascript; charset=utf-8", INBOX_JS),
+            Page::InboxStyle => page_file("text/css; charset=utf-8", INBOX_CSS),
+            Page::PasteScript => page_file("text/javascript; charset=utf-8", PASTE_JS),
+            Page::PasteStyle => page_file("text/css; charset=utf-8", PASTE_CSS),
             Page::Index => json(serde_json::json!({
                 "name": "wrench",
                 "version": env!("CARGO_PKG_VERSION"),
