@@ -11,7 +11,7 @@ mod common;
 
 use common::cluster::Cluster;
 use wrench_infra::store::{
-    Appended, Counted, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError,
+    Appended, Counted, CountedRead, Distinct, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, Tally,
     embedded::EmbeddedStore, redis::RedisStore,
 };
 
@@ -104,6 +104,8 @@ contract!(gated_reads, gated_reads_count_only_inside_their_period_and_uses);
 contract!(gated_reads_atomic, gated_reads_give_exactly_their_uses_under_concurrency);
 contract!(counted_values, counted_values_are_spent_read_by_read);
 contract!(counted_values_atomic, counted_values_give_exactly_their_reads_under_concurrency);
+contract!(tallies, tallies_are_recorded_with_the_count_and_deleted_whole);
+contract!(tallies_atomic, tallies_are_exact_under_concurrency);
 
 fn append<'a>(log: &'a str, value: &'a [u8], max_entries: usize, max_bytes: usize) -> LogAppend<'a> {
     LogAppend { guard: "lg{7}", log, value, max_entries, max_bytes, window: None }
@@ -251,9 +253,16 @@ async fn guarded_pushes_are_counted_atomically(s: Arc<dyn Store>) {
 
 async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
     assert_eq!(
-        s.get_and_count(CountedRead { key: "k{3}", stamp_key: "k{3}:t", stamp: b"t0", counter: "k{3}:n", now_ms: 0 })
-            .await
-            .unwrap(),
+        s.get_and_count(CountedRead {
+            key: "k{3}",
+            stamp_key: "k{3}:t",
+            stamp: b"t0",
+            counter: "k{3}:n",
+            now_ms: 0,
+            tally: None
+        })
+        .await
+        .unwrap(),
         None
     );
     s.put("k{3}", b"target", None).await.unwrap();
@@ -266,6 +275,7 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
                 stamp: stamp.as_bytes(),
                 counter: "k{3}:n",
                 now_ms: 0,
+                tally: None,
             })
             .await
             .unwrap(),
@@ -284,7 +294,9 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
 /// A counted read of the gated value at `key` (counter `key:n`) at `now_ms`.
 async fn gated_read(s: &Arc<dyn Store>, key: &str, now_ms: u64) -> Option<Counted> {
     let (stamp_key, counter) = (format!("{key}:t"), format!("{key}:n"));
-    s.get_and_count(CountedRead { key, stamp_key: &stamp_key, stamp: b"t", counter: &counter, now_ms }).await.unwrap()
+    s.get_and_count(CountedRead { key, stamp_key: &stamp_key, stamp: b"t", counter: &counter, now_ms, tally: None })
+        .await
+        .unwrap()
 }
 
 async fn gated_reads_count_only_inside_their_period_and_uses(s: Arc<dyn Store>) {
@@ -330,6 +342,113 @@ async fn gated_reads_give_exactly_their_uses_under_concurrency(s: Arc<dyn Store>
     }
     assert_eq!(open, 9);
     assert_eq!(s.count("u{1}:n").await.unwrap(), 9);
+}
+
+/// A visit of the value at `key` that tallies `add` in `tally`, counts `member` once in
+/// `tally:seen` (adding `u:10`) and logs `entry`, keeping 3 entries.
+async fn visit(s: &Arc<dyn Store>, key: &str, tally: &str, add: &[&str], member: &str, entry: &str) -> Option<Counted> {
+    let (stamp_key, counter) = (format!("{key}:t"), format!("{key}:n"));
+    let (index, seen, log) = (format!("{key}:days"), format!("{tally}:seen"), format!("{key}:visits"));
+    let t = Tally {
+        key: tally,
+        add,
+        per_group: 3,
+        index: &index,
+        distinct: Some(Distinct { set: &seen, member, ttl: Duration::from_secs(60), add: &["u:10"] }),
+        log: Some((&log, entry.as_bytes(), 3)),
+    };
+    s.get_and_count(CountedRead {
+        key,
+        stamp_key: &stamp_key,
+        stamp: b"t",
+        counter: &counter,
+        now_ms: 1,
+        tally: Some(t),
+    })
+    .await
+    .unwrap()
+}
+
+/// Waits (up to 2 s) for the embedded store's queued counts to land.
+async fn counted(s: &Arc<dyn Store>, counter: &str, n: i64) -> i64 {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while s.count(counter).await.unwrap() < n && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    s.count(counter).await.unwrap()
+}
+
+fn sorted(mut v: Vec<(String, i64)>) -> Vec<(String, i64)> {
+    v.sort();
+    v
+}
+
+async fn tallies_are_recorded_with_the_count_and_deleted_whole(s: Arc<dyn Store>) {
+    assert_eq!(visit(&s, "t{1}", "t{1}:d:1", &["v:10"], "alice", "lost").await, None, "no value, no tally");
+    s.put("t{1}", b"link", None).await.unwrap();
+    for i in 0..5 {
+        // Five referrers where a group keeps three; alice twice, then bob three times.
+        let referrer = format!("r:host{i}");
+        let member = if i < 2 { "alice" } else { "bob" };
+        let answer = visit(&s, "t{1}", "t{1}:d:1", &["v:10", &referrer], member, &format!("visit {i}")).await;
+        assert_eq!(answer, Some(Counted::Open(b"link".to_vec())));
+    }
+    // A gate that is closed records nothing.
+    use wrench_infra::store::gated::{Gate, gated};
+    s.put("t{1}:closed", &gated(&Gate { since_ms: 0, until_ms: 0, left: Some(0) }, b"x"), None).await.unwrap();
+    assert_eq!(
+        visit(&s, "t{1}:closed", "t{1}:d:2", &["v:10"], "carol", "closed").await,
+        Some(Counted::Closed(b"x".to_vec()))
+    );
+    assert_eq!(counted(&s, "t{1}:n", 5).await, 5);
+    let expected = [("r:", 2), ("r:host0", 1), ("r:host1", 1), ("r:host2", 1), ("u:10", 2), ("v:10", 5)];
+    let expected: Vec<(String, i64)> = expected.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let read = s.tallies(&["t{1}:d:1", "t{1}:d:2", "t{1}:d:3"]).await.unwrap();
+    assert_eq!(read.len(), 3);
+    assert_eq!(sorted(read[0].clone()), expected, "groups hold 3 values, bookkeeping hidden");
+    assert!(read[1].is_empty() && read[2].is_empty(), "a closed gate and an unknown day tally nothing");
+    assert_eq!(s.members("t{1}:days").await.unwrap(), vec!["t{1}:d:1".to_string()]);
+    assert_eq!(s.members("t{1}:closed:days").await.unwrap(), Vec::<String>::new());
+    let state = s.log_state("t{1}:visits").await.unwrap();
+    assert_eq!((state.first, state.last), (3, 5), "the newest three are kept");
+    let entries: Vec<Vec<u8>> = s.log_read("t{1}:visits", 1, 5).await.unwrap().into_iter().map(|e| e.1).collect();
+    assert_eq!(entries, [b"visit 2".to_vec(), b"visit 3".to_vec(), b"visit 4".to_vec()]);
+    assert_eq!(s.log_state("t{1}:closed:visits").await.unwrap(), LogState::EMPTY);
+
+    s.delete(&["t{1}", "t{1}:d:1", "t{1}:d:1:seen", "t{1}:days", "t{1}:visits"]).await.unwrap();
+    assert_eq!(s.tallies(&["t{1}:d:1"]).await.unwrap(), vec![Vec::new()]);
+    assert!(s.members("t{1}:days").await.unwrap().is_empty());
+    assert!(s.members("t{1}:d:1:seen").await.unwrap().is_empty());
+    assert_eq!(s.log_state("t{1}:visits").await.unwrap(), LogState::EMPTY);
+    // Gone for good: a visit now finds no value and records nothing.
+    assert_eq!(visit(&s, "t{1}", "t{1}:d:1", &["v:10"], "dave", "late").await, None);
+    assert_eq!(s.tallies(&["t{1}:d:1"]).await.unwrap(), vec![Vec::new()]);
+}
+
+async fn tallies_are_exact_under_concurrency(s: Arc<dyn Store>) {
+    s.put("c{1}", b"link", None).await.unwrap();
+    let visits: Vec<_> = (0..100)
+        .map(|i| {
+            let s = s.clone();
+            tokio::spawn(async move {
+                let (member, referrer) = (format!("m{}", i % 10), format!("r:h{}", i % 5));
+                visit(&s, "c{1}", "c{1}:d:1", &["v:10", &referrer], &member, &format!("{i}")).await
+            })
+        })
+        .collect();
+    for v in visits {
+        assert!(matches!(v.await.unwrap(), Some(Counted::Open(_))));
+    }
+    assert_eq!(counted(&s, "c{1}:n", 100).await, 100);
+    let read = sorted(s.tallies(&["c{1}:d:1"]).await.unwrap().remove(0));
+    let v = |name: &str| read.iter().find(|(n, _)| n == name).map_or(0, |(_, c)| *c);
+    assert_eq!((v("v:10"), v("u:10")), (100, 10), "100 visits by 10 visitors");
+    let referrers: i64 = read.iter().filter(|(n, _)| n.starts_with("r:")).map(|(_, c)| c).sum();
+    assert_eq!(referrers, 100);
+    assert_eq!(read.iter().filter(|(n, _)| n.starts_with("r:h")).count(), 3, "three values, the rest as r:");
+    assert_eq!(v("r:"), 40);
+    let state = s.log_state("c{1}:visits").await.unwrap();
+    assert_eq!((state.first, state.last), (98, 100));
 }
 
 async fn counted_values_are_spent_read_by_read(s: Arc<dyn Store>) {
@@ -560,9 +679,16 @@ async fn scripts_are_loaded_again_after_redis_forgets_them() {
     let _: () = admin.script_flush(false).await.unwrap();
     assert_eq!(s.push_guarded(push).await.unwrap(), Pushed::Done(2));
     assert_eq!(
-        s.get_and_count(CountedRead { key: "f{4}", stamp_key: "f{4}:t", stamp: b"t", counter: "f{4}:n", now_ms: 0 })
-            .await
-            .unwrap(),
+        s.get_and_count(CountedRead {
+            key: "f{4}",
+            stamp_key: "f{4}:t",
+            stamp: b"t",
+            counter: "f{4}:n",
+            now_ms: 0,
+            tally: None
+        })
+        .await
+        .unwrap(),
         Some(Counted::Open(b"meta".to_vec()))
     );
     b.cleanup().await;
@@ -610,7 +736,9 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         counted_values_are_spent_read_by_read,
         counted_values_give_exactly_their_reads_under_concurrency,
         gated_reads_count_only_inside_their_period_and_uses,
-        gated_reads_give_exactly_their_uses_under_concurrency
+        gated_reads_give_exactly_their_uses_under_concurrency,
+        tallies_are_recorded_with_the_count_and_deleted_whole,
+        tallies_are_exact_under_concurrency
     );
 
     // Failovers with one client: first of the node the client was seeded with, then of another

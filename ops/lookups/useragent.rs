@@ -1,34 +1,17 @@
 //! User-Agent strings (`useragent/parse`): browser, OS and device by the uap-core
-//! regexes (embedded, `data/useragent/regexes.yaml`, run by the official `ua-parser` crate),
+//! regexes (`wrench_kit::uap`),
 //! bots by uap-core's `Spider` device family, the rendering engine and the device type by
 //! rules of our own (`wrench_kit::useragent`), and the `Sec-CH-UA*` client hints when the
 //! caller's own headers are described.
 
-use std::sync::OnceLock;
-
-use ua_parser::{Extractor, Regexes};
-
 use crate::prelude::*;
-use wrench_kit::useragent::{ClientHints, Engine, device_type, engine, hints};
-
-/// The uap-core release of the embedded regexes.
-pub(crate) const REGEXES_VERSION: &str = "uap-core commit e3c5e634 (2026-08-11)";
+use wrench_kit::{
+    uap::{REGEXES_VERSION, extractor},
+    useragent::{ClientHints, Engine, device_type, engine, hints},
+};
 
 /// Longest string parsed.
 const MAX_LENGTH: usize = 2048;
-
-const REGEXES: &str = include_str!("../../data/useragent/regexes.yaml");
-
-/// The compiled regexes: built once (a few hundred milliseconds), on first use or by the
-/// warm-up when the server starts.
-pub(crate) fn extractor() -> &'static Extractor<'static> {
-    static E: OnceLock<Extractor<'static>> = OnceLock::new();
-    E.get_or_init(|| {
-        let regexes: Regexes<'static> =
-            serde_saphyr::from_str(REGEXES).expect("the embedded uap-core regexes parse (checked by the tests)");
-        Extractor::try_from(regexes).expect("the embedded uap-core regexes compile (checked by the tests)")
-    })
-}
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

@@ -6,6 +6,8 @@ pub(crate) mod paste;
 pub(crate) mod paste_read;
 pub(crate) mod short_url;
 pub(crate) mod short_url_manage;
+pub(crate) mod short_url_stats;
+mod short_url_visits;
 mod tokens;
 pub(crate) mod webhook_inbox;
 pub(crate) mod webhook_payloads;

@@ -11,6 +11,7 @@
 
 use std::time::SystemTime;
 
+use super::short_url_visits as visits;
 use crate::{
     prelude::*,
     random,
@@ -517,7 +518,9 @@ fn read(raw: &[u8]) -> Result<LinkRecord, ApiError> {
 /// visitor's own query appended when the link forwards queries, and counts the click in the
 /// same step as the lookup (one round trip on Redis; on the embedded store the count of a link
 /// without limits is queued and the redirect does not wait for it); every request counts, bots
-/// and link previews included. A link before its `validSince`, from its `validUntil` on, or
+/// and link previews included. The visit is recorded for the link's statistics: its time,
+/// referrer host, browser, operating system, device type, whether it is a bot, and its country
+/// when a geolocation data set is configured; never the visitor's address. A link before its `validSince`, from its `validUntil` on, or
 /// past its `maxVisits` answers 410 `LINK_EXPIRED` and counts nothing. Unknown slugs are 404
 /// `NOT_FOUND`.
 #[op(get "/v1/short-url/r/{slug}" as followShortUrl, tag = Storage, output = redirect,
@@ -525,10 +528,15 @@ fn read(raw: &[u8]) -> Result<LinkRecord, ApiError> {
      example(unknown, {"slug": "nothing-here"}, status = 404),
      example(other_shape, {"slug": "no spaces"}, status = 404))]
 async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiError> {
-    let slug = &input.slug;
+    follow(ctx, &input.slug, time::now()).await
+}
+
+/// A visit at `now`: the redirect, or why there is none.
+pub(super) async fn follow(ctx: &Ctx, slug: &str, now: SystemTime) -> Result<Redirect, ApiError> {
     lookable(slug)?;
-    let now = time::now();
     let stamp = time::rfc3339(now);
+    let visit = visits::prepare(ctx, slug, now).await?;
+    let (add, unique) = visit.tally();
     let counted = ctx
         .store
         .get_and_count(CountedRead {
@@ -537,6 +545,7 @@ async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiEr
             stamp: stamp.as_bytes(),
             counter: &clicks_key(slug),
             now_ms: time::unix_ms(now),
+            tally: Some(visit.as_tally(&add, &unique)),
         })
         .await?
         .ok_or_else(|| missing(slug))?;
@@ -551,67 +560,6 @@ async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiEr
             Err(ApiError::new(ErrorCode::LinkExpired, link.closed_because(now)))
         }
     }
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-struct ShortUrlStats {
-    /// The slug.
-    slug: String,
-    /// The target URL.
-    url: String,
-    /// Absolute short URL.
-    short_url: String,
-    /// Redirects served so far.
-    clicks: i64,
-    /// When the link was created (RFC 3339, UTC).
-    created_at: String,
-    /// When it was last followed (RFC 3339, UTC); null before the first click.
-    last_click_at: Option<String>,
-    /// From when it redirects (RFC 3339), if limited.
-    valid_since: Option<String>,
-    /// Until when it redirects (RFC 3339), if limited.
-    valid_until: Option<String>,
-    /// Visits it redirects at most, if limited.
-    max_visits: Option<u64>,
-    /// Visits it will still redirect, if limited.
-    visits_left: Option<u64>,
-    /// Its tags.
-    tags: Vec<String>,
-}
-
-async fn stats(ctx: &Ctx, slug: String) -> Result<ShortUrlStats, ApiError> {
-    let (link, gate) = find(ctx, &slug).await?;
-    let clicks = ctx.store.count(&clicks_key(&slug)).await?;
-    let last_click_at = ctx.store.get(&last_click_key(&slug)).await?.map(|b| String::from_utf8_lossy(&b).into_owned());
-    Ok(ShortUrlStats {
-        short_url: format!("{}/v1/short-url/r/{slug}", ctx.config.public_base()),
-        slug,
-        url: link.url,
-        clicks,
-        created_at: link.created_at,
-        last_click_at,
-        valid_since: link.valid_since,
-        valid_until: link.valid_until,
-        max_visits: link.max_visits,
-        visits_left: gate.and_then(|g| g.left),
-        tags: link.tags,
-    })
-}
-
-/// Show a short link's statistics.
-///
-/// Clicks so far, target, creation time, last click, and the link's limits with the visits it
-/// will still redirect. Reading statistics is not a click. `POST /v1/short-url/stats` with the
-/// slug in a JSON body is the same read.
-#[op(get "/v1/short-url/{slug}/stats" as getShortUrlStats,
-     post "/v1/short-url/stats" as getShortUrlStatsPost,
-     tag = Storage,
-     uses(store), errors(NOT_FOUND),
-     example(unknown, {"slug": "nothing-here"}, status = 404),
-     example(other_shape, {"slug": "bad slug!"}, status = 404))]
-async fn get_short_url_stats(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlStats, ApiError> {
-    stats(ctx, input.slug).await
 }
 
 #[cfg(test)]
@@ -630,7 +578,7 @@ mod tests {
             __op_create_short_url(),
             __op_create_short_url_batch(),
             __op_follow_short_url(),
-            __op_get_short_url_stats(),
+            crate::storage::short_url_stats::__op_get_short_url_stats(),
             manage::__op_update_short_url(),
             manage::__op_delete_short_url(),
             manage::__op_get_short_url_qr(),

@@ -109,7 +109,8 @@ struct ShortUrlDeleted {
 
 /// Delete a short link.
 ///
-/// Removes the link, its click count and last-click time at once, with `X-Manage-Token` set to
+/// Removes the link, its click count, last-click time and every visit recorded (tallies and
+/// recent visits), with `X-Manage-Token` set to
 /// the token the creation answered (403 `TOKEN_REJECTED` otherwise); the slug is free again
 /// afterwards. Unknown slugs are 404 `NOT_FOUND`.
 #[op(delete "/v1/short-url/{slug}" as deleteShortUrl, tag = Storage,
@@ -119,7 +120,12 @@ struct ShortUrlDeleted {
 async fn delete_short_url(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlDeleted, ApiError> {
     managed(ctx, &input.slug).await?;
     let slug = &input.slug;
-    ctx.store.delete(&[&key(slug), &clicks_key(slug), &last_click_key(slug)]).await?;
+    // The link first: from then on no visit is recorded, so the keys listed next are all there
+    // will be.
+    ctx.store.delete(&[&key(slug)]).await?;
+    let mut rest = super::short_url_visits::keys_of(ctx, slug).await?;
+    rest.extend([clicks_key(slug), last_click_key(slug)]);
+    ctx.store.delete(&rest.iter().map(String::as_str).collect::<Vec<_>>()).await?;
     Ok(ShortUrlDeleted { slug: input.slug, deleted: true })
 }
 

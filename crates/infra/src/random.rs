@@ -27,6 +27,13 @@ pub fn token(len: usize, alphabet: &[u8]) -> Result<String, ApiError> {
     Ok(out)
 }
 
+/// `N` random bytes (a secret, a salt).
+pub fn bytes<const N: usize>() -> Result<[u8; N], ApiError> {
+    let mut b = [0u8; N];
+    getrandom::fill(&mut b).map_err(|e| ApiError::internal(format!("the system random generator failed: {e}")))?;
+    Ok(b)
+}
+
 /// A number in `0..n`, uniformly, from the CSPRNG (rejection sampling over 32-bit draws).
 /// `n` must be at least 1.
 pub fn below(n: u32) -> Result<u32, ApiError> {

@@ -31,6 +31,7 @@ pub mod number_units;
 pub mod open_meteo;
 pub mod qr;
 pub mod render;
+pub mod uap;
 pub mod useragent;
 pub mod vat;
 pub mod web;

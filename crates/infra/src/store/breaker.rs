@@ -188,6 +188,14 @@ impl Store for Breaker {
         Box::pin(self.guard(Some(key), self.inner.get_and_count(read)))
     }
 
+    fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {
+        Box::pin(self.guard(keys.first().copied(), self.inner.tallies(keys)))
+    }
+
+    fn members<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<String>> {
+        Box::pin(self.guard(Some(key), self.inner.members(key)))
+    }
+
     fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<super::counted::Taken>> {
         Box::pin(self.guard(Some(key), self.inner.take(key)))
     }

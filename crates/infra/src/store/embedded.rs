@@ -19,6 +19,7 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use super::{
     Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture,
     embedded_log::{self, LOGS},
+    embedded_tally::{self, OwnedTally, SETS, TALLIES},
     group_commit::Writer,
 };
 use crate::time::unix_ms;
@@ -119,6 +120,8 @@ fn with_tables(db: Database) -> Result<Database, StoreError> {
     tx.open_table(VALUES).map_err(StoreError::unavailable)?;
     tx.open_table(LISTS).map_err(StoreError::unavailable)?;
     tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    tx.open_table(TALLIES).map_err(StoreError::unavailable)?;
+    tx.open_table(SETS).map_err(StoreError::unavailable)?;
     tx.commit().map_err(StoreError::unavailable)?;
     Ok(db)
 }
@@ -137,6 +140,7 @@ fn sweep(db: &Database) -> Result<usize, StoreError> {
             })
             .map_err(StoreError::unavailable)?;
     }
+    removed += embedded_tally::sweep(&tx, now)?;
     tx.commit().map_err(StoreError::unavailable)?;
     Ok(removed)
 }
@@ -336,6 +340,7 @@ impl Store for EmbeddedStore {
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
         use super::{Counted, gated};
         let (stamp_key, stamp, counter) = (read.stamp_key.to_string(), encode(0, read.stamp), read.counter.to_string());
+        let tally = read.tally.as_ref().map(OwnedTally::from);
         Box::pin(async move {
             let Some(found) = self.get(read.key).await? else { return Ok(None) };
             let (gate, value) = gated::split(&found);
@@ -367,6 +372,10 @@ impl Store for EmbeddedStore {
                             }
                             values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
                             bump(&mut values, &counter, now_ms(), None)?;
+                            drop(values);
+                            if let Some(t) = &tally {
+                                embedded_tally::record(tx, t, now_ms())?;
+                            }
                             Ok(Some(Counted::Open(value)))
                         })
                         .await;
@@ -375,15 +384,39 @@ impl Store for EmbeddedStore {
             }
             // The count is queued, not awaited: the redirect does not wait for an fsync, and
             // the writer keeps the stamp-then-count order.
+            let key = read.key.to_string();
             self.writer
                 .submit(true, move |tx| {
                     let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+                    // Removed since it was read: a deleted value counts nothing more.
+                    let gone = values
+                        .get(key.as_str())
+                        .map_err(StoreError::unavailable)?
+                        .is_none_or(|v| live(v.value(), now_ms()).is_none());
+                    if gone {
+                        return Ok(());
+                    }
                     values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
-                    bump(&mut values, &counter, now_ms(), None).map(|_| ())
+                    bump(&mut values, &counter, now_ms(), None)?;
+                    drop(values);
+                    match &tally {
+                        Some(t) => embedded_tally::record(tx, t, now_ms()),
+                        None => Ok(()),
+                    }
                 })
                 .await;
             Ok(Some(Counted::Open(value.to_vec())))
         })
+    }
+
+    fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        Box::pin(self.blocking(move |db| embedded_tally::read(db, &keys)))
+    }
+
+    fn members<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<String>> {
+        let key = key.to_string();
+        Box::pin(self.blocking(move |db| embedded_tally::members(db, &key, now_ms())))
     }
 
     fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<super::counted::Taken>> {
@@ -459,6 +492,7 @@ impl Store for EmbeddedStore {
                         .map_err(StoreError::unavailable)?;
                 }
                 embedded_log::remove_entries(tx, key)?;
+                embedded_tally::remove(tx, key)?;
             }
             Ok(())
         }))

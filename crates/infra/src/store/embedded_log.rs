@@ -66,26 +66,39 @@ pub(crate) fn append(tx: &WriteTransaction, a: &OwnedAppend, now: u64) -> Result
             return Ok(Appended::Limited(Some(Duration::from_millis(counter_expiry.saturating_sub(now)))));
         }
     }
-    let mut state = state_in(&values, &a.log, now)?.map_or(LogState::EMPTY, |(s, _)| s);
+    let state = push(&mut values, tx, &a.log, &a.value, (a.max_entries, a.max_bytes), expires_at, now)?;
+    Ok(Appended::Done { seq: state.last, log: state })
+}
+
+/// Appends `value` to `log` as its next entry, expiring at `expires_at`, and drops the oldest
+/// entries while the log holds more than `max` entries or bytes (the newest always stays).
+/// The log's state afterwards.
+pub(crate) fn push(
+    values: &mut redb::Table<'_, &'static str, &'static [u8]>,
+    tx: &WriteTransaction,
+    log: &str,
+    value: &[u8],
+    (max_entries, max_bytes): (usize, usize),
+    expires_at: u64,
+    now: u64,
+) -> Result<LogState, StoreError> {
+    let mut state = state_in(values, log, now)?.map_or(LogState::EMPTY, |(s, _)| s);
     let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
     let seq = state.last + 1;
-    logs.insert(entry_key(&a.log, seq).as_str(), encode(expires_at, &a.value).as_slice())
-        .map_err(StoreError::unavailable)?;
+    logs.insert(entry_key(log, seq).as_str(), encode(expires_at, value).as_slice()).map_err(StoreError::unavailable)?;
     state.last = seq;
-    state.bytes += a.value.len() as u64;
+    state.bytes += value.len() as u64;
     // The oldest go first, one at a time: each was paid for by the append that made it, so
     // this costs nothing that grows with the log.
-    while state.first < seq && (state.len() > a.max_entries.max(1) as u64 || state.bytes > a.max_bytes as u64) {
-        if let Some(old) = logs.remove(entry_key(&a.log, state.first).as_str()).map_err(StoreError::unavailable)? {
+    while state.first < seq && (state.len() > max_entries.max(1) as u64 || state.bytes > max_bytes as u64) {
+        if let Some(old) = logs.remove(entry_key(log, state.first).as_str()).map_err(StoreError::unavailable)? {
             let size = old.value().len().saturating_sub(8) as u64;
             state.bytes = state.bytes.saturating_sub(size);
         }
         state.first += 1;
     }
-    values
-        .insert(a.log.as_str(), encode(expires_at, &encode_state(state)).as_slice())
-        .map_err(StoreError::unavailable)?;
-    Ok(Appended::Done { seq, log: state })
+    values.insert(log, encode(expires_at, &encode_state(state)).as_slice()).map_err(StoreError::unavailable)?;
+    Ok(state)
 }
 
 /// An append with owned data, for the writer thread.

@@ -27,6 +27,7 @@ pub mod breaker;
 pub mod counted;
 pub mod embedded;
 mod embedded_log;
+mod embedded_tally;
 pub mod gated;
 pub mod group_commit;
 pub mod redis;
@@ -136,8 +137,16 @@ pub trait Store: Send + Sync {
     /// first: a reader that sees the count also sees the stamp. A value behind a gate
     /// ([`gated`]) is counted only while its gate admits `read.now_ms`, spending one of its
     /// uses in the same step; otherwise nothing is written and the answer is [`Counted::Closed`].
-    /// The value is answered without its gate.
+    /// The value is answered without its gate. When it counts, `read.tally` is recorded in the
+    /// same step.
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Counted>>;
+
+    /// The counters of each tally in `keys` (name and count, in no particular order; none for
+    /// a tally never written), in the order of `keys`. The keys of one call share a hash tag.
+    fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>>;
+
+    /// The members of the set at `key` (empty when absent).
+    fn members<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<String>>;
 
     /// The value at `key`, spending one read of a value written with a count
     /// ([`counted::counted`]): the read that spends the last removes it, in the same step, so
@@ -169,7 +178,7 @@ pub trait Store: Send + Sync {
     /// that remembers a number never sees it again.
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()>;
 
-    /// Removes what each key holds, whatever it is (value, counter, list or log).
+    /// Removes what each key holds, whatever it is (value, counter, list, log, tally or set).
     fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()>;
 
     /// Checks the backend answers.
@@ -217,6 +226,41 @@ pub struct CountedRead<'a> {
     pub counter: &'a str,
     /// The instant a gate is checked at (Unix milliseconds).
     pub now_ms: u64,
+    /// What the read also records when it counts, in the same step.
+    pub tally: Option<Tally<'a>>,
+}
+
+/// Counts that a counted read adds when it counts (a short link's visit): named counters in a
+/// tally that never expires, a member of an expiring set of distinct visitors, and an entry of
+/// a log that keeps the newest entries. See [`Store::get_and_count`].
+#[derive(Debug, Clone, Copy)]
+pub struct Tally<'a> {
+    /// The tally the counters live in (a short link's day).
+    pub key: &'a str,
+    /// The counters to add one to. A name `group:value` is one of its group's values: a tally
+    /// holds at most `per_group` values of a group, and counts a further value as `group:`
+    /// (the group's other values). Names do not start with `#`, which the tally keeps for its
+    /// own bookkeeping.
+    pub add: &'a [&'a str],
+    pub per_group: usize,
+    /// A set that `key` is added to, so that every tally of one owner can be found and deleted.
+    pub index: &'a str,
+    /// A member of a set of distinct members (a day's visitors); when the member is new there,
+    /// the counters its `add` names get one too.
+    pub distinct: Option<Distinct<'a>>,
+    /// An entry appended to a log that keeps its newest `max_entries` entries (numbered as
+    /// [`Store::log_append`] numbers them; the log never expires).
+    pub log: Option<(&'a str, &'a [u8], usize)>,
+}
+
+/// A member of a set, and what a new member counts. A member is remembered for `ttl` at least,
+/// counted from the set's first member.
+#[derive(Debug, Clone, Copy)]
+pub struct Distinct<'a> {
+    pub set: &'a str,
+    pub member: &'a str,
+    pub ttl: Duration,
+    pub add: &'a [&'a str],
 }
 
 /// What a counted read found.

@@ -13,11 +13,32 @@ use fred::{prelude::*, types::scripts::Script};
 
 use super::{Appended, LogAppend, LogState, StoreError, redis::RedisStore};
 
+/// `log_push(log, value, max_entries, max_bytes)`: appends the next entry and drops the oldest
+/// while the log is over either cap (the newest always stays). Answers seq, first, bytes. Shared
+/// by the scripts that append (an inbox's delivery, a short link's visit).
+pub(super) const LOG_PUSH_LUA: &str = r#"
+local function log_push(log, value, max_entries, max_bytes)
+  local seq = redis.call('HINCRBY', log, 'last', 1)
+  local first = tonumber(redis.call('HGET', log, 'first') or '1')
+  local bytes = redis.call('HINCRBY', log, 'bytes', string.len(value))
+  redis.call('HSET', log, '#' .. seq, value)
+  while first < seq and (seq - first + 1 > max_entries or bytes > max_bytes) do
+    local field = '#' .. first
+    bytes = bytes - redis.call('HSTRLEN', log, field)
+    redis.call('HDEL', log, field)
+    first = first + 1
+  end
+  redis.call('HSET', log, 'first', first, 'bytes', bytes)
+  return seq, first, bytes
+end
+"#;
+
 /// KEYS: guard, log, counter (unused without a window). ARGV: value, max entries, max bytes,
 /// limit (0: no window), counter TTL in ms. Answers {0} without a guard, {1, pttl} when the
 /// window is full, {2, seq, first, bytes} when appended.
 static LOG_APPEND: LazyLock<Script> = LazyLock::new(|| {
-    Script::from_lua(
+    Script::from_lua(format!(
+        "{LOG_PUSH_LUA}{}",
         r#"
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return {0} end
@@ -27,22 +48,11 @@ if limit > 0 then
   if n == 1 then redis.call('PEXPIRE', KEYS[3], ARGV[5]) end
   if n > limit then return {1, redis.call('PTTL', KEYS[3])} end
 end
-local seq = redis.call('HINCRBY', KEYS[2], 'last', 1)
-local first = tonumber(redis.call('HGET', KEYS[2], 'first') or '1')
-local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', string.len(ARGV[1]))
-redis.call('HSET', KEYS[2], '#' .. seq, ARGV[1])
-local max_entries, max_bytes = tonumber(ARGV[2]), tonumber(ARGV[3])
-while first < seq and (seq - first + 1 > max_entries or bytes > max_bytes) do
-  local field = '#' .. first
-  bytes = bytes - redis.call('HSTRLEN', KEYS[2], field)
-  redis.call('HDEL', KEYS[2], field)
-  first = first + 1
-end
-redis.call('HSET', KEYS[2], 'first', first, 'bytes', bytes)
+local seq, first, bytes = log_push(KEYS[2], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) else redis.call('PERSIST', KEYS[2]) end
 return {2, seq, first, bytes}
-"#,
-    )
+"#
+    ))
 });
 
 /// KEYS: log. ARGV: seq, value. Replaces a held entry; answers 1 when it did.

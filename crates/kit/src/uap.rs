@@ -1,0 +1,106 @@
+//! The uap-core regexes (embedded, `data/useragent/regexes.yaml`, run by the official
+//! `ua-parser` crate), compiled once, and the short description of a visitor that a short
+//! link's visit records.
+//!
+//! Compiling the regexes takes a few hundred milliseconds, so the server's warm-up does it at
+//! start. A visit's description is cached by User-Agent string: most traffic comes from a few
+//! hundred strings, and the cache makes a repeated one cost a hash lookup instead of the
+//! regexes.
+
+use std::{
+    collections::HashMap,
+    sync::{Mutex, OnceLock},
+};
+
+use ua_parser::{Extractor, Regexes};
+
+use crate::useragent::device_type;
+
+/// The uap-core release of the embedded regexes.
+pub const REGEXES_VERSION: &str = "uap-core commit e3c5e634 (2026-08-11)";
+
+const REGEXES: &str = include_str!("../../../data/useragent/regexes.yaml");
+
+/// The compiled regexes: built once, on first use or by the warm-up when the server starts.
+pub fn extractor() -> &'static Extractor<'static> {
+    static E: OnceLock<Extractor<'static>> = OnceLock::new();
+    E.get_or_init(|| {
+        let regexes: Regexes<'static> =
+            serde_saphyr::from_str(REGEXES).expect("the embedded uap-core regexes parse (checked by the tests)");
+        Extractor::try_from(regexes).expect("the embedded uap-core regexes compile (checked by the tests)")
+    })
+}
+
+/// Characters of a User-Agent string a visit's description looks at: every rule matches well
+/// within them, and the cache's keys stay small.
+pub const VISITOR_UA_CHARS: usize = 512;
+/// Descriptions cached; the cache starts again empty when full.
+const CACHED: usize = 1024;
+/// Characters kept of a browser or OS family (a few rules copy part of the string).
+const FAMILY_CHARS: usize = 64;
+
+/// A visitor as a short link's statistics count them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Visitor {
+    /// Browser family (`Chrome`, `Googlebot`), `Other` when no rule matches.
+    pub browser: String,
+    /// Operating system family (`Windows`, `iOS`), `Other` when no rule matches.
+    pub os: String,
+    /// `desktop`, `mobile`, `tablet`, `tv`, `console`, `wearable`, `bot` or `unknown`.
+    pub device: &'static str,
+    /// uap-core's crawler rules call it a bot.
+    pub bot: bool,
+}
+
+/// Describes the visitor that sent `user_agent` (its first [`VISITOR_UA_CHARS`] characters).
+pub fn visitor(user_agent: &str) -> Visitor {
+    let text: String = user_agent.trim().chars().take(VISITOR_UA_CHARS).collect();
+    static CACHE: OnceLock<Mutex<HashMap<String, Visitor>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&text).cloned()) {
+        return v;
+    }
+    let described = describe(&text);
+    if let Ok(mut c) = cache.lock() {
+        if c.len() >= CACHED {
+            c.clear();
+        }
+        c.insert(text, described.clone());
+    }
+    described
+}
+
+fn describe(text: &str) -> Visitor {
+    let (ua, os, dev) = extractor().extract(text);
+    let family = |s: Option<String>| match s {
+        Some(s) if !s.is_empty() => s.chars().take(FAMILY_CHARS).collect(),
+        _ => "Other".to_string(),
+    };
+    let browser = family(ua.map(|v| v.into_owned().family));
+    let os = family(os.map(|v| v.into_owned().os));
+    let device = family(dev.map(|v| v.into_owned().device));
+    let bot = device == "Spider";
+    Visitor { device: device_type(text, &device, &os, bot), browser, os, bot }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visitors_are_described_by_the_same_rules_as_useragent_parse() {
+        let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+        assert_eq!(
+            visitor(chrome),
+            Visitor { browser: "Chrome".into(), os: "Windows".into(), device: "desktop", bot: false }
+        );
+        let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+        let v = visitor(iphone);
+        assert_eq!((v.os.as_str(), v.device, v.bot), ("iOS", "mobile", false));
+        let bot = visitor("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
+        assert_eq!((bot.browser.as_str(), bot.device, bot.bot), ("Googlebot", "bot", true));
+        // Cached: the same answer the second time.
+        assert_eq!(visitor(chrome), visitor(chrome));
+        assert_eq!(visitor("").browser, "Other");
+    }
+}
