@@ -139,13 +139,32 @@ async fn visit_limits_hold_across_instances_and_deleted_links_leave_no_keys() {
     assert_eq!(statuses, [(302, 7), (410, 93)].into());
     let (_, stats) = call(b, "GET", &format!("/v1/short-url/{slug}/stats"), None).await;
     assert_eq!((stats["data"]["clicks"].as_i64(), stats["data"]["visitsLeft"].as_u64()), (Some(7), Some(0)), "{stats}");
-    assert_eq!(common::redis_keys(&url, &prefix).await.len(), 3, "the link, its count and its last click");
+    // 7 visits from one address and User-Agent through two instances: one visitor.
+    let visits = &stats["data"]["visits"];
+    assert_eq!((visits["total"].as_u64(), visits["unique"].as_u64()), (Some(7), Some(1)), "{stats}");
+    assert_eq!(stats["data"]["recentVisits"].as_array().map(Vec::len), Some(7));
+    let keys = || async {
+        let mut keys: Vec<String> = common::redis_keys(&url, &prefix)
+            .await
+            .into_iter()
+            .map(|k| k.trim_start_matches(prefix.as_str()).replace(slug, "S"))
+            .collect();
+        keys.sort();
+        keys
+    };
+    let found = keys().await;
+    let salt = found.iter().find(|k| k.starts_with("visits:salt:")).expect("the day's salt is shared").clone();
+    let day = salt.trim_start_matches("visits:salt:");
+    let link_keys = ["", ":clicks", ":d:DAY", ":days", ":last", ":seen:DAY", ":visits"];
+    let mut expected: Vec<String> = link_keys.iter().map(|k| format!("link:{{S}}{}", k.replace("DAY", day))).collect();
+    expected.push(salt.clone());
+    assert_eq!(found, expected, "the link, its counters, its day's tally and visitors, its visits and the salt");
     let mut stream = tokio::net::TcpStream::connect(b).await.unwrap();
     let req =
         common::json_request("DELETE", &format!("/v1/short-url/{slug}"), &format!("X-Manage-Token: {token}\r\n"), "");
     let (head, _) = common::exchange(&mut stream, &req).await;
     assert!(head.starts_with("http/1.1 200"), "{head}");
-    assert_eq!(common::redis_keys(&url, &prefix).await, Vec::<String>::new(), "the deleted link left nothing");
+    assert_eq!(keys().await, [salt], "the deleted link left nothing; the day's salt is no link's");
     common::remove_redis_keys(&url, &prefix).await;
 }
 
