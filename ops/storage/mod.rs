@@ -2,11 +2,13 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+mod log_stream;
 pub(crate) mod paste;
 pub(crate) mod paste_read;
 pub(crate) mod short_url;
 pub(crate) mod short_url_manage;
 pub(crate) mod short_url_stats;
+pub(crate) mod short_url_stream;
 mod short_url_visits;
 mod tokens;
 pub(crate) mod webhook_inbox;
