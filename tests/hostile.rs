@@ -376,6 +376,36 @@ async fn largest_inbox(port: u16, target: u16, results: &Results) {
     );
 }
 
+/// A short link's statistics at their largest: 1,100 visits, each from a referrer host of 250
+/// characters and a browser of its own (a day keeps 100 of each), read over 10,000 day
+/// buckets with top lists of 100 and a page of 100 visits, and as a stream poll of every visit
+/// kept.
+async fn largest_link_stats(port: u16, results: &Results) {
+    let record = |label: &str, path: &str, status: u16, size: usize, took: Duration| {
+        results.lock().unwrap().push((label.into(), path.into(), 0, status, size, took));
+    };
+    let created = stateful_json(port, "POST", "/v1/short-url/create", r#"{"url":"https://example.com/"}"#).await;
+    let Some(slug) = created["data"]["slug"].as_str() else {
+        record("link for the largest stats", "/v1/short-url/create", 0, 0, Duration::ZERO);
+        return;
+    };
+    let mut slowest = (302, 0, Duration::ZERO);
+    for i in 0..1_100 {
+        let host = format!("h{i}-{}.example", "a".repeat(250 - 12));
+        let headers = format!("Referer: https://{host}/\r\nUser-Agent: Browser{i}/1.0 ({})\r\n", "x".repeat(400));
+        let (status, out, took) = exchange(port, "GET", &format!("/v1/short-url/r/{slug}"), &headers, "").await;
+        if slowest.0 == 302 && (status != 302 || took > slowest.2) {
+            slowest = (status, out.len(), took);
+        }
+    }
+    record("1,100 visits, slowest", "/v1/short-url/r/{slug}", slowest.0, slowest.1, slowest.2);
+    let path = format!("/v1/short-url/{slug}/stats?from=2000-01-01&to=2027-05-19&top=100&visits=100");
+    let (status, size, took) = send(port, "GET", &path, "").await;
+    record("stats, 10,000 days, tops of 100", "/v1/short-url/{slug}/stats", status, size, took);
+    let (status, size, took) = send(port, "GET", &format!("/v1/short-url/{slug}/visits/stream?lastEventId=0"), "").await;
+    record("1,000 visits, stream poll", "/v1/short-url/{slug}/visits/stream", status, size, took);
+}
+
 #[tokio::test]
 async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
     // WRENCH_TEST_HOSTILE_BIN runs the corpus against another build (a release one, for the figures
@@ -463,6 +493,7 @@ async fn a_hostile_corpus_under_a_memory_limit_leaves_the_server_up_and_fast() {
         took,
     ));
     largest_inbox(port, target, &results).await;
+    largest_link_stats(port, &results).await;
     done.store(true, std::sync::atomic::Ordering::Release);
     let mut cheap_times = cheap.await.unwrap();
     let alive = child.try_wait().unwrap().is_none();
