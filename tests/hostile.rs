@@ -402,7 +402,8 @@ async fn largest_link_stats(port: u16, results: &Results) {
     let path = format!("/v1/short-url/{slug}/stats?from=2000-01-01&to=2027-05-19&top=100&visits=100");
     let (status, size, took) = send(port, "GET", &path, "").await;
     record("stats, 10,000 days, tops of 100", "/v1/short-url/{slug}/stats", status, size, took);
-    let (status, size, took) = send(port, "GET", &format!("/v1/short-url/{slug}/visits/stream?lastEventId=0"), "").await;
+    let (status, size, took) =
+        send(port, "GET", &format!("/v1/short-url/{slug}/visits/stream?lastEventId=0"), "").await;
     record("1,000 visits, stream poll", "/v1/short-url/{slug}/visits/stream", status, size, took);
 }
 

@@ -225,6 +225,10 @@ const ENFORCED: &[&str] = &[
     "examples",
     // An annotation: this property is a second spelling of the one it names.
     "x-alias-of",
+    // A legacy second spelling: the names an object takes, and its value's schema when given.
+    "propertyNames",
+    "if",
+    "then",
 ];
 
 fn walk(v: &Value, path: &str, bad: &mut Vec<String>) {
@@ -332,6 +336,15 @@ fn camel_of(name: &str) -> String {
     out
 }
 
+/// The alias a legacy-spelling rule admits, when `rule` is one for a property among `siblings`.
+fn legacy_spelling<'a>(rule: &'a Value, siblings: &[String]) -> Option<&'a str> {
+    let props = rule.get("then")?.get("properties")?.as_object()?;
+    let (alias, schema) = props.iter().next().filter(|_| props.len() == 1)?;
+    let of = schema.get("x-alias-of")?.as_str()?;
+    (siblings.iter().any(|n| n == of) && rule["if"] == serde_json::json!({"required": [alias]}))
+        .then_some(alias.as_str())
+}
+
 /// Every property name under `schema`, with the names of its sibling properties.
 fn property_names(doc: &Value, schema: &Value, seen: &mut HashSet<String>, out: &mut Vec<(String, Vec<String>)>) {
     match schema {
@@ -347,21 +360,50 @@ fn property_names(doc: &Value, schema: &Value, seen: &mut HashSet<String>, out: 
                 for name in props.keys() {
                     out.push((name.clone(), siblings.clone()));
                 }
-                // A legacy spelling is admitted by an anchored pattern and names the property
-                // it stands for; anything else under `patternProperties` is reported by name.
-                for (pattern, s) in map.get("patternProperties").and_then(Value::as_object).into_iter().flatten() {
-                    let of = s.get("x-alias-of").and_then(Value::as_str).filter(|of| siblings.iter().any(|n| n == of));
-                    let literal = pattern
-                        .strip_prefix('^')
-                        .and_then(|p| p.strip_suffix('$'))
-                        .filter(|p| p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
-                    if of.is_none() || literal.is_none() {
+                // A legacy spelling is a rule `if: {required: [alias]}, then: {properties:
+                // {alias: ...}}` whose schema names a sibling property it stands for; any other
+                // `patternProperties`, `propertyNames` or rule with `then` is reported.
+                if let Some(p) = map.get("patternProperties") {
+                    out.push((format!("patternProperties {p}"), siblings.clone()));
+                }
+                let legacy: Vec<&str> = map
+                    .get("allOf")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| legacy_spelling(r, &siblings))
+                    .collect();
+                let rules = map
+                    .get("allOf")
+                    .and_then(Value::as_array)
+                    .map_or(0, |r| r.iter().filter(|r| r.get("then").is_some()).count());
+                if rules != legacy.len() {
+                    out.push((format!("a rule with `then` that is not a legacy spelling: {map:?}"), siblings.clone()));
+                }
+                if let Some(names) = map.get("propertyNames") {
+                    let expected: Vec<Value> = siblings
+                        .iter()
+                        .map(|n| serde_json::json!(n))
+                        .chain(legacy.iter().map(|n| serde_json::json!(n)))
+                        .collect();
+                    if names["enum"].as_array() != Some(&expected) {
                         out.push((
-                            format!("pattern {pattern} (not a legacy spelling of a property)"),
+                            format!("propertyNames {names} (not the properties and their legacy spellings)"),
                             siblings.clone(),
                         ));
                     }
                 }
+                // Everything but the legacy rules, whose snake_case names are the point.
+                for (k, v) in map {
+                    match (k.as_str(), v) {
+                        ("allOf", Value::Array(rules)) => rules
+                            .iter()
+                            .filter(|r| legacy_spelling(r, &siblings).is_none())
+                            .for_each(|r| property_names(doc, r, seen, out)),
+                        _ => property_names(doc, v, seen, out),
+                    }
+                }
+                return;
             }
             map.values().for_each(|v| property_names(doc, v, seen, out));
         }

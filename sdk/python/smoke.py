@@ -7,6 +7,7 @@ package importable). Exits non-zero, naming the step, on the first answer that i
 
 import os
 import sys
+import time
 
 from wrench_client import AuthenticatedClient
 from wrench_client.api.images import qr_generate
@@ -16,6 +17,7 @@ from wrench_client.api.storage import (
     create_webhook_inbox,
     follow_short_url,
     get_paste,
+    get_short_url_stats,
     get_webhook_payload_raw,
     list_webhook_payloads,
     receive_webhook_at_path_put,
@@ -24,6 +26,7 @@ from wrench_client.api.lookups import holidays_list_get
 from wrench_client.api.text_and_data import base_64_decode, base_64_encode
 from wrench_client.models import (
     InboxCreateInput,
+    Interval,
     Base64DecodeInput,
     Base64EncodeInput,
     InvalidJsonOrValidationOrResultTooLargeError,
@@ -66,12 +69,30 @@ r = qr_generate.sync_detailed(client=client, body=QrInput(text="hello", format_=
 png = r.parsed.payload.read() if isinstance(r.parsed, File) else b""
 check("image bytes", png.startswith(b"\x89PNG\r\n\x1a\n"), (r.headers.get("content-type"), type(r.parsed)))
 
-# A redirect, not followed.
-link = create_short_url.sync(client=client, body=ShortUrlCreateInput(url="https://example.com/smoke", max_visits=1))
-r = follow_short_url.sync_detailed(slug=link.data.slug, client=client)
-check("redirect", r.status_code == 302 and r.headers["location"] == "https://example.com/smoke", r.headers)
+# A redirect, not followed, with the visitor's query forwarded; then its statistics.
+link = create_short_url.sync(
+    client=client,
+    body=ShortUrlCreateInput(url="https://example.com/smoke", max_visits=1, forward_query=True, tags=["smoke"]),
+)
+check("link settings", link.data.tags == ["smoke"] and link.data.forward_query and link.data.max_visits == 1, link)
+r = client.get_httpx_client().get(f"/v1/short-url/r/{link.data.slug}?utm_source=py", headers={"Referer": "https://py.example/"})
+check("redirect", r.status_code == 302 and r.headers["location"] == "https://example.com/smoke?utm_source=py", r.headers)
 r = follow_short_url.sync_detailed(slug=link.data.slug, client=client)
 check("visits spent", r.status_code == 410, r.content)
+# The embedded store records a visit just after its redirect: look again for up to 2 s.
+for _ in range(40):
+    stats = get_short_url_stats.sync(slug=link.data.slug, client=client, interval=Interval.HOUR, visits=5).data
+    if stats.visits.total == 1:
+        break
+    time.sleep(0.05)
+check(
+    "visit statistics",
+    stats.visits.total == 1
+    and [v.referrer for v in stats.recent_visits] == ["py.example"]
+    and [t.value for t in stats.top.referrers] == ["py.example"]
+    and sum(b.total for b in stats.series) == 1,
+    stats,
+)
 
 # A webhook receive URL with an arbitrary body.
 inbox = create_webhook_inbox.sync(client=client, body=InboxCreateInput(max_payloads=5))

@@ -59,22 +59,40 @@ function check(step: string, ok: boolean, detail: unknown): void {
   check("svg text", (svg.data ?? "").startsWith("<svg"), svg.response.status);
 }
 
-// A redirect, not followed.
+// A redirect, not followed, with the visitor's query forwarded; then its statistics.
 {
-  // The legacy spelling `custom_slug` is declared as a pattern property, which openapi-typescript
-  // turns into a string index signature that a number field cannot satisfy: the body is typed
-  // by assertion until the declaration changes.
-  const linkBody = { url: "https://example.com/smoke", maxVisits: 1 } as unknown as components["schemas"]["ShortUrlCreateInput"];
-  const link = await client.POST("/v1/short-url/create", { body: linkBody });
+  const link = await client.POST("/v1/short-url/create", {
+    body: { url: "https://example.com/smoke", maxVisits: 1, forwardQuery: true, redirectStatus: 307, tags: ["smoke"] },
+  });
   const slug = link.data?.data.slug ?? "";
-  const { response } = await client.GET("/v1/short-url/r/{slug}", { params: { path: { slug } }, redirect: "manual" });
+  check("link settings", link.data?.data.redirectStatus === 307 && link.data?.data.tags[0] === "smoke", link.error);
+  const { response } = await client.GET("/v1/short-url/r/{slug}", {
+    params: { path: { slug } },
+    redirect: "manual",
+    headers: { Referer: "https://ts.example/" },
+    querySerializer: () => "utm_source=ts",
+  });
   check(
     "redirect",
-    response.status === 302 && response.headers.get("location") === "https://example.com/smoke",
+    response.status === 307 && response.headers.get("location") === "https://example.com/smoke?utm_source=ts",
     response.status,
   );
   const again = await client.GET("/v1/short-url/r/{slug}", { params: { path: { slug } }, redirect: "manual" });
   check("visits spent", again.response.status === 410 && again.error?.error.code === "LINK_EXPIRED", again.error);
+  // The embedded store records a visit just after its redirect: look again for up to 2 s.
+  let stats = (await client.GET("/v1/short-url/{slug}/stats", { params: { path: { slug }, query: { interval: "hour" } } })).data?.data;
+  for (let i = 0; i < 40 && stats?.visits.total !== 1; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    stats = (await client.GET("/v1/short-url/{slug}/stats", { params: { path: { slug }, query: { interval: "hour" } } })).data?.data;
+  }
+  check(
+    "visit statistics",
+    stats?.visits.total === 1 &&
+      stats.recentVisits[0]?.referrer === "ts.example" &&
+      stats.top.referrers[0]?.value === "ts.example" &&
+      stats.series.reduce((n, b) => n + b.total, 0) === 1,
+    stats,
+  );
 }
 
 // A webhook receive URL with an arbitrary body.

@@ -210,23 +210,27 @@ fn schema(v: &mut Value) {
 
 /// Removes the second spellings of an object's fields and the rules that tie them to the first:
 /// "one of the two is required" becomes "the first is required"; "not both" goes. A second
-/// spelling is a property marked `x-alias-of`, or a legacy one admitted by an anchored
-/// `patternProperties` entry (which 3.0 cannot say at all).
+/// spelling is a property marked `x-alias-of`, or a legacy one admitted by `propertyNames` and
+/// an `if`/`then` rule (which 3.0 cannot say at all): its object is closed again with
+/// `additionalProperties: false`.
 fn drop_aliases(o: &mut Map<String, Value>) {
     let mut aliases: Vec<String> = Vec::new();
     if let Some(Value::Object(props)) = o.get_mut("properties") {
         aliases.extend(props.iter().filter(|(_, p)| p.get("x-alias-of").is_some()).map(|(k, _)| k.clone()));
         props.retain(|k, _| !aliases.contains(k));
     }
-    if let Some(Value::Object(patterns)) = o.get_mut("patternProperties") {
-        let legacy: Vec<String> =
-            patterns.iter().filter(|(_, p)| p.get("x-alias-of").is_some()).map(|(k, _)| k.clone()).collect();
-        patterns.retain(|k, _| !legacy.contains(k));
-        if patterns.is_empty() {
-            o.remove("patternProperties");
+    let legacy = |rule: &Value| -> Option<String> {
+        let props = rule.get("then")?.get("properties")?.as_object()?;
+        let (name, s) = props.iter().next().filter(|_| props.len() == 1)?;
+        s.get("x-alias-of").map(|_| name.clone())
+    };
+    if let Some(Value::Array(rules)) = o.get_mut("allOf") {
+        let found: Vec<String> = rules.iter().filter_map(legacy).collect();
+        rules.retain(|r| legacy(r).is_none());
+        if !found.is_empty() && o.remove("propertyNames").is_some() {
+            o.insert("additionalProperties".into(), json!(false));
         }
-        let name = |pattern: &str| pattern.trim_start_matches('^').trim_end_matches('$').replace('\\', "");
-        aliases.extend(legacy.iter().map(|p| name(p)));
+        aliases.extend(found);
     }
     if aliases.is_empty() {
         return;

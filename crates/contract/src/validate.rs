@@ -47,13 +47,18 @@ pub trait Validate {
 /// serde refuses a field given twice.
 ///
 /// Where the alias follows the naming rule (`maxLength` beside the fixed `max_length`, `url`
-/// beside `domain`), it becomes a property of its own and a client may use either. Any other alias is a legacy spelling (`custom_slug`, the
-/// original service's, beside `customSlug`): it is admitted through `patternProperties` with an
-/// anchored pattern, so that the document still accepts exactly what the server does while
-/// generators, which build fields from `properties`, see one field under one name.
+/// beside `domain`), it becomes a property of its own and a client may use either. Any other
+/// alias is a legacy spelling (`custom_slug`, the original service's, beside `customSlug`),
+/// kept out of `properties` so that generators, which build fields from them, see one field
+/// under one name, while the document still accepts exactly what the server does: the object's
+/// `propertyNames` list the legacy spelling beside the properties (in place of
+/// `additionalProperties: false`, which would refuse it), and an `if`/`then` rule gives its
+/// value the field's schema. (An anchored `patternProperties` entry said the same, but
+/// TypeScript generators turn it into an index signature that every field must then satisfy.)
 pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
     let Some(object) = schema.as_object_mut() else { return };
     let mut rules = Vec::new();
+    let mut legacy = Vec::new();
     for &(name, alias) in T::ALIASES {
         let Some(properties) = object.get_mut("properties").and_then(Value::as_object_mut) else { return };
         let Some(index) = properties.keys().position(|k| k == name) else { continue };
@@ -69,10 +74,7 @@ pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
         if follows_naming_rule(alias) {
             properties.shift_insert(index + 1, alias.to_string(), aliased);
         } else {
-            let patterns = object.entry("patternProperties").or_insert_with(|| json!({}));
-            if let Some(patterns) = patterns.as_object_mut() {
-                patterns.insert(format!("^{}$", regex::escape(alias)), aliased);
-            }
+            legacy.push((alias, json!({"if": {"required": [alias]}, "then": {"properties": {alias: aliased}}})));
         }
         let required = object.get_mut("required").and_then(Value::as_array_mut);
         let was_required = required.is_some_and(|r| {
@@ -86,6 +88,17 @@ pub fn declare_aliases<T: Validate + ?Sized>(schema: &mut Schema) {
             json!({"not": {"required": [name, alias]}})
         });
     }
+    if !legacy.is_empty() && object.get("additionalProperties") == Some(&Value::Bool(false)) {
+        let mut names: Vec<Value> = object
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(|k| Value::String(k.clone())).collect())
+            .unwrap_or_default();
+        names.extend(legacy.iter().map(|(alias, _)| Value::String(alias.to_string())));
+        object.remove("additionalProperties");
+        object.insert("propertyNames".into(), json!({"enum": names}));
+    }
+    rules.extend(legacy.into_iter().map(|(_, rule)| rule));
     if object.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
         object.remove("required");
     }

@@ -73,6 +73,22 @@ async fn main() {
     };
     check(&mut done, "redirect", location.is_some_and(|l| l == "https://example.com/smoke"), r.map(|r| r.status()));
 
+    // Its statistics, by the hour. The embedded store records a visit just after its redirect:
+    // look again for up to 2 s.
+    let mut stats = None;
+    for _ in 0..40 {
+        let r = client.get_short_url_stats().slug(link.data.slug.clone()).interval(types::Interval::Hour).send().await;
+        stats = r.ok().map(|r| r.into_inner().data);
+        if stats.as_ref().is_some_and(|s| s.visits.total == 1) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let ok = stats.as_ref().is_some_and(|s| {
+        s.visits.total == 1 && s.recent_visits.len() == 1 && s.series.iter().map(|b| b.total).sum::<u64>() == 1
+    });
+    check(&mut done, "visit statistics", ok, stats.map(|s| (s.visits.total, s.recent_visits.len())));
+
     // A webhook receive URL with an arbitrary body.
     let inbox = client.create_webhook_inbox().send().await.expect("an inbox");
     let body: Vec<u8> = b"\x00\x01 not JSON \xff".to_vec();
