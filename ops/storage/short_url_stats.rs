@@ -11,7 +11,7 @@ use std::{collections::HashMap, time::SystemTime};
 
 use super::{
     short_url::{clicks_key, find, last_click_key},
-    short_url_visits::{Visit, day_key, days_key, visits_key},
+    short_url_visits::{NumberedVisit, Visit, day_key, days_key, visits_key},
 };
 use crate::{prelude::*, store::LogState, time};
 
@@ -124,14 +124,6 @@ struct TopLists {
     browsers: Vec<Ranked>,
     operating_systems: Vec<Ranked>,
     devices: Vec<Ranked>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-struct NumberedVisit {
-    /// The visit's number: the link's visits are numbered from 1.
-    number: u64,
-    #[serde(flatten)]
-    visit: Visit,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use super::{
     log_stream::{self, Follow},
     short_url::{find, key},
-    short_url_visits::{Visit, visits_key},
+    short_url_visits::{NumberedVisit, Visit, visits_key},
 };
 use crate::{op::RawReply, prelude::*};
 
@@ -26,8 +26,7 @@ struct VisitStreamInput {
 /// One `visit` event: the visit as the statistics list it, with its number.
 fn event(number: u64, stored: &[u8]) -> Option<Bytes> {
     let visit: Visit = serde_json::from_slice(stored).ok()?;
-    let mut json = serde_json::to_value(visit).ok()?;
-    json.as_object_mut()?.insert("number".into(), number.into());
+    let json = serde_json::to_string(&NumberedVisit { number, visit }).ok()?;
     Some(Bytes::from(format!("id: {number}\nevent: visit\ndata: {json}\n\n")))
 }
 

@@ -87,6 +87,15 @@ pub(super) struct Visit {
     pub bot: bool,
 }
 
+/// A visit as statistics and the stream show it: with its number.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct NumberedVisit {
+    /// The visit's number: the link's visits are numbered from 1.
+    pub number: u64,
+    #[serde(flatten)]
+    pub visit: Visit,
+}
+
 /// A visit ready to be recorded: the store step borrows from it.
 pub(super) struct Recording {
     day_key: String,
@@ -202,12 +211,14 @@ async fn visitor_hash(ctx: &Ctx, day: &str, user_agent: &str) -> Result<String, 
 }
 
 /// The salt of `day`: made by the first instance that needs it, read by the others, kept in
-/// memory for the day.
+/// memory for the day. The memory is per store, as the salt is (a process may serve several
+/// stores: tests do).
 async fn salt(ctx: &Ctx, day: &str) -> Result<[u8; 32], ApiError> {
-    static CACHED: Mutex<Option<(String, [u8; 32])>> = Mutex::new(None);
-    if let Some((d, s)) = CACHED.lock().ok().and_then(|c| c.clone())
-        && d == day
-    {
+    type Cached = std::collections::HashMap<(usize, String), [u8; 32]>;
+    static CACHED: Mutex<Option<Cached>> = Mutex::new(None);
+    let store = std::sync::Arc::as_ptr(&ctx.store) as *const () as usize;
+    let id = (store, day.to_string());
+    if let Some(s) = CACHED.lock().ok().and_then(|c| c.as_ref().and_then(|c| c.get(&id).copied())) {
         return Ok(s);
     }
     let key = format!("visits:salt:{day}");
@@ -216,7 +227,10 @@ async fn salt(ctx: &Ctx, day: &str) -> Result<[u8; 32], ApiError> {
     let stored = ctx.store.get(&key).await?.ok_or_else(|| ApiError::internal("the day's salt vanished"))?;
     let salt: [u8; 32] = stored.as_slice().try_into().map_err(|_| ApiError::internal("the day's salt is malformed"))?;
     if let Ok(mut c) = CACHED.lock() {
-        *c = Some((day.to_string(), salt));
+        let c = c.get_or_insert_with(Default::default);
+        // Yesterday's salts go with the day they served.
+        c.retain(|(_, d), _| d.as_str() >= day);
+        c.insert(id, salt);
     }
     Ok(salt)
 }

@@ -3,9 +3,10 @@
 //! Each value is stored with its expiry (Unix milliseconds, 0 for never) in front of it, so
 //! reads can refuse expired data without waiting for the sweeper, which deletes expired entries
 //! in the background every minute. Lists are one value each (short, such as a rate window's
-//! keys); logs store each entry on its own (`embedded_log`). Writes go through one writer thread that commits concurrent writes
-//! together, one fsync per batch ([`super::group_commit`]); running them one after another is
-//! what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run on the
+//! keys); logs store each entry on its own (`embedded_log`), and tallies and sets each counter
+//! and member (`embedded_tally`). Writes go through one writer thread that commits concurrent
+//! writes together, one fsync per batch ([`super::group_commit`]); running them one after
+//! another is what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run on the
 //! blocking pool.
 
 use std::{

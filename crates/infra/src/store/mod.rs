@@ -7,8 +7,11 @@
 //! more do a hot path's whole conditional work at once, so it costs one round trip on Redis
 //! and one queued write on the embedded store: a guarded, counted push, and a read that counts
 //! (a short link's redirect). A log is a numbered sequence whose entries are stored one by one
-//! (a webhook inbox's deliveries), trimmed by count and bytes, read by number range. Their keys share a hash tag (`{id}`),
-//! so they stay on one cluster slot. Expired data is never returned, whatever the backend.
+//! (a webhook inbox's deliveries), trimmed by count and bytes, read by number range. A tally is
+//! a map of named counters that a counted read adds to in its own step (a short link's visits
+//! by hour, referrer, country...), with a set of distinct members and a log of recent entries
+//! beside it. Their keys share a hash tag (`{id}`), so they stay on one cluster slot. Expired
+//! data is never returned, whatever the backend.
 //!
 //! - `embedded` (default): a redb file under the data directory. Nothing acknowledged is lost
 //!   across a restart; only counters with a TTL (rate windows) are written without waiting for
