@@ -56,6 +56,12 @@ impl Drop for Slot {
     }
 }
 
+/// One Server-Sent Event: `name`, with entry number `id` as its id and `json` as its data (JSON
+/// text holds no line break, so one `data:` line carries it).
+pub(super) fn framed(id: u64, name: &str, json: &str) -> Bytes {
+    Bytes::from(format!("id: {id}\nevent: {name}\ndata: {json}\n\n"))
+}
+
 /// What a stream follows.
 pub(super) struct Follow {
     /// The key whose value lives as long as the log's owner: the stream ends when it is gone.

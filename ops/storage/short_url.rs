@@ -520,9 +520,9 @@ fn read(raw: &[u8]) -> Result<LinkRecord, ApiError> {
 /// without limits is queued and the redirect does not wait for it); every request counts, bots
 /// and link previews included. The visit is recorded for the link's statistics: its time,
 /// referrer host, browser, operating system, device type, whether it is a bot, and its country
-/// when a geolocation data set is configured; never the visitor's address. A link before its `validSince`, from its `validUntil` on, or
-/// past its `maxVisits` answers 410 `LINK_EXPIRED` and counts nothing. Unknown slugs are 404
-/// `NOT_FOUND`.
+/// when a geolocation data set is configured; never the visitor's address. A link before its
+/// `validSince`, from its `validUntil` on, or past its `maxVisits` answers 410 `LINK_EXPIRED`
+/// and counts nothing. Unknown slugs are 404 `NOT_FOUND`.
 #[op(get "/v1/short-url/r/{slug}" as followShortUrl, tag = Storage, output = redirect,
      uses(store), errors(NOT_FOUND, LINK_EXPIRED),
      example(unknown, {"slug": "nothing-here"}, status = 404),

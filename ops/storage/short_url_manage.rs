@@ -110,9 +110,9 @@ struct ShortUrlDeleted {
 /// Delete a short link.
 ///
 /// Removes the link, its click count, last-click time and every visit recorded (tallies and
-/// recent visits), with `X-Manage-Token` set to
-/// the token the creation answered (403 `TOKEN_REJECTED` otherwise); the slug is free again
-/// afterwards. Unknown slugs are 404 `NOT_FOUND`.
+/// recent visits), with `X-Manage-Token` set to the token the creation answered (403
+/// `TOKEN_REJECTED` otherwise); the slug is free again afterwards. Unknown slugs are 404
+/// `NOT_FOUND`.
 #[op(delete "/v1/short-url/{slug}" as deleteShortUrl, tag = Storage,
      uses(store), errors(NOT_FOUND, TOKEN_REJECTED),
      example(unknown, {"slug": "nothing-here"}, status = 404),

@@ -27,7 +27,7 @@ struct VisitStreamInput {
 fn event(number: u64, stored: &[u8]) -> Option<Bytes> {
     let visit: Visit = serde_json::from_slice(stored).ok()?;
     let json = serde_json::to_string(&NumberedVisit { number, visit }).ok()?;
-    Some(Bytes::from(format!("id: {number}\nevent: visit\ndata: {json}\n\n")))
+    Some(log_stream::framed(number, "visit", &json))
 }
 
 /// Stream a short link's visits live.

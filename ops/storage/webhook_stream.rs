@@ -27,7 +27,7 @@ struct InboxStreamInput {
 fn event(seq: u64, stored: &[u8]) -> Option<Bytes> {
     let (recorded, body) = delivery::decode(stored)?;
     let json = serde_json::to_string(&delivery::show(seq, recorded, body)).ok()?;
-    Some(Bytes::from(format!("id: {seq}\nevent: delivery\ndata: {json}\n\n")))
+    Some(log_stream::framed(seq, "delivery", &json))
 }
 
 /// Stream a webhook inbox's deliveries live.

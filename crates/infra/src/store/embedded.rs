@@ -6,8 +6,8 @@
 //! keys); logs store each entry on its own (`embedded_log`), and tallies and sets each counter
 //! and member (`embedded_tally`). Writes go through one writer thread that commits concurrent
 //! writes together, one fsync per batch ([`super::group_commit`]); running them one after
-//! another is what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run on the
-//! blocking pool.
+//! another is what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run
+//! on the blocking pool.
 
 use std::{
     path::Path,
