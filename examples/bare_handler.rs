@@ -1,6 +1,7 @@
-//! The benchmark's baseline: one bare poem handler that does what `POST /v1/base64/encode`
-//! does (parse the JSON body, encode, answer the same envelope) with none of wrench's
-//! pipeline: no registry routing, key check, validation, request id, timing or logging.
+//! The benchmark's baseline: bare poem handlers that do what `POST /v1/base64/encode` (parse
+//! the JSON body, encode, answer the same envelope) and `POST /v1/uuid/v4` (a random UUID in
+//! the envelope) do, with none of wrench's pipeline: no registry routing, key check,
+//! validation, request id, timing or logging.
 //!
 //! Run with `cargo run --release --example bare_handler -- 127.0.0.1:8090`.
 
@@ -24,8 +25,19 @@ fn encode(Json(input): Json<Input>) -> Json<Value> {
     }))
 }
 
+#[handler]
+fn uuid_v4() -> Json<Value> {
+    Json(json!({
+        "success": true,
+        "data": {"uuid": uuid::Uuid::new_v4().hyphenated().to_string()},
+        "meta": {"requestId": "00000000000000000000000000000000", "duration": 0.0}
+    }))
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let addr = std::env::args().nth(1).unwrap_or_else(|| "127.0.0.1:8090".to_string());
-    Server::new(TcpListener::bind(addr)).run(Route::new().at("/v1/base64/encode", post(encode))).await
+    Server::new(TcpListener::bind(addr))
+        .run(Route::new().at("/v1/base64/encode", post(encode)).at("/v1/uuid/v4", post(uuid_v4)))
+        .await
 }

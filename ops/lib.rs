@@ -32,7 +32,40 @@ include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 pub fn registry() -> op::Registry {
     let mut operations: Vec<op::Operation> = placed().into_iter().map(|(_, op)| op).collect();
     operations.sort_by_key(|o| (o.routes[0].path, o.routes[0].method));
-    op::Registry { operations, startup: vec![lookups::warm_up_task()] }
+    op::Registry { operations, startup: vec![lookups::warm_up_task()], tables: tables() }
+}
+
+/// Every embedded table an operation builds on first use, by name, with what builds it. The
+/// server's warm-up builds the slowest at start (`lookups::warm_up_task`); `wrench tables`
+/// builds each in turn and reports the time and memory it takes (BENCHMARKS.md, "Footprint
+/// and speed").
+fn tables() -> Vec<op::StartupTask> {
+    let t = |name: &'static str, run: fn()| op::StartupTask { name, run };
+    vec![
+        t("user-agent regexes", || {
+            let _ = wrench_kit::uap::extractor();
+        }),
+        t("phone metadata and carriers", lookups::phone::warm),
+        t("land polygons", || {
+            let _ = lookups::on_water::land();
+        }),
+        t("lake polygons", || {
+            let _ = lookups::on_water::lakes();
+        }),
+        t("place index", || {
+            let _ = wrench_kit::geo::places::index();
+        }),
+        t("time-zone boundaries", datasets::zones::warm_up),
+        t("time-zone database (IANA names)", wrench_kit::geo::tzdb::warm),
+        t("holidays", lookups::holidays::warm),
+        t("e-mail domain lists", wrench_kit::mail::lists::warm),
+        t("countries", datasets::countries::warm),
+        t("SVG fonts", wrench_kit::render::warm),
+        t("OG image fonts", images::og::warm),
+        t("licence summaries", dev::license::warm),
+        t("CLDR units", wrench_kit::number_units::warm),
+        t("WHOIS servers", wrench_kit::network::whois_text::warm),
+    ]
 }
 
 /// Every operation, sorted as [`registry`] sorts them.

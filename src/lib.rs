@@ -12,6 +12,7 @@
 use wrench_contract::{op, path_template};
 use wrench_infra::{bounds, config, connection, datasets, envelope, metrics, net, rate, store};
 
+mod access_log;
 pub mod http;
 pub mod keys;
 pub mod logging;

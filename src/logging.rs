@@ -1,7 +1,7 @@
 //! Logging: one subscriber for the process, from `WRENCH_LOG` and `WRENCH_LOG_FORMAT`, and a
 //! panic hook that logs where a panic happened but never its message (messages can quote
-//! client input). The line each request writes is the HTTP layer's (`http::App`); this module
-//! only sets up where lines go.
+//! client input). The line each request writes is the HTTP layer's (`http::App`), built by
+//! `access_log`; this module sets up where lines go.
 
 use crate::config::{Config, LogFormat};
 
@@ -29,11 +29,17 @@ pub fn init(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGua
         .finish(std::io::BufWriter::with_capacity(64 * 1024, std::io::stderr()));
     // Colours only for a person at a terminal; log files and collectors get plain text.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let access = writer.clone();
     let builder = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(writer);
     let installed = match config.log_format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Text => builder.try_init(),
     };
+    // The access line is built by hand (`access_log`) when it goes to the same writer in plain
+    // text or JSON; coloured lines for a terminal stay with the formatter.
+    if installed.is_ok() && !ansi && tracing::enabled!(target: "wrench::request", tracing::Level::INFO) {
+        crate::access_log::install(access, matches!(config.log_format, LogFormat::Json));
+    }
     // Log where a panic happened but not its message: messages can quote client input.
     std::panic::set_hook(Box::new(|info| {
         let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();

@@ -35,6 +35,9 @@ enum Command {
     },
     /// Load the configured data sets and say what each holds; fails if one does not load.
     Data,
+    /// Build every embedded table in turn and print the time and resident memory each adds
+    /// (memory read from /proc, so Linux only).
+    Tables,
     /// Manage API keys.
     #[command(subcommand)]
     Keys(Keys),
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
             print_json(&wrench::openapi::v30::render(&wrench::openapi_document()))
         }
         Some(Command::Data) => data(file),
+        Some(Command::Tables) => tables(),
         Some(Command::Keys(Keys::New)) => match wrench::keys::new_key() {
             Ok((key, digest)) => {
                 println!("key:    {key}");
@@ -185,6 +189,36 @@ fn data(file: Option<&std::path::Path>) -> ExitCode {
     println!();
     println!("loaded in {:.2} s", started.elapsed().as_secs_f64());
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+/// The process's resident memory in KiB, where /proc tells it.
+fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
+    line.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Builds each embedded table once, in the registry's order, printing what it took.
+fn tables() -> ExitCode {
+    let registry = wrench::registry();
+    let mb = |kib: Option<u64>| kib.map_or("-".to_string(), |k| format!("{:.1}", k as f64 / 1024.0));
+    let before = rss_kib();
+    println!("{:<36} {:>8} {:>9}", "table", "ms", "RSS +MB");
+    let mut last = before;
+    for table in &registry.tables {
+        let started = std::time::Instant::now();
+        (table.run)();
+        let ms = started.elapsed().as_secs_f64() * 1e3;
+        let now = rss_kib();
+        let added = match (last, now) {
+            (Some(a), Some(b)) => format!("{:.1}", (b as f64 - a as f64) / 1024.0),
+            _ => "-".to_string(),
+        };
+        println!("{:<36} {:>8.1} {:>9}", table.name, ms, added);
+        last = now;
+    }
+    println!("RSS before: {} MB; after every table: {} MB", mb(before), mb(last));
+    ExitCode::SUCCESS
 }
 
 fn fail(message: &str) -> ExitCode {

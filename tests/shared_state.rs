@@ -137,6 +137,9 @@ async fn visit_limits_hold_across_instances_and_deleted_links_leave_no_keys() {
     let (slug, token) = (created["data"]["slug"].as_str().unwrap(), created["data"]["manageToken"].as_str().unwrap());
     let statuses = hundred_gets(a, b, &format!("/v1/short-url/r/{slug}")).await;
     assert_eq!(statuses, [(302, 7), (410, 93)].into());
+    // Statistics wait for the visits their own instance queued: asked of `a`, then of `b`,
+    // they have seen both instances' visits written.
+    call(a, "GET", &format!("/v1/short-url/{slug}/stats"), None).await;
     let (_, stats) = call(b, "GET", &format!("/v1/short-url/{slug}/stats"), None).await;
     assert_eq!((stats["data"]["clicks"].as_i64(), stats["data"]["visitsLeft"].as_u64()), (Some(7), Some(0)), "{stats}");
     // 7 visits from one address and User-Agent through two instances: one visitor.
@@ -165,6 +168,44 @@ async fn visit_limits_hold_across_instances_and_deleted_links_leave_no_keys() {
     let (head, _) = common::exchange(&mut stream, &req).await;
     assert!(head.starts_with("http/1.1 200"), "{head}");
     assert_eq!(keys().await, [salt], "the deleted link left nothing; the day's salt is no link's");
+    common::remove_redis_keys(&url, &prefix).await;
+}
+
+/// A delivery decides with the inbox as its instance last read it, and stores only while the
+/// store still holds that record: an inbox changed or deleted through the other instance is
+/// never acted on as it was.
+#[tokio::test]
+#[cfg_attr(
+    not(wrench_test_redis),
+    ignore = "needs Redis: set WRENCH_TEST_REDIS_URL (for example redis://127.0.0.1:6379)"
+)]
+async fn inbox_changes_through_one_instance_apply_at_once_on_the_other() {
+    let (url, prefix, a, b) = two_unlimited_instances_on_redis().await;
+    let (_, created) = call(a, "POST", "/v1/webhook/inbox/create", None).await;
+    let (id, token) = (created["data"]["id"].as_str().unwrap(), created["data"]["manageToken"].as_str().unwrap());
+    let receive = format!("/v1/webhook/inbox/{id}/receive");
+    let (head, v) = call(a, "POST", &receive, Some(json!({"n": 1}))).await;
+    assert!(head.starts_with("http/1.1 200") && v["data"]["id"] == "1", "{head} {v}");
+    let manage = |method: &str, body: &str| {
+        common::json_request(method, &format!("/v1/webhook/inbox/{id}"), &format!("X-Manage-Token: {token}\r\n"), body)
+    };
+    let mut stream = tokio::net::TcpStream::connect(b).await.unwrap();
+    let (head, _) =
+        common::exchange(&mut stream, &manage("PATCH", r#"{"response":{"status":202,"body":"changed"}}"#)).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    // `a` read the inbox before the change; its next delivery answers as the inbox says now.
+    let mut stream = tokio::net::TcpStream::connect(a).await.unwrap();
+    let (head, body) = common::exchange(&mut stream, &common::json_request("POST", &receive, "", r#"{"n":2}"#)).await;
+    assert!(head.starts_with("http/1.1 202") && body == "changed", "{head} {body}");
+    let (_, v) = call(b, "GET", &format!("/v1/webhook/inbox/{id}/payloads"), None).await;
+    let stored: Vec<(&Value, &Value)> =
+        v["data"]["payloads"].as_array().unwrap().iter().map(|p| (&p["id"], &p["body"])).collect();
+    assert_eq!(stored, [(&json!("1"), &json!({"n": 1})), (&json!("2"), &json!({"n": 2}))], "stored once: {v}");
+    let mut stream = tokio::net::TcpStream::connect(b).await.unwrap();
+    let (head, _) = common::exchange(&mut stream, &manage("DELETE", "")).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    let (head, _) = call(a, "POST", &receive, Some(json!({"n": 3}))).await;
+    assert!(head.starts_with("http/1.1 404"), "a deleted inbox takes nothing: {head}");
     common::remove_redis_keys(&url, &prefix).await;
 }
 

@@ -11,8 +11,8 @@ mod common;
 
 use common::cluster::Cluster;
 use wrench_infra::store::{
-    Appended, Counted, CountedRead, Distinct, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, Tally,
-    embedded::EmbeddedStore, redis::RedisStore,
+    Appended, Counted, CountedRead, DistinctBatch, GuardedPush, LogAppend, LogBatch, LogState, Pushed, Store,
+    StoreError, TallyBatch, embedded::EmbeddedStore, redis::RedisStore,
 };
 
 /// A store to test, and how to clean up after it.
@@ -100,15 +100,17 @@ contract!(counted_reads, reads_that_count_stamp_then_count_only_what_exists);
 contract!(logs, logs_number_trim_by_count_and_bytes_and_expire);
 contract!(logs_atomic, log_appends_are_numbered_atomically);
 contract!(logs_cleared, cleared_and_deleted_logs_hold_nothing);
+contract!(logs_guard_value, appends_that_expect_a_guard_value_need_exactly_it);
 contract!(gated_reads, gated_reads_count_only_inside_their_period_and_uses);
 contract!(gated_reads_atomic, gated_reads_give_exactly_their_uses_under_concurrency);
 contract!(counted_values, counted_values_are_spent_read_by_read);
 contract!(counted_values_atomic, counted_values_give_exactly_their_reads_under_concurrency);
 contract!(tallies, tallies_are_recorded_with_the_count_and_deleted_whole);
 contract!(tallies_atomic, tallies_are_exact_under_concurrency);
+contract!(tally_batches, batches_record_as_their_visits_would);
 
 fn append<'a>(log: &'a str, value: &'a [u8], max_entries: usize, max_bytes: usize) -> LogAppend<'a> {
-    LogAppend { guard: "lg{7}", log, value, max_entries, max_bytes, window: None }
+    LogAppend { guard: "lg{7}", log, value, max_entries, max_bytes, window: None, guard_is: None }
 }
 
 async fn logs_number_trim_by_count_and_bytes_and_expire(s: Arc<dyn Store>) {
@@ -159,6 +161,7 @@ async fn log_appends_are_numbered_atomically(s: Arc<dyn Store>) {
                     max_entries: 20,
                     max_bytes: 1 << 20,
                     window,
+                    guard_is: None,
                 };
                 s.log_append(a).await.unwrap()
             })
@@ -176,6 +179,35 @@ async fn log_appends_are_numbered_atomically(s: Arc<dyn Store>) {
     assert_eq!(s.log_read("la{8}:log", 1, 100).await.unwrap().len(), 20);
 }
 
+/// An append that names the guard's value happens only while the guard holds exactly it, and
+/// otherwise answers what the guard holds, counting nothing in its window.
+async fn appends_that_expect_a_guard_value_need_exactly_it(s: Arc<dyn Store>) {
+    let a = |value: &'static [u8], guard_is: Option<&'static [u8]>| LogAppend {
+        guard: "lv{3}",
+        log: "lv{3}:log",
+        value,
+        max_entries: 10,
+        max_bytes: 1000,
+        window: Some(("lv{3}:w", 2, Duration::from_secs(30))),
+        guard_is,
+    };
+    assert_eq!(s.log_append(a(b"x", Some(b"v1"))).await.unwrap(), Appended::NoGuard);
+    s.put("lv{3}", b"v1\0\xff", Some(Duration::from_secs(30))).await.unwrap();
+    assert!(matches!(s.log_append(a(b"1", Some(b"v1\0\xff"))).await.unwrap(), Appended::Done { seq: 1, .. }));
+    s.put("lv{3}", b"v2", Some(Duration::from_secs(30))).await.unwrap();
+    assert_eq!(s.log_append(a(b"2", Some(b"v1\0\xff"))).await.unwrap(), Appended::Changed(b"v2".to_vec()));
+    assert_eq!(
+        s.log_append(a(b"2", Some(b"v"))).await.unwrap(),
+        Appended::Changed(b"v2".to_vec()),
+        "a prefix is not it"
+    );
+    assert!(matches!(s.log_append(a(b"2", Some(b"v2"))).await.unwrap(), Appended::Done { seq: 2, .. }));
+    assert_eq!(s.count("lv{3}:w").await.unwrap(), 2, "refused appends counted nothing");
+    assert!(matches!(s.log_append(a(b"3", None)).await.unwrap(), Appended::Limited(_)), "without a value, as before");
+    let held: Vec<Vec<u8>> = s.log_read("lv{3}:log", 1, 9).await.unwrap().into_iter().map(|e| e.1).collect();
+    assert_eq!(held, [b"1".to_vec(), b"2".to_vec()]);
+}
+
 async fn cleared_and_deleted_logs_hold_nothing(s: Arc<dyn Store>) {
     s.put("lc{9}", b"meta", Some(Duration::from_secs(30))).await.unwrap();
     let a = |v: &'static [u8]| LogAppend {
@@ -185,6 +217,7 @@ async fn cleared_and_deleted_logs_hold_nothing(s: Arc<dyn Store>) {
         max_entries: 10,
         max_bytes: 1000,
         window: None,
+        guard_is: None,
     };
     for v in [b"a", b"b", b"c"] {
         s.log_append(a(v)).await.unwrap();
@@ -253,16 +286,9 @@ async fn guarded_pushes_are_counted_atomically(s: Arc<dyn Store>) {
 
 async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
     assert_eq!(
-        s.get_and_count(CountedRead {
-            key: "k{3}",
-            stamp_key: "k{3}:t",
-            stamp: b"t0",
-            counter: "k{3}:n",
-            now_ms: 0,
-            tally: None
-        })
-        .await
-        .unwrap(),
+        s.get_and_count(CountedRead { key: "k{3}", stamp_key: "k{3}:t", stamp: b"t0", counter: "k{3}:n", now_ms: 0 })
+            .await
+            .unwrap(),
         None
     );
     s.put("k{3}", b"target", None).await.unwrap();
@@ -275,7 +301,6 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
                 stamp: stamp.as_bytes(),
                 counter: "k{3}:n",
                 now_ms: 0,
-                tally: None,
             })
             .await
             .unwrap(),
@@ -294,9 +319,7 @@ async fn reads_that_count_stamp_then_count_only_what_exists(s: Arc<dyn Store>) {
 /// A counted read of the gated value at `key` (counter `key:n`) at `now_ms`.
 async fn gated_read(s: &Arc<dyn Store>, key: &str, now_ms: u64) -> Option<Counted> {
     let (stamp_key, counter) = (format!("{key}:t"), format!("{key}:n"));
-    s.get_and_count(CountedRead { key, stamp_key: &stamp_key, stamp: b"t", counter: &counter, now_ms, tally: None })
-        .await
-        .unwrap()
+    s.get_and_count(CountedRead { key, stamp_key: &stamp_key, stamp: b"t", counter: &counter, now_ms }).await.unwrap()
 }
 
 async fn gated_reads_count_only_inside_their_period_and_uses(s: Arc<dyn Store>) {
@@ -344,29 +367,91 @@ async fn gated_reads_give_exactly_their_uses_under_concurrency(s: Arc<dyn Store>
     assert_eq!(s.count("u{1}:n").await.unwrap(), 9);
 }
 
-/// A visit of the value at `key` that tallies `add` in `tally`, counts `member` once in
-/// `tally:seen` (adding `u:10`) and logs `entry`, keeping 3 entries.
+/// A visit of the value at `key` that, when it counts, records a batch of one visit: `add` in
+/// `tally`, `member` once in `tally:seen` (adding `u:10`) and `entry` in the log, which keeps 3
+/// entries.
 async fn visit(s: &Arc<dyn Store>, key: &str, tally: &str, add: &[&str], member: &str, entry: &str) -> Option<Counted> {
     let (stamp_key, counter) = (format!("{key}:t"), format!("{key}:n"));
-    let (index, seen, log) = (format!("{key}:days"), format!("{tally}:seen"), format!("{key}:visits"));
-    let t = Tally {
-        key: tally,
+    let counted = s
+        .get_and_count(CountedRead { key, stamp_key: &stamp_key, stamp: b"t", counter: &counter, now_ms: 1 })
+        .await
+        .unwrap();
+    if let Some(Counted::Open(_)) = counted {
+        let names = add.iter().map(|n| (n.to_string(), 1)).collect();
+        let batch = batch(key, tally, names, &[(member, &["u:10"])], &[entry]);
+        assert!(s.record(Arc::new(batch)).await.unwrap(), "the guard is there");
+    }
+    counted
+}
+
+/// A batch on `tally` guarded by `key`, its index `key:days`, its set `tally:seen` and its
+/// log `key:visits` (3 entries kept); groups hold 3 values.
+fn batch(key: &str, tally: &str, add: Vec<(String, u64)>, members: &[(&str, &[&str])], entries: &[&str]) -> TallyBatch {
+    TallyBatch {
+        guard: key.to_string(),
+        key: tally.to_string(),
         add,
         per_group: 3,
-        index: &index,
-        distinct: Some(Distinct { set: &seen, member, ttl: Duration::from_secs(60), add: &["u:10"] }),
-        log: Some((&log, entry.as_bytes(), 3)),
-    };
-    s.get_and_count(CountedRead {
-        key,
-        stamp_key: &stamp_key,
-        stamp: b"t",
-        counter: &counter,
-        now_ms: 1,
-        tally: Some(t),
-    })
-    .await
-    .unwrap()
+        index: format!("{key}:days"),
+        distinct: Some(DistinctBatch {
+            set: format!("{tally}:seen"),
+            ttl: Duration::from_secs(60),
+            members: members.iter().map(|(m, n)| (m.to_string(), n.iter().map(|s| s.to_string()).collect())).collect(),
+        }),
+        log: Some(LogBatch {
+            log: format!("{key}:visits"),
+            entries: entries.iter().map(|e| e.as_bytes().to_vec()).collect(),
+            keep: 3,
+        }),
+    }
+}
+
+/// A batch sums many visits: amounts, members and entries are applied as one visit at a time
+/// would apply them, the log numbers every entry and keeps the newest, and a batch whose guard
+/// is gone writes nothing.
+async fn batches_record_as_their_visits_would(s: Arc<dyn Store>) {
+    let names = |n: &[(&str, u64)]| n.iter().map(|(k, v)| (k.to_string(), *v)).collect::<Vec<_>>();
+    let lost = batch("b{1}", "b{1}:d:1", names(&[("v:10", 5)]), &[("alice", &["u:10"])], &["lost"]);
+    assert!(!s.record(Arc::new(lost)).await.unwrap(), "no guard, no record");
+    assert_eq!(s.tallies(&["b{1}:d:1"]).await.unwrap(), vec![Vec::new()]);
+    assert_eq!(s.log_state("b{1}:visits").await.unwrap(), LogState::EMPTY);
+    s.put("b{1}", b"link", None).await.unwrap();
+    let first = batch(
+        "b{1}",
+        "b{1}:d:1",
+        names(&[("v:10", 4), ("r:a", 2), ("r:b", 1), ("r:c", 1)]),
+        &[("alice", &["u:10"]), ("bob", &["u:11"])],
+        &["1", "2", "3", "4"],
+    );
+    assert!(s.record(Arc::new(first)).await.unwrap());
+    // Bob again (not new), carol new; two more referrers past the group's three values.
+    let second = batch(
+        "b{1}",
+        "b{1}:d:1",
+        names(&[("v:11", 3), ("r:d", 2), ("r:a", 1)]),
+        &[("bob", &["u:11"]), ("carol", &["u:11"])],
+        &["5", "6", "7"],
+    );
+    assert!(s.record(Arc::new(second)).await.unwrap());
+    let expected = [("r:", 2), ("r:a", 3), ("r:b", 1), ("r:c", 1), ("u:10", 1), ("u:11", 2), ("v:10", 4), ("v:11", 3)];
+    let expected: Vec<(String, i64)> = expected.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    assert_eq!(sorted(s.tallies(&["b{1}:d:1"]).await.unwrap().remove(0)), expected);
+    let mut members = s.members("b{1}:d:1:seen").await.unwrap();
+    members.sort();
+    assert_eq!(members, ["alice", "bob", "carol"]);
+    assert_eq!(s.members("b{1}:days").await.unwrap(), ["b{1}:d:1"]);
+    let state = s.log_state("b{1}:visits").await.unwrap();
+    assert_eq!((state.first, state.last, state.bytes), (5, 7, 3), "seven numbered, the newest three kept");
+    let entries: Vec<(u64, Vec<u8>)> = s.log_read("b{1}:visits", 1, 7).await.unwrap();
+    assert_eq!(entries, [(5, b"5".to_vec()), (6, b"6".to_vec()), (7, b"7".to_vec())]);
+    // A batch larger than the log keeps numbering on.
+    let big: Vec<String> = (8..=20).map(|n| n.to_string()).collect();
+    let big: Vec<&str> = big.iter().map(String::as_str).collect();
+    assert!(s.record(Arc::new(batch("b{1}", "b{1}:d:1", Vec::new(), &[], &big))).await.unwrap());
+    let state = s.log_state("b{1}:visits").await.unwrap();
+    assert_eq!((state.first, state.last, state.bytes), (18, 20, 6));
+    let entries: Vec<u64> = s.log_read("b{1}:visits", 1, 20).await.unwrap().into_iter().map(|e| e.0).collect();
+    assert_eq!(entries, [18, 19, 20]);
 }
 
 /// Waits (up to 2 s) for the embedded store's queued counts to land.
@@ -679,16 +764,9 @@ async fn scripts_are_loaded_again_after_redis_forgets_them() {
     let _: () = admin.script_flush(false).await.unwrap();
     assert_eq!(s.push_guarded(push).await.unwrap(), Pushed::Done(2));
     assert_eq!(
-        s.get_and_count(CountedRead {
-            key: "f{4}",
-            stamp_key: "f{4}:t",
-            stamp: b"t",
-            counter: "f{4}:n",
-            now_ms: 0,
-            tally: None
-        })
-        .await
-        .unwrap(),
+        s.get_and_count(CountedRead { key: "f{4}", stamp_key: "f{4}:t", stamp: b"t", counter: "f{4}:n", now_ms: 0 })
+            .await
+            .unwrap(),
         Some(Counted::Open(b"meta".to_vec()))
     );
     b.cleanup().await;
@@ -733,12 +811,14 @@ async fn redis_cluster_passes_the_contract_and_survives_a_failover() {
         logs_number_trim_by_count_and_bytes_and_expire,
         log_appends_are_numbered_atomically,
         cleared_and_deleted_logs_hold_nothing,
+        appends_that_expect_a_guard_value_need_exactly_it,
         counted_values_are_spent_read_by_read,
         counted_values_give_exactly_their_reads_under_concurrency,
         gated_reads_count_only_inside_their_period_and_uses,
         gated_reads_give_exactly_their_uses_under_concurrency,
         tallies_are_recorded_with_the_count_and_deleted_whole,
-        tallies_are_exact_under_concurrency
+        tallies_are_exact_under_concurrency,
+        batches_record_as_their_visits_would
     );
 
     // Failovers with one client: first of the node the client was seeded with, then of another

@@ -27,6 +27,11 @@ struct ChooseALicense {
     licenses: BTreeMap<String, Summary>,
 }
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub(crate) fn warm() {
+    let _ = &*SUMMARIES;
+}
+
 static SUMMARIES: LazyLock<ChooseALicense> = LazyLock::new(|| {
     serde_json::from_str(include_str!("../../data/licenses/choosealicense.json"))
         .expect("the embedded licence summaries are valid JSON (checked by a test)")

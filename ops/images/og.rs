@@ -7,6 +7,11 @@ use std::sync::LazyLock;
 use crate::{op::Image, prelude::*};
 use wrench_kit::render::{self, FONT_FAMILY, Rgb, SvgOrPng, xml_escape};
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub(crate) fn warm() {
+    let _ = (&*REGULAR, &*BOLD);
+}
+
 static REGULAR: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
     ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans.ttf"), 0).expect("the embedded font parses")
 });

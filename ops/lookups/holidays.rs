@@ -26,6 +26,11 @@ struct Table {
     blocks: HashMap<String, Block>,
 }
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub(crate) fn warm() {
+    let _ = table();
+}
+
 fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {

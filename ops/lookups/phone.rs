@@ -16,6 +16,12 @@ use crate::{datasets::countries, prelude::*};
 const CARRIERS: &str = include_str!("../../data/phone/carriers.tsv");
 
 /// Carrier names by number prefix (country calling code and national digits).
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub(crate) fn warm() {
+    let _ = phonenumber::parse(None, "+41 44 668 18 00");
+    let _ = carriers();
+}
+
 fn carriers() -> &'static HashMap<&'static str, &'static str> {
     static T: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     T.get_or_init(|| CARRIERS.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once('\t')).collect())

@@ -2,6 +2,7 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+mod inbox_cache;
 mod log_stream;
 pub(crate) mod paste;
 pub(crate) mod paste_read;

@@ -518,9 +518,10 @@ fn read(raw: &[u8]) -> Result<LinkRecord, ApiError> {
 /// visitor's own query appended when the link forwards queries, and counts the click in the
 /// same step as the lookup (one round trip on Redis; on the embedded store the count of a link
 /// without limits is queued and the redirect does not wait for it); every request counts, bots
-/// and link previews included. The visit is recorded for the link's statistics: its time,
-/// referrer host, browser, operating system, device type, whether it is a bot, and its country
-/// when a geolocation data set is configured; never the visitor's address. A link before its
+/// and link previews included. The visit is described for the link's statistics right after
+/// the redirect, in batches: its time, referrer host, browser, operating system, device type,
+/// whether it is a bot, and its country when a geolocation data set is configured; never the
+/// visitor's address. A link before its
 /// `validSince`, from its `validUntil` on, or past its `maxVisits` answers 410 `LINK_EXPIRED`
 /// and counts nothing. Unknown slugs are 404 `NOT_FOUND`.
 #[op(get "/v1/short-url/r/{slug}" as followShortUrl, tag = Storage, output = redirect,
@@ -535,8 +536,6 @@ async fn follow_short_url(input: SlugInput, ctx: &Ctx) -> Result<Redirect, ApiEr
 pub(super) async fn follow(ctx: &Ctx, slug: &str, now: SystemTime) -> Result<Redirect, ApiError> {
     lookable(slug)?;
     let stamp = time::rfc3339(now);
-    let visit = visits::prepare(ctx, slug, now).await?;
-    let (add, unique) = visit.tally();
     let counted = ctx
         .store
         .get_and_count(CountedRead {
@@ -545,13 +544,13 @@ pub(super) async fn follow(ctx: &Ctx, slug: &str, now: SystemTime) -> Result<Red
             stamp: stamp.as_bytes(),
             counter: &clicks_key(slug),
             now_ms: time::unix_ms(now),
-            tally: Some(visit.as_tally(&add, &unique)),
         })
         .await?
         .ok_or_else(|| missing(slug))?;
     match counted {
         Counted::Open(raw) => {
             let link = read(&raw)?;
+            visits::record(ctx, slug, now).await?;
             Ok(Redirect { location: link.url, status: link.redirect_status, forward_query: link.forward_query })
         }
         Counted::Closed(raw) => {

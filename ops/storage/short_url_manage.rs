@@ -120,6 +120,9 @@ struct ShortUrlDeleted {
 async fn delete_short_url(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlDeleted, ApiError> {
     managed(ctx, &input.slug).await?;
     let slug = &input.slug;
+    // The visits this instance has queued land first, so that none waits to land on a link
+    // made later under the same slug.
+    ctx.tallies.flush().await;
     // The link first: from then on no visit is recorded, so the keys listed next are all there
     // will be.
     ctx.store.delete(&[&key(slug)]).await?;

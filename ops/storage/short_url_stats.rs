@@ -291,6 +291,8 @@ async fn recent(
 async fn stats(ctx: &Ctx, input: StatsInput) -> Result<ShortUrlStats, ApiError> {
     let slug = input.slug.clone();
     let (link, gate) = find(ctx, &slug).await?;
+    // Every visit this instance has answered is in what follows.
+    ctx.tallies.flush().await;
     let now_ms = time::unix_ms(time::now());
     let (from, to) = range(&input, &link.created_at, now_ms)?;
     let unit = input.interval.ms();

@@ -1,6 +1,7 @@
 //! A short link's visits: what each redirect records, and where.
 //!
-//! A redirect that counts also records, in the same store step (`store::Tally`):
+//! A redirect that counts queues a description of its visit (`store::tally_queue`), which
+//! the instance writes in batches right after, summed per link and day:
 //! - in the link's tally for the visit's UTC day (`link:{slug}:d:YYYYMMDD`), one more visit in
 //!   its hour (`v:HH`), one more bot visit (`b:HH`) when the User-Agent is a crawler's, and one
 //!   more for its referrer host (`r:`), country (`c:`), browser (`br:`), operating system
@@ -15,6 +16,10 @@
 //!   days that had visits and a delete finds every key;
 //! - the visit in the link's log of recent visits, which keeps the newest [`KEEP_VISITS`].
 //!
+//! Statistics, the visit stream and a delete first wait for the visits their own instance has
+//! queued; another instance's visits show once that instance has written them (about one
+//! store round trip after their redirect). The click count is written by the redirect itself.
+//!
 //! The country comes from the IP geolocation data set when one is configured
 //! (`WRENCH_GEOIP_CITY_DB`), and is unknown otherwise.
 
@@ -25,7 +30,12 @@ use std::{
 
 use sha2::{Digest, Sha256};
 
-use crate::{prelude::*, random, store::Distinct, store::Tally, time};
+use crate::{
+    prelude::*,
+    random,
+    store::tally_queue::{TallyVisit, Visitor},
+    time,
+};
 
 /// Recent visits kept per link.
 pub(super) const KEEP_VISITS: usize = 1000;
@@ -96,41 +106,6 @@ pub(super) struct NumberedVisit {
     pub visit: Visit,
 }
 
-/// A visit ready to be recorded: the store step borrows from it.
-pub(super) struct Recording {
-    day_key: String,
-    days_key: String,
-    seen_key: String,
-    visits_key: String,
-    visitor: String,
-    entry: Vec<u8>,
-    add: Vec<String>,
-    unique: Vec<String>,
-}
-
-impl Recording {
-    /// The store's view of it.
-    pub(super) fn tally(&self) -> (Vec<&str>, Vec<&str>) {
-        (self.add.iter().map(String::as_str).collect(), self.unique.iter().map(String::as_str).collect())
-    }
-
-    pub(super) fn as_tally<'a>(&'a self, add: &'a [&'a str], unique: &'a [&'a str]) -> Tally<'a> {
-        Tally {
-            key: &self.day_key,
-            add,
-            per_group: PER_GROUP,
-            index: &self.days_key,
-            distinct: (!unique.is_empty()).then_some(Distinct {
-                set: &self.seen_key,
-                member: &self.visitor,
-                ttl: DAY_KEPT,
-                add: unique,
-            }),
-            log: Some((&self.visits_key, &self.entry, KEEP_VISITS)),
-        }
-    }
-}
-
 /// `YYYYMMDD` and the hour (`00`-`23`) of an instant, in UTC.
 pub(super) fn day_and_hour(at: SystemTime) -> (String, String) {
     let ts = jiff::Timestamp::from_millisecond(time::unix_ms(at) as i64).unwrap_or_default();
@@ -138,8 +113,8 @@ pub(super) fn day_and_hour(at: SystemTime) -> (String, String) {
     (format!("{:04}{:02}{:02}", dt.year(), dt.month(), dt.day()), format!("{:02}", dt.hour()))
 }
 
-/// Describes the request's visitor and prepares the visit's recording.
-pub(super) async fn prepare(ctx: &Ctx, slug: &str, at: SystemTime) -> Result<Recording, ApiError> {
+/// Describes the request's visitor and queues the visit's recording.
+pub(super) async fn record(ctx: &Ctx, slug: &str, at: SystemTime) -> Result<(), ApiError> {
     let header = |name: &str| ctx.headers.get(name).and_then(|v| v.to_str().ok());
     let user_agent = header("user-agent").unwrap_or("");
     let who = wrench_kit::uap::visitor(user_agent);
@@ -150,8 +125,8 @@ pub(super) async fn prepare(ctx: &Ctx, slug: &str, at: SystemTime) -> Result<Rec
         at: time::rfc3339(at),
         referrer,
         country,
-        browser: who.browser,
-        os: who.os,
+        browser: who.browser.clone(),
+        os: who.os.clone(),
         device: who.device.to_string(),
         bot: who.bot,
     };
@@ -163,22 +138,28 @@ pub(super) async fn prepare(ctx: &Ctx, slug: &str, at: SystemTime) -> Result<Rec
         format!("os:{}", visit.os),
         format!("dv:{}", visit.device),
     ];
-    let (visitor, unique) = if visit.bot {
+    let distinct = if visit.bot {
         add.push(format!("b:{hour}"));
-        (String::new(), Vec::new())
+        None
     } else {
-        (visitor_hash(ctx, &day, user_agent).await?, vec![format!("u:{hour}")])
+        Some(Visitor {
+            set: seen_key(slug, &day),
+            ttl: DAY_KEPT,
+            member: visitor_hash(ctx, &day, user_agent).await?,
+            add: vec![format!("u:{hour}")],
+        })
     };
-    Ok(Recording {
-        day_key: day_key(slug, &day),
-        days_key: days_key(slug),
-        seen_key: seen_key(slug, &day),
-        visits_key: visits_key(slug),
-        visitor,
-        entry: serde_json::to_vec(&visit).map_err(|e| ApiError::internal(e.to_string()))?,
+    let entry = serde_json::to_vec(&visit).map_err(|e| ApiError::internal(e.to_string()))?;
+    ctx.tallies.push(TallyVisit {
+        guard: super::short_url::key(slug),
+        key: day_key(slug, &day),
         add,
-        unique,
-    })
+        per_group: PER_GROUP,
+        index: days_key(slug),
+        distinct,
+        log: Some((visits_key(slug), entry, KEEP_VISITS)),
+    });
+    Ok(())
 }
 
 /// The host of a `Referer` header, lower-cased; `None` when it has none.

@@ -225,7 +225,12 @@ pub(super) async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
         return Err(not_found(id));
     }
     let raw = ctx.store.get(&meta_key(id)).await?.ok_or_else(|| not_found(id))?;
-    serde_json::from_slice(&raw).map_err(|e| ApiError::internal(format!("stored inbox unreadable: {e}")))
+    parse(&raw)
+}
+
+/// An inbox record from its stored bytes.
+pub(super) fn parse(raw: &[u8]) -> Result<InboxRecord, ApiError> {
+    serde_json::from_slice(raw).map_err(|e| ApiError::internal(format!("stored inbox unreadable: {e}")))
 }
 
 /// The inbox, when `X-Manage-Token` is its token.

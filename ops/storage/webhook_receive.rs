@@ -15,7 +15,10 @@ use wrench_kit::webhook::{
     form, signatures,
 };
 
-use super::webhook_inbox::{InboxRecord, load, log_key, not_found};
+use super::{
+    inbox_cache,
+    webhook_inbox::{InboxRecord, log_key, not_found},
+};
 use crate::{
     op::{IntoReply, OpRequest, RawReply, Reply},
     prelude::*,
@@ -150,9 +153,10 @@ fn forward(ctx: &Ctx, id: &str, seq: u64, url: &str, mut recorded: Recorded, bod
 async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Answer, ApiError> {
     let req = input.0;
     let id = req.path_params.get("id").cloned().unwrap_or_default();
-    let inbox = load(ctx, &id).await?;
-    let recorded = record(&req, &inbox, ctx).await;
-    let stored = delivery::encode(&recorded, &req.body);
+    let (mut raw, mut inbox) = match inbox_cache::get(ctx, &id) {
+        Some(known) => known,
+        None => inbox_cache::load(ctx, &id).await?,
+    };
     // Deliveries do not count against the sender's anonymous quota (one provider address
     // serves many inboxes); each inbox has a bound of its own instead, a window per clock
     // minute counted in the same step as the append.
@@ -160,25 +164,45 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Answer, ApiError>
     let (minute, reset) = crate::rate::window_at(time::unix_secs(), 60);
     let window_key = format!("inbox:{{{id}}}:deliveries:{minute}");
     let window = (per_minute > 0).then(|| (window_key.as_str(), i64::from(per_minute), Duration::from_secs(reset + 1)));
-    let append = LogAppend {
-        guard: &super::webhook_inbox::meta_key(&id),
-        log: &log_key(&id),
-        value: &stored,
-        max_entries: inbox.max_payloads(&ctx.config),
-        max_bytes: ctx.config.inbox_max_bytes,
-        window,
+    let (guard, log) = (super::webhook_inbox::meta_key(&id), log_key(&id));
+    // The delivery is decided with the inbox as this instance last read it, and appended only
+    // while the store still holds that record: one round trip. A record changed since (by any
+    // instance) comes back instead, and the delivery is decided again with it.
+    let mut tries = 0;
+    let (seq, recorded) = loop {
+        tries += 1;
+        let recorded = record(&req, &inbox, ctx).await;
+        let stored = delivery::encode(&recorded, &req.body);
+        let append = LogAppend {
+            guard: &guard,
+            log: &log,
+            value: &stored,
+            max_entries: inbox.max_payloads(&ctx.config),
+            max_bytes: ctx.config.inbox_max_bytes,
+            window,
+            guard_is: Some(raw.as_slice()),
+        };
+        match ctx.store.log_append(append).await? {
+            Appended::Done { seq, .. } => break (seq, recorded),
+            Appended::Changed(held) if tries < 3 => (raw, inbox) = inbox_cache::put(ctx, &id, held)?,
+            Appended::Changed(_) => {
+                let busy = "the inbox kept changing during the delivery; send it again";
+                return Err(ApiError::new(ErrorCode::StoreUnavailable, busy).with_retry_after(1));
+            }
+            Appended::NoGuard => {
+                inbox_cache::forget(ctx, &id);
+                return Err(not_found(&id));
+            }
+            Appended::Limited(_) => {
+                return Err(crate::rate::limited(per_minute, reset, "deliveries", " to this inbox"));
+            }
+        }
     };
-    match ctx.store.log_append(append).await? {
-        Appended::Done { seq, .. } => Ok({
-            if let Some(url) = &inbox.forward_to {
-                forward(ctx, &id, seq, url, recorded, req.body.clone());
-            }
-            match &inbox.response {
-                Some(configured) => Answer::Configured(configured.reply()),
-                None => Answer::Envelope(Received { received: true, id: seq.to_string() }),
-            }
-        }),
-        Appended::NoGuard => Err(not_found(&id)),
-        Appended::Limited(_) => Err(crate::rate::limited(per_minute, reset, "deliveries", " to this inbox")),
+    if let Some(url) = &inbox.forward_to {
+        forward(ctx, &id, seq, url, recorded, req.body.clone());
     }
+    Ok(match &inbox.response {
+        Some(configured) => Answer::Configured(configured.reply()),
+        None => Answer::Envelope(Received { received: true, id: seq.to_string() }),
+    })
 }

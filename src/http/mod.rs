@@ -34,13 +34,15 @@ use crate::{
     envelope::{ApiError, ErrorCode, error_response},
     keys::KeyRing,
     op::{HttpMethod, Operation, Registry, Route},
-    store::{Store, embedded::EmbeddedStore},
+    store::{Store, embedded::EmbeddedStore, tally_queue::TallyQueue},
 };
 
 /// What every endpoint of the app shares.
 pub(crate) struct State {
     pub(crate) config: Arc<Config>,
     pub(crate) store: Arc<dyn Store>,
+    /// Short-link visits waiting to be described in the store.
+    pub(crate) tallies: Arc<TallyQueue>,
     pub(crate) net: Arc<crate::net::Net>,
     pub(crate) datasets: Arc<crate::datasets::Datasets>,
     pub(crate) keys: KeyRing,
@@ -93,6 +95,7 @@ pub struct App {
     mcp: mcp::McpEndpoint,
     tools: mcp::Tools,
     datasets: Arc<crate::datasets::Datasets>,
+    tallies: Arc<TallyQueue>,
     cors: crate::config::CorsOrigins,
     startup: Arc<startup::Startup>,
 }
@@ -131,6 +134,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         datasets: datasets.clone(),
         keys: KeyRing::new(config.api_keys.clone()),
         config,
+        tallies: Arc::new(TallyQueue::new(store.clone())),
         store,
         openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
         openapi_30: serde_json::to_vec_pretty(&crate::openapi::v30::render(&doc)).map_err(|e| e.to_string())?,
@@ -138,6 +142,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         startup: Arc::new(startup::Startup::default()),
     });
     let startup = state.startup.clone();
+    let tallies = state.tallies.clone();
     let mut route = poem::Route::new();
     for (path, routes) in by_path {
         route = route.at(path, PathEndpoint { state: state.clone(), routes });
@@ -147,7 +152,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
     let route = Arc::new(site::mount(route, state));
     let tools = mcp::Tools::new(&ops, route.clone());
     let mcp = mcp::McpEndpoint::new(tools.clone(), &config);
-    Ok(App { route, mcp, tools, datasets, cors, startup })
+    Ok(App { route, mcp, tools, datasets, tallies, cors, startup })
 }
 
 /// One route of an operation, as the router holds it.
@@ -200,19 +205,23 @@ impl Endpoint for App {
         let meta = Arc::new(RequestMeta::new());
         req.extensions_mut().insert(meta.clone());
         let method = req.method().clone();
-        let path = req.uri().path().to_string();
+        // A clone shares the request target's bytes: no copy for the log line.
+        let uri = req.uri().clone();
         let cors = cors::allowed(&self.cors, &req);
         let routed = match edge_error(&req) {
             Some(err) => Ok(error_response(&err, &meta.envelope_meta().as_meta())),
             None if cors.is_some() && cors::is_preflight(&req) => Ok(cors::preflight()),
-            None if path == "/mcp" => self.mcp.call(req).await,
+            None if uri.path() == "/mcp" => self.mcp.call(req).await,
             None => self.route.call(req).await,
         };
         let mut resp = match routed {
             Ok(r) => r,
             Err(e) => {
                 let err = if e.status() == StatusCode::NOT_FOUND {
-                    ApiError::not_found(format!("there is nothing at {path}; see /openapi.json for the operations"))
+                    ApiError::not_found(format!(
+                        "there is nothing at {}; see /openapi.json for the operations",
+                        uri.path()
+                    ))
                 } else {
                     let code = ErrorCode::ALL
                         .iter()
@@ -241,16 +250,26 @@ impl Endpoint for App {
         if meta.op.get().is_none() {
             crate::metrics::request(None, status, std::time::Duration::from_secs_f64(duration_ms / 1e3));
         }
-        info!(
-            target: "wrench::request",
-            request_id = %meta.id,
-            method = %method,
-            path = %path,
-            operation = meta.op.get().copied().unwrap_or("-"),
+        let line = crate::access_log::Line {
+            request_id: &meta.id,
+            method: method.as_str(),
+            path: uri.path(),
+            operation: meta.op.get().copied().unwrap_or("-"),
             status,
             duration_ms,
-            "request"
-        );
+        };
+        if !crate::access_log::write(&line) {
+            info!(
+                target: "wrench::request",
+                request_id = %line.request_id,
+                method = %line.method,
+                path = %line.path,
+                operation = line.operation,
+                status,
+                duration_ms,
+                "request"
+            );
+        }
         Ok(resp)
     }
 }
@@ -322,7 +341,10 @@ pub async fn serve(config: Config, registry: Registry) -> Result<(), String> {
         None => None,
     };
     info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
+    let tallies = app.tallies.clone();
     server::serve(listener, tls, app, &config, shutdown_signal()).await.map_err(|e| format!("server: {e}"))?;
+    // The last visits' descriptions, queued by requests that have all answered by now.
+    tallies.flush().await;
     info!("wrench stopped");
     Ok(())
 }

@@ -154,6 +154,7 @@ async fn call(
     let ctx = Ctx {
         config: state.config.clone(),
         store: state.store.clone(),
+        tallies: state.tallies.clone(),
         net: state.net.clone(),
         datasets: state.datasets.clone(),
         request_id: meta.id.clone(),

@@ -302,11 +302,13 @@ pub struct StartupTask {
     pub run: fn(),
 }
 
-/// What the operations crate hands the server: its operations and its start-up work.
+/// What the operations crate hands the server: its operations, its start-up work, and every
+/// embedded table it builds on first use (for `wrench tables`, which measures them).
 #[derive(Debug, Clone)]
 pub struct Registry {
     pub operations: Vec<Operation>,
     pub startup: Vec<StartupTask>,
+    pub tables: Vec<StartupTask>,
 }
 
 /// Who is calling.
@@ -323,6 +325,8 @@ pub struct Ctx {
     pub config: Arc<Config>,
     /// The configured store (embedded or Redis), for the stateful features.
     pub store: Arc<dyn crate::store::Store>,
+    /// Short-link visits waiting to be described in `store` (`store::tally_queue`).
+    pub tallies: Arc<crate::store::tally_queue::TallyQueue>,
     /// The outbound layer, for everything that contacts a host.
     pub net: Arc<crate::net::Net>,
     /// The large data sets given as files (IP geolocation, ASN).
@@ -346,9 +350,12 @@ impl Ctx {
     /// Default settings, an in-memory store and no request behind it: for running an
     /// operation's declared examples outside a server.
     pub fn offline() -> Ctx {
+        let store: Arc<dyn crate::store::Store> =
+            Arc::new(crate::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens"));
         Ctx {
             config: Arc::new(Config::default()),
-            store: Arc::new(crate::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens")),
+            tallies: Arc::new(crate::store::tally_queue::TallyQueue::new(store.clone())),
+            store,
             net: Arc::new(
                 crate::net::Net::new(&Default::default(), "http://127.0.0.1:8080").expect("the default layer builds"),
             ),

@@ -51,6 +51,8 @@ static STORE_ERRORS: AtomicU64 = AtomicU64::new(0);
 static CIRCUITS_OPEN: AtomicI64 = AtomicI64::new(0);
 /// Embedded store transactions committed, and the writes they carried.
 static COMMITS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// Short-link visits described in the store, and those given up on (`store::tally_queue`).
+static VISITS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Outbound addresses judged: public, in the operator's allowed ranges, refused.
 static OUTBOUND: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
@@ -106,6 +108,16 @@ pub fn circuit(open: bool) {
 pub fn store_commit(writes: usize) {
     COMMITS[0].fetch_add(1, Relaxed);
     COMMITS[1].fetch_add(writes as u64, Relaxed);
+}
+
+/// Counts visits whose description was written to the store.
+pub fn visits_recorded(n: usize) {
+    VISITS[0].fetch_add(n as u64, Relaxed);
+}
+
+/// Counts visits whose description was given up on (the queue full, or the store failing).
+pub fn visits_dropped(n: usize) {
+    VISITS[1].fetch_add(n as u64, Relaxed);
 }
 
 /// Counts an address judged before an outbound connection.
@@ -166,6 +178,12 @@ pub fn render() -> String {
     out.push_str("# HELP wrench_store_committed_writes_total Writes those transactions carried (many per fsync).\n");
     out.push_str("# TYPE wrench_store_committed_writes_total counter\n");
     let _ = writeln!(out, "wrench_store_committed_writes_total {}", COMMITS[1].load(Relaxed));
+    out.push_str("# HELP wrench_visits_recorded_total Short-link visits whose description was written to the store.\n");
+    out.push_str("# TYPE wrench_visits_recorded_total counter\n");
+    let _ = writeln!(out, "wrench_visits_recorded_total {}", VISITS[0].load(Relaxed));
+    out.push_str("# HELP wrench_visits_dropped_total Short-link visits counted but not described (queue full or store failing).\n");
+    out.push_str("# TYPE wrench_visits_dropped_total counter\n");
+    let _ = writeln!(out, "wrench_visits_dropped_total {}", VISITS[1].load(Relaxed));
     out.push_str(
         "# HELP wrench_outbound_addresses_total Addresses judged before an outbound connection, by host class.\n",
     );

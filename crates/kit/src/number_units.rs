@@ -38,6 +38,11 @@ static DATA: LazyLock<UnitsData> = LazyLock::new(|| {
         .expect("the embedded CLDR unit data is valid JSON (checked by a test)")
 });
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub fn warm() {
+    let _ = &*DATA;
+}
+
 /// The simple units accepted (ECMA-402's sanctioned list).
 pub fn simple_units() -> &'static [String] {
     &DATA.units

@@ -81,6 +81,11 @@ static FONTS: LazyLock<Arc<usvg::fontdb::Database>> = LazyLock::new(|| {
     Arc::new(db)
 });
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub fn warm() {
+    let _ = &*FONTS;
+}
+
 /// The font family name to use in SVG `font-family`.
 pub const FONT_FAMILY: &str = "DejaVu Sans";
 

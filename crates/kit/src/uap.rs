@@ -9,7 +9,7 @@
 
 use std::{
     collections::HashMap,
-    sync::{Mutex, OnceLock},
+    sync::{Arc, Mutex, OnceLock},
 };
 
 use ua_parser::{Extractor, Regexes};
@@ -53,19 +53,24 @@ pub struct Visitor {
 }
 
 /// Describes the visitor that sent `user_agent` (its first [`VISITOR_UA_CHARS`] characters).
-pub fn visitor(user_agent: &str) -> Visitor {
-    let text: String = user_agent.trim().chars().take(VISITOR_UA_CHARS).collect();
-    static CACHE: OnceLock<Mutex<HashMap<String, Visitor>>> = OnceLock::new();
+/// A string seen before costs a lookup and a reference count, no allocation.
+pub fn visitor(user_agent: &str) -> Arc<Visitor> {
+    let trimmed = user_agent.trim();
+    let text = match trimmed.char_indices().nth(VISITOR_UA_CHARS) {
+        Some((end, _)) => &trimmed[..end],
+        None => trimmed,
+    };
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Visitor>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&text).cloned()) {
+    if let Some(v) = cache.lock().ok().and_then(|c| c.get(text).cloned()) {
         return v;
     }
-    let described = describe(&text);
+    let described = Arc::new(describe(text));
     if let Ok(mut c) = cache.lock() {
         if c.len() >= CACHED {
             c.clear();
         }
-        c.insert(text, described.clone());
+        c.insert(text.to_string(), described.clone());
     }
     described
 }
@@ -91,7 +96,7 @@ mod tests {
     fn visitors_are_described_by_the_same_rules_as_useragent_parse() {
         let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
         assert_eq!(
-            visitor(chrome),
+            *visitor(chrome),
             Visitor { browser: "Chrome".into(), os: "Windows".into(), device: "desktop", bot: false }
         );
         let iphone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
@@ -100,7 +105,10 @@ mod tests {
         let bot = visitor("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
         assert_eq!((bot.browser.as_str(), bot.device, bot.bot), ("Googlebot", "bot", true));
         // Cached: the same answer the second time.
-        assert_eq!(visitor(chrome), visitor(chrome));
+        assert!(Arc::ptr_eq(&visitor(chrome), &visitor(chrome)));
+        // Only the first 512 characters count.
+        let long = format!("{chrome}{}", "x".repeat(600));
+        assert!(Arc::ptr_eq(&visitor(&long), &visitor(&format!("{long}yyy"))));
         assert_eq!(visitor("").browser, "Other");
     }
 }

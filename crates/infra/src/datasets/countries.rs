@@ -14,6 +14,11 @@ pub struct Country {
 
 const TABLE: &str = include_str!("../../../../data/countries/countries.tsv");
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub fn warm() {
+    let _ = table();
+}
+
 fn table() -> &'static HashMap<&'static str, Country> {
     static T: OnceLock<HashMap<&'static str, Country>> = OnceLock::new();
     T.get_or_init(|| {

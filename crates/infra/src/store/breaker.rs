@@ -188,6 +188,13 @@ impl Store for Breaker {
         Box::pin(self.guard(Some(key), self.inner.get_and_count(read)))
     }
 
+    fn record(&self, batch: std::sync::Arc<super::TallyBatch>) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            let guard = batch.guard.clone();
+            self.guard(Some(&guard), self.inner.record(batch)).await
+        })
+    }
+
     fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {
         Box::pin(self.guard(keys.first().copied(), self.inner.tallies(keys)))
     }

@@ -20,7 +20,7 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use super::{
     Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture,
     embedded_log::{self, LOGS},
-    embedded_tally::{self, OwnedTally, SETS, TALLIES},
+    embedded_tally::{self, SETS, TALLIES},
     group_commit::Writer,
 };
 use crate::time::unix_ms;
@@ -341,7 +341,6 @@ impl Store for EmbeddedStore {
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
         use super::{Counted, gated};
         let (stamp_key, stamp, counter) = (read.stamp_key.to_string(), encode(0, read.stamp), read.counter.to_string());
-        let tally = read.tally.as_ref().map(OwnedTally::from);
         Box::pin(async move {
             let Some(found) = self.get(read.key).await? else { return Ok(None) };
             let (gate, value) = gated::split(&found);
@@ -373,10 +372,6 @@ impl Store for EmbeddedStore {
                             }
                             values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
                             bump(&mut values, &counter, now_ms(), None)?;
-                            drop(values);
-                            if let Some(t) = &tally {
-                                embedded_tally::record(tx, t, now_ms())?;
-                            }
                             Ok(Some(Counted::Open(value)))
                         })
                         .await;
@@ -399,15 +394,15 @@ impl Store for EmbeddedStore {
                     }
                     values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
                     bump(&mut values, &counter, now_ms(), None)?;
-                    drop(values);
-                    match &tally {
-                        Some(t) => embedded_tally::record(tx, t, now_ms()),
-                        None => Ok(()),
-                    }
+                    Ok(())
                 })
                 .await;
             Ok(Some(Counted::Open(value.to_vec())))
         })
+    }
+
+    fn record(&self, batch: Arc<super::TallyBatch>) -> StoreFuture<'_, bool> {
+        Box::pin(self.writer.write(true, move |tx| embedded_tally::record(tx, &batch, now_ms())))
     }
 
     fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {

@@ -55,11 +55,15 @@ fn state_in(
 /// The append itself, inside the writer's transaction.
 pub(crate) fn append(tx: &WriteTransaction, a: &OwnedAppend, now: u64) -> Result<Appended, StoreError> {
     let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-    let guard_expiry = values
-        .get(a.guard.as_str())
-        .map_err(StoreError::unavailable)?
-        .and_then(|v| live(v.value(), now).map(|(e, _)| e));
-    let Some(expires_at) = guard_expiry else { return Ok(Appended::NoGuard) };
+    let guard = values.get(a.guard.as_str()).map_err(StoreError::unavailable)?.and_then(|v| {
+        live(v.value(), now)
+            .map(|(e, held)| (e, a.guard_is.as_ref().is_some_and(|is| is != held).then(|| held.to_vec())))
+    });
+    let expires_at = match guard {
+        None => return Ok(Appended::NoGuard),
+        Some((_, Some(held))) => return Ok(Appended::Changed(held)),
+        Some((e, None)) => e,
+    };
     if let Some((key, limit, ttl)) = &a.window {
         let (count, counter_expiry) = bump(&mut values, key, now, Some(*ttl))?;
         if count > *limit {
@@ -109,6 +113,7 @@ pub(crate) struct OwnedAppend {
     pub max_entries: usize,
     pub max_bytes: usize,
     pub window: Option<(String, i64, Duration)>,
+    pub guard_is: Option<Vec<u8>>,
 }
 
 impl From<LogAppend<'_>> for OwnedAppend {
@@ -120,6 +125,7 @@ impl From<LogAppend<'_>> for OwnedAppend {
             max_entries: a.max_entries,
             max_bytes: a.max_bytes,
             window: a.window.map(|(k, l, t)| (k.to_string(), l, t)),
+            guard_is: a.guard_is.map(<[u8]>::to_vec),
         }
     }
 }

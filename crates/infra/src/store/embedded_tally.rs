@@ -9,7 +9,11 @@
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
-use super::{StoreError, Tally, embedded::VALUES, embedded_log};
+use super::{
+    StoreError, TallyBatch,
+    embedded::{VALUES, live},
+    embedded_log,
+};
 
 pub(crate) const TALLIES: TableDefinition<&str, u64> = TableDefinition::new("tallies");
 pub(crate) const SETS: TableDefinition<&str, u64> = TableDefinition::new("sets");
@@ -23,43 +27,18 @@ fn rows_of(key: &str) -> (String, String) {
     (format!("{key}\0"), format!("{key}\u{1}"))
 }
 
-/// A tally with owned data, for the writer thread.
-pub(crate) struct OwnedTally {
-    key: String,
-    add: Vec<String>,
-    per_group: usize,
-    index: String,
-    distinct: Option<(String, String, u64, Vec<String>)>,
-    log: Option<(String, Vec<u8>, usize)>,
-}
-
-impl From<&Tally<'_>> for OwnedTally {
-    fn from(t: &Tally<'_>) -> OwnedTally {
-        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        OwnedTally {
-            key: t.key.to_string(),
-            add: names(t.add),
-            per_group: t.per_group,
-            index: t.index.to_string(),
-            distinct: t
-                .distinct
-                .map(|d| (d.set.to_string(), d.member.to_string(), (d.ttl.as_millis() as u64).max(1), names(d.add))),
-            log: t.log.map(|(k, v, n)| (k.to_string(), v.to_vec(), n)),
-        }
-    }
-}
-
 /// The group of a counter name (`group:` of `group:value`), if it is one of a group's values.
 fn group_of(name: &str) -> Option<&str> {
     let c = name.find(':')?;
     (c + 1 < name.len()).then(|| &name[..=c])
 }
 
-/// Adds one to `name` in the tally `key`, holding its group to `per_group` values.
+/// Adds `by` to `name` in the tally `key`, holding its group to `per_group` values.
 fn add(
     tallies: &mut redb::Table<'_, &'static str, u64>,
     key: &str,
     name: &str,
+    by: u64,
     per_group: usize,
 ) -> Result<(), StoreError> {
     let count = |t: &redb::Table<'_, &'static str, u64>, r: &str| -> Result<u64, StoreError> {
@@ -79,39 +58,49 @@ fn add(
             tallies.insert(held_at.as_str(), held + 1).map_err(StoreError::unavailable)?;
         }
     }
-    tallies.insert(at.as_str(), n + 1).map_err(StoreError::unavailable)?;
+    tallies.insert(at.as_str(), n.saturating_add(by)).map_err(StoreError::unavailable)?;
     Ok(())
 }
 
-/// Records `t` inside the writer's transaction (after the counted read it belongs to).
-pub(crate) fn record(tx: &WriteTransaction, t: &OwnedTally, now: u64) -> Result<(), StoreError> {
+/// Records `batch` inside the writer's transaction, if its guard is live. False when not.
+pub(crate) fn record(tx: &WriteTransaction, b: &TallyBatch, now: u64) -> Result<bool, StoreError> {
+    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let guarded =
+        values.get(b.guard.as_str()).map_err(StoreError::unavailable)?.is_some_and(|v| live(v.value(), now).is_some());
+    if !guarded {
+        return Ok(false);
+    }
     let mut tallies = tx.open_table(TALLIES).map_err(StoreError::unavailable)?;
-    for name in &t.add {
-        add(&mut tallies, &t.key, name, t.per_group)?;
+    for (name, by) in &b.add {
+        add(&mut tallies, &b.key, name, *by, b.per_group)?;
     }
     let mut sets = tx.open_table(SETS).map_err(StoreError::unavailable)?;
-    sets.insert(row(&t.index, &t.key).as_str(), 0).map_err(StoreError::unavailable)?;
-    if let Some((set, member, ttl, names)) = &t.distinct {
-        let at = row(set, member);
-        let seen = sets.get(at.as_str()).map_err(StoreError::unavailable)?.is_some_and(|e| {
-            let e = e.value();
-            e == 0 || e > now
-        });
-        if !seen {
-            // Each member is kept `ttl` from its own arrival, which is at least the contract's
-            // `ttl` from the set's first member.
-            sets.insert(at.as_str(), now + ttl).map_err(StoreError::unavailable)?;
-            for name in names {
-                add(&mut tallies, &t.key, name, t.per_group)?;
+    sets.insert(row(&b.index, &b.key).as_str(), 0).map_err(StoreError::unavailable)?;
+    if let Some(d) = &b.distinct {
+        let ttl = (d.ttl.as_millis() as u64).max(1);
+        for (member, names) in &d.members {
+            let at = row(&d.set, member);
+            let seen = sets.get(at.as_str()).map_err(StoreError::unavailable)?.is_some_and(|e| {
+                let e = e.value();
+                e == 0 || e > now
+            });
+            if !seen {
+                // Each member is kept `ttl` from its own arrival, which is at least the
+                // contract's `ttl` from the set's first member.
+                sets.insert(at.as_str(), now + ttl).map_err(StoreError::unavailable)?;
+                for name in names {
+                    add(&mut tallies, &b.key, name, 1, b.per_group)?;
+                }
             }
         }
     }
     drop((tallies, sets));
-    if let Some((log, value, max)) = &t.log {
-        let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-        embedded_log::push(&mut values, tx, log, value, (*max, usize::MAX), 0, now)?;
+    if let Some(l) = &b.log {
+        for entry in &l.entries {
+            embedded_log::push(&mut values, tx, &l.log, entry, (l.keep, usize::MAX), 0, now)?;
+        }
     }
-    Ok(())
+    Ok(true)
 }
 
 /// The counters of each tally, bookkeeping rows left out.

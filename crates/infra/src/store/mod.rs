@@ -8,10 +8,11 @@
 //! and one queued write on the embedded store: a guarded, counted push, and a read that counts
 //! (a short link's redirect). A log is a numbered sequence whose entries are stored one by one
 //! (a webhook inbox's deliveries), trimmed by count and bytes, read by number range. A tally is
-//! a map of named counters that a counted read adds to in its own step (a short link's visits
-//! by hour, referrer, country...), with a set of distinct members and a log of recent entries
-//! beside it. Their keys share a hash tag (`{id}`), so they stay on one cluster slot. Expired
-//! data is never returned, whatever the backend.
+//! a map of named counters (a short link's visits by hour, referrer, country...), with a set
+//! of distinct members and a log of recent entries beside it, written a batch at a time
+//! ([`tally_queue`] sums a redirect's visits off its request path). Their keys share a hash
+//! tag (`{id}`), so they stay on one cluster slot. Expired data is never returned, whatever
+//! the backend.
 //!
 //! - `embedded` (default): a redb file under the data directory. Nothing acknowledged is lost
 //!   across a restart; only counters with a TTL (rate windows) are written without waiting for
@@ -36,6 +37,8 @@ pub mod group_commit;
 pub mod redis;
 mod redis_log;
 pub mod redis_nodes;
+mod redis_tally;
+pub mod tally_queue;
 
 use std::{
     future::Future,
@@ -140,9 +143,13 @@ pub trait Store: Send + Sync {
     /// first: a reader that sees the count also sees the stamp. A value behind a gate
     /// ([`gated`]) is counted only while its gate admits `read.now_ms`, spending one of its
     /// uses in the same step; otherwise nothing is written and the answer is [`Counted::Closed`].
-    /// The value is answered without its gate. When it counts, `read.tally` is recorded in the
-    /// same step.
+    /// The value is answered without its gate.
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<Counted>>;
+
+    /// Records a batch of visits of one owner on one tally ([`TallyBatch`]) in one step, while
+    /// `batch.guard` holds a live value; false (and nothing written) when it does not, so that
+    /// a deleted owner gets no late tally. The batch's keys share a hash tag.
+    fn record(&self, batch: std::sync::Arc<TallyBatch>) -> StoreFuture<'_, bool>;
 
     /// The counters of each tally in `keys` (name and count, in no particular order; none for
     /// a tally never written), in the order of `keys`. The keys of one call share a hash tag.
@@ -158,8 +165,9 @@ pub trait Store: Send + Sync {
     /// expired.
     fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<counted::Taken>>;
 
-    /// Appends `append.value` to the log `append.log` while `append.guard` holds a live value,
-    /// counted first in `append.window` as [`Store::push_guarded`] counts. Each entry is stored
+    /// Appends `append.value` to the log `append.log` while `append.guard` holds a live value
+    /// (the value `append.guard_is`, when given), counted first in `append.window` as
+    /// [`Store::push_guarded`] counts. Each entry is stored
     /// on its own under the next sequence number (from 1, never reused), so an append costs the
     /// same however much the log holds. Once the log holds more than `max_entries` entries or
     /// `max_bytes` bytes, the oldest go (the newest always stays). The log expires with its
@@ -229,41 +237,49 @@ pub struct CountedRead<'a> {
     pub counter: &'a str,
     /// The instant a gate is checked at (Unix milliseconds).
     pub now_ms: u64,
-    /// What the read also records when it counts, in the same step.
-    pub tally: Option<Tally<'a>>,
 }
 
-/// Counts that a counted read adds when it counts (a short link's visit): named counters in a
-/// tally that never expires, a member of an expiring set of distinct visitors, and an entry of
-/// a log that keeps the newest entries. See [`Store::get_and_count`].
-#[derive(Debug, Clone, Copy)]
-pub struct Tally<'a> {
+/// Visits of one owner (a short link) on one of its tallies (a day), summed, as
+/// [`Store::record`] writes them: named counters in a tally that never expires, members of an
+/// expiring set of distinct visitors, and entries of a log that keeps the newest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TallyBatch {
+    /// The batch is recorded only while this key holds a live value (the link).
+    pub guard: String,
     /// The tally the counters live in (a short link's day).
-    pub key: &'a str,
-    /// The counters to add one to. A name `group:value` is one of its group's values: a tally
-    /// holds at most `per_group` values of a group, and counts a further value as `group:`
-    /// (the group's other values). Names do not start with `#`, which the tally keeps for its
-    /// own bookkeeping.
-    pub add: &'a [&'a str],
+    pub key: String,
+    /// Counters and what to add to each, in the order they were first seen. A name
+    /// `group:value` is one of its group's values: a tally holds at most `per_group` values of
+    /// a group, and counts a further value as `group:` (the group's other values). Names do not
+    /// start with `#`, which the tally keeps for its own bookkeeping.
+    pub add: Vec<(String, u64)>,
     pub per_group: usize,
     /// A set that `key` is added to, so that every tally of one owner can be found and deleted.
-    pub index: &'a str,
-    /// A member of a set of distinct members (a day's visitors); when the member is new there,
-    /// the counters its `add` names get one too.
-    pub distinct: Option<Distinct<'a>>,
-    /// An entry appended to a log that keeps its newest `max_entries` entries (numbered as
+    pub index: String,
+    /// Members of a set of distinct members (a day's visitors), each with the counters that
+    /// get one more when the member is new there.
+    pub distinct: Option<DistinctBatch>,
+    /// Entries appended, in order, to a log that keeps its newest `keep` entries (numbered as
     /// [`Store::log_append`] numbers them; the log never expires).
-    pub log: Option<(&'a str, &'a [u8], usize)>,
+    pub log: Option<LogBatch>,
 }
 
-/// A member of a set, and what a new member counts. A member is remembered for `ttl` at least,
-/// counted from the set's first member.
-#[derive(Debug, Clone, Copy)]
-pub struct Distinct<'a> {
-    pub set: &'a str,
-    pub member: &'a str,
+/// The members a batch adds to a set of distinct members. A member is remembered for `ttl` at
+/// least, counted from the set's first member.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DistinctBatch {
+    pub set: String,
     pub ttl: Duration,
-    pub add: &'a [&'a str],
+    /// Each member (once) and the counters a new member adds one to.
+    pub members: Vec<(String, Vec<String>)>,
+}
+
+/// Entries a batch appends to a log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogBatch {
+    pub log: String,
+    pub entries: Vec<Vec<u8>>,
+    pub keep: usize,
 }
 
 /// What a counted read found.
@@ -298,6 +314,9 @@ pub struct LogAppend<'a> {
     pub max_bytes: usize,
     /// Counter key, limit and TTL of a new counter.
     pub window: Option<(&'a str, i64, Duration)>,
+    /// When given, the append happens only while the guard holds exactly these bytes (the
+    /// inbox record a caller read earlier and decided with); otherwise [`Appended::Changed`].
+    pub guard_is: Option<&'a [u8]>,
 }
 
 /// What became of an append.
@@ -309,6 +328,9 @@ pub enum Appended {
     Limited(Option<Duration>),
     /// Appended under `seq`; the log afterwards.
     Done { seq: u64, log: LogState },
+    /// The guard holds other bytes than `guard_is` (the record changed since it was read):
+    /// nothing was counted or appended. What it holds now.
+    Changed(Vec<u8>),
 }
 
 /// A log's live range and size.

@@ -1,7 +1,7 @@
 //! The Redis store, through fred: the production backend, shared by every instance.
 //!
 //! Each operation is one command, or one Lua script where it takes several steps: a counter
-//! with its window, a capped list, a guarded push, a read that counts. Scripts run by hash
+//! with its window, a capped list, a guarded push, a read that counts, a batch of visits (`redis_tally.rs`). Scripts run by hash
 //! (EVALSHA) and are loaded again when Redis answers NOSCRIPT (after a restart or a failover to a
 //! replica that never saw them); the keys of one script share a hash tag (or there is one key),
 //! so a cluster runs each on one node. Scripts rather than MULTI: counting an anonymous caller
@@ -27,6 +27,7 @@ use fred::{
 use super::{
     Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture, redis_log,
     redis_nodes::{self, Nodes},
+    redis_tally,
 };
 use crate::time::unix_ms;
 
@@ -86,16 +87,8 @@ return {2, redis.call('LLEN', KEYS[2])}
 /// `g`, since and until as 15 digits, uses left as 10, all nines for no limit). Answers the
 /// value as it was and 1 when counted, 0 when the gate was closed. KEYS: key, stamp key,
 /// counter. ARGV: stamp, now in Unix milliseconds.
-///
-/// With a tally (`Tally`), four more KEYS: tally, index, distinct set, log (a key given for an
-/// absent part is not touched); and ARGV from 3: the tally's name for the index, values per
-/// group, the set's TTL in ms (0: no set), its member, the log entry, the log's entries kept (0:
-/// no log), how many names to add, the names, then the names a new member adds. A group's
-/// values are counted in the tally's `#group:` field; a value past the limit counts as `group:`.
 static GET_AND_COUNT: LazyLock<Script> = LazyLock::new(|| {
-    Script::from_lua(format!(
-        "{}{}",
-        redis_log::LOG_PUSH_LUA,
+    Script::from_lua(
         r#"
 local v = redis.call('GET', KEYS[1])
 if not v then return false end
@@ -113,49 +106,10 @@ if string.sub(v, 1, 2) == '\0g' and string.len(v) >= 42 then
 end
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('INCR', KEYS[3])
-if #KEYS > 3 then
-  local tally, per = KEYS[4], tonumber(ARGV[4])
-  local function add(name)
-    if redis.call('HINCRBY', tally, name, 1) > 1 then return end
-    local c = string.find(name, ':', 1, true)
-    if not c or c == string.len(name) then return end
-    local group = string.sub(name, 1, c)
-    if redis.call('HINCRBY', tally, '#' .. group, 1) > per then
-      redis.call('HDEL', tally, name)
-      redis.call('HINCRBY', tally, '#' .. group, -1)
-      redis.call('HINCRBY', tally, group, 1)
-    end
-  end
-  local n = tonumber(ARGV[9])
-  for i = 10, 9 + n do add(ARGV[i]) end
-  redis.call('SADD', KEYS[5], ARGV[3])
-  local ttl = tonumber(ARGV[5])
-  if ttl > 0 and redis.call('SADD', KEYS[6], ARGV[6]) == 1 then
-    if redis.call('PTTL', KEYS[6]) < 0 then redis.call('PEXPIRE', KEYS[6], ttl) end
-    for i = 10 + n, #ARGV do add(ARGV[i]) end
-  end
-  local keep = tonumber(ARGV[8])
-  if keep > 0 then log_push(KEYS[7], ARGV[7], keep, 9007199254740991) end
-end
 return {v, 1}
-"#
-    ))
-});
-
-/// Reads tallies. KEYS: the tallies. Answers each one's fields and counts, flat.
-static TALLIES: LazyLock<Script> = LazyLock::new(|| {
-    Script::from_lua(
-        r#"
-local out = {}
-for i, k in ipairs(KEYS) do out[i] = redis.call('HGETALL', k) end
-return out
 "#,
     )
 });
-
-/// Most tallies one script reads: a long range is read in several, so that no script holds
-/// Redis for long.
-const TALLIES_CHUNK: usize = 64;
 
 /// A read that spends one of a counted value's reads (`counted.rs`): the value as it was,
 /// and the reads left, -1 for a value without a count. KEYS: key.
@@ -296,39 +250,6 @@ fn build(config: Config) -> Result<Client, String> {
     Ok(client)
 }
 
-/// A tally's counters from `HGETALL`'s flat answer, bookkeeping fields left out.
-fn counters(flat: Value) -> Vec<(String, i64)> {
-    let Value::Array(items) = flat else { return Vec::new() };
-    items
-        .chunks_exact(2)
-        .filter_map(|pair| {
-            let name = pair[0].as_string()?;
-            let n = pair[1].as_i64().or_else(|| pair[1].as_string()?.parse().ok())?;
-            (!name.starts_with('#')).then_some((name, n))
-        })
-        .collect()
-}
-
-impl RedisStore {
-    /// The keys and arguments a tally adds to `GET_AND_COUNT`.
-    fn tally_args(&self, t: &super::Tally<'_>, keys: &mut Vec<String>, args: &mut Vec<Value>) {
-        let text = |s: &str| Value::String(s.to_string().into());
-        keys.push(self.key(t.key));
-        keys.push(self.key(t.index));
-        keys.push(self.key(t.distinct.map_or(t.key, |d| d.set)));
-        keys.push(self.key(t.log.map_or(t.key, |l| l.0)));
-        args.push(text(t.key));
-        args.push(Value::Integer(t.per_group.min(i64::MAX as usize) as i64));
-        args.push(Value::Integer(t.distinct.map_or(0, |d| ttl_ms(d.ttl))));
-        args.push(text(t.distinct.map_or("", |d| d.member)));
-        args.push(Value::Bytes(t.log.map_or(&[][..], |l| l.1).to_vec().into()));
-        args.push(Value::Integer(t.log.map_or(0, |l| l.2.max(1) as i64)));
-        args.push(Value::Integer(t.add.len() as i64));
-        args.extend(t.add.iter().map(|n| text(n)));
-        args.extend(t.distinct.map_or(&[][..], |d| d.add).iter().map(|n| text(n)));
-    }
-}
-
 fn ttl_ms(ttl: Duration) -> i64 {
     (ttl.as_millis() as i64).max(1)
 }
@@ -445,11 +366,8 @@ impl Store for RedisStore {
 
     fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
         Box::pin(async move {
-            let mut keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
-            let mut args = vec![Value::Bytes(read.stamp.to_vec().into()), Value::Integer(read.now_ms as i64)];
-            if let Some(t) = &read.tally {
-                self.tally_args(t, &mut keys, &mut args);
-            }
+            let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
+            let args = vec![Value::Bytes(read.stamp.to_vec().into()), Value::Integer(read.now_ms as i64)];
             let reply: Value = self.run(&GET_AND_COUNT, keys, args).await?;
             let unexpected = |v: &Value| StoreError::Unavailable(format!("unexpected script answer {v:?}"));
             let parts = match reply {
@@ -463,19 +381,12 @@ impl Store for RedisStore {
         })
     }
 
+    fn record(&self, batch: std::sync::Arc<super::TallyBatch>) -> StoreFuture<'_, bool> {
+        Box::pin(async move { redis_tally::record(self, &batch).await })
+    }
+
     fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {
-        Box::pin(async move {
-            let mut out = Vec::with_capacity(keys.len());
-            for chunk in keys.chunks(TALLIES_CHUNK) {
-                let keys: Vec<String> = chunk.iter().map(|k| self.key(k)).collect();
-                let reply: Vec<Vec<(String, i64)>> = self
-                    .run(&TALLIES, keys, Vec::new())
-                    .await
-                    .map(|r: Vec<Value>| r.into_iter().map(counters).collect())?;
-                out.extend(reply);
-            }
-            Ok(out)
-        })
+        Box::pin(redis_tally::read(self, keys))
     }
 
     fn members<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<String>> {

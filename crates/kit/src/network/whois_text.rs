@@ -27,6 +27,11 @@ pub struct QueryPlan {
 /// A listed server: host, query template, and whether the name is sent in its ASCII form.
 type Listed = (String, String, bool);
 
+/// Builds the embedded table now (the warm-up and `wrench tables` call it).
+pub fn warm() {
+    let _ = &*SERVERS;
+}
+
 /// Suffix to its server; `None` where the list says there is no server.
 static SERVERS: LazyLock<HashMap<String, Option<Listed>>> = LazyLock::new(|| {
     let v: HashMap<String, Value> = serde_json::from_str(EMBEDDED).expect("the embedded WHOIS list parses");
