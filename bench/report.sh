@@ -37,7 +37,9 @@ cleanup() {
 }
 trap cleanup EXIT
 ms_now() { date +%s%N | awk '{printf "%d", $1 / 1000000}'; }
-rss_mb() { awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+# Resident memory in MB: all of it, and in brackets the part that is not file pages of the
+# binary (the heap, stacks: what the process cannot give back without freeing it).
+rss_mb() { awk '/^VmRSS/ {t = $2} /^RssAnon/ {a = $2} END {printf "%.1f (anon %.1f)", t * 1.024 / 1000, a * 1.024 / 1000}' "/proc/$1/status"; }
 wait_ok() { # url [max-seconds] -> waits for a 200
   local deadline=$(( $(date +%s) + ${2:-10} ))
   until curl -fs -o /dev/null "$1"; do
@@ -47,11 +49,12 @@ wait_ok() { # url [max-seconds] -> waits for a 200
 }
 
 # 1. Size.
-SIZE_MB=$(stat -c %s "$BIN" | awk '{printf "%.1f", $1 / 1048576}')
+SIZE_MB=$(stat -c %s "$BIN" | awk '{printf "%.1f", $1 / 1000000}')
 
 # 2. Start-up and memory.
 START=$(ms_now)
-WRENCH_LISTEN=127.0.0.1:18190 WRENCH_DATA_DIR="$WORK/fresh" WRENCH_LOG=warn "$BIN" serve >"$WORK/fresh.log" 2>&1 &
+WRENCH_RATE_ANON_PER_MINUTE=0 WRENCH_RATE_ANON_PER_DAY=0 WRENCH_LISTEN=127.0.0.1:18190 WRENCH_DATA_DIR="$WORK/fresh" \
+  WRENCH_LOG=warn "$BIN" serve >"$WORK/fresh.log" 2>&1 &
 F=$!; PIDS+=($F)
 wait_ok http://127.0.0.1:18190/health
 HEALTH_MS=$(( $(ms_now) - START ))
@@ -100,7 +103,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
 
 # 4. The stateful paths.
 STORAGE=$(WRENCH_BENCH_BIN="$BIN" bench/storage.sh "$DURATION" "$CONNECTIONS" "$REDIS_URL")
-row() { printf '%s\n' "$STORAGE" | awk -v k="wrench $1" '$0 ~ "^"k" " {print $4, $5}'; }
+row() { printf '%s\n' "$STORAGE" | awk -v k="$1" '$1 == "wrench" && $2 == k {print $3, $5}'; }
 read -r RR RRR <<<"$(row redis-receive)"
 read -r RD RDR <<<"$(row redis-redirect)"
 read -r ER ERR <<<"$(row embedded-receive)"
@@ -110,7 +113,7 @@ read -r ED EDR <<<"$(row embedded-redirect)"
 # version.
 DUPES=$(cargo tree -d --depth 0 --prefix none --edges normal,build 2>/dev/null | awk 'NF {print $1}' | sort -u | wc -l)
 
-TABLES=$("$BIN" tables)
+TABLES=$("$BIN" tables 2>/dev/null || echo "(this build has no \`wrench tables\`)")
 
 # 6. Cold build.
 if [ "${WRENCH_BENCH_COLD_BUILD:-0}" = 1 ]; then
@@ -131,10 +134,10 @@ printf '%-64s %s\n' "wrench (warn) / bare poem" "$(ratio "${BEST[warn]}" "${BEST
 printf '%-64s %s\n' "wrench (warn) / bare hyper" "$(ratio "${BEST[warn]}" "${BEST[hyper]}")"
 printf '%-64s %s\n' "bare poem / bare hyper" "$(ratio "${BEST[poem]}" "${BEST[hyper]}")"
 printf '%-64s %s\n' "wrench at info / wrench at warn" "$(ratio "${BEST[info]}" "${BEST[warn]}")"
-printf '%-64s %s\n' "receive / LPUSH, Redis (req/s, ratio)" "$RR, $RRR"
-printf '%-64s %s\n' "redirect / INCR, Redis (req/s, ratio)" "$RD, $RDR"
-printf '%-64s %s\n' "receive / LPUSH, embedded (req/s, ratio)" "$ER, $ERR"
-printf '%-64s %s\n' "redirect / INCR, embedded (req/s, ratio)" "$ED, $EDR"
+printf '%-64s %s\n' "receive, Redis: req/s, ratio to LPUSH" "$RR, $RRR"
+printf '%-64s %s\n' "redirect, Redis: req/s, ratio to INCR" "$RD, $RDR"
+printf '%-64s %s\n' "receive, embedded: req/s, ratio to LPUSH" "$ER, $ERR"
+printf '%-64s %s\n' "redirect, embedded: req/s, ratio to INCR" "$ED, $EDR"
 printf '%-64s %s\n' "RSS at the first /health (tables being built), MB" "$RSS_START"
 printf '%-64s %s\n' "RSS idle, tables built, no data files, MB" "$RSS_IDLE"
 printf '%-64s %s\n' "RSS after one call of every operation, MB" "$RSS_ALL ($EVERY)"

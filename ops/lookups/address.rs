@@ -198,16 +198,16 @@ fn validated_offline(address: &str, origin: Origin) -> AddressOutput {
     if country.is_none() {
         limitations.push("no country named; the largest place of the name was taken".to_string());
     }
-    let country_code = city.map(|(_, p, _)| p.country.to_string()).or(country.map(str::to_string));
+    let country_code = city.map(|(_, p, _)| p.country().to_string()).or(country.map(str::to_string));
     AddressOutput {
         address: address.to_string(),
         valid: city.is_some(),
         components: AddressComponents {
             street,
             house_number: None,
-            city: city.map(|(_, p, _)| p.name.to_string()),
+            city: city.map(|(_, p, _)| p.name().to_string()),
             region: None,
-            region_code: city.and_then(|(_, p, _)| (!p.admin1.is_empty()).then(|| p.admin1.to_string())),
+            region_code: city.and_then(|(_, p, _)| (!p.admin1().is_empty()).then(|| p.admin1().to_string())),
             postal_code: postal,
             country: country_code.as_deref().and_then(countries::by_code).map(|c| c.name.to_string()),
             country_code,
@@ -295,8 +295,11 @@ async fn address_autocomplete(input: AutocompleteInput) -> Result<AutocompleteOu
         .into_iter()
         .map(|i| {
             let p = &idx.places[i as usize];
-            let exact = fold(&p.name) == fold(prefix);
-            Suggestion { text: format!("{}, {}", p.name, p.country), place: found(p, if exact { 0.7 } else { 0.3 }) }
+            let exact = fold(p.name()) == fold(prefix);
+            Suggestion {
+                text: format!("{}, {}", p.name(), p.country()),
+                place: found(p, if exact { 0.7 } else { 0.3 }),
+            }
         })
         .collect();
     Ok(AutocompleteOutput {

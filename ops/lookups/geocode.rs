@@ -64,22 +64,22 @@ pub(crate) struct Found {
 
 pub(super) fn found(p: &Place, confidence: f64) -> Found {
     Found {
-        name: p.name.to_string(),
+        name: p.name().to_string(),
         display_name: None,
         house_number: None,
         street: None,
         postal_code: None,
-        city: Some(p.name.to_string()),
+        city: Some(p.name().to_string()),
         region: None,
-        region_code: (!p.admin1.is_empty()).then(|| p.admin1.to_string()),
-        country: countries::by_code(&p.country).map(|c| c.name.to_string()),
-        country_code: p.country.to_string(),
+        region_code: (!p.admin1().is_empty()).then(|| p.admin1().to_string()),
+        country: countries::by_code(p.country()).map(|c| c.name.to_string()),
+        country_code: p.country().to_string(),
         latitude: p.lat,
         longitude: p.lng,
-        population: Some(p.population),
+        population: Some(p.population()),
         geoname_id: Some(p.geoname_id),
         osm_id: None,
-        kind: match &*p.feature {
+        kind: match p.feature() {
             "PPLC" => "capital",
             f if f.starts_with("PPLA") => "seat",
             _ => "place",
@@ -135,8 +135,8 @@ pub(super) fn qualifier(text: &str) -> Option<Qualifier> {
 
 pub(super) fn matches(p: &Place, q: &Qualifier) -> bool {
     match q {
-        Qualifier::Country(c) => &*p.country == *c,
-        Qualifier::Region(r) => p.admin1.eq_ignore_ascii_case(r),
+        Qualifier::Country(c) => p.country() == *c,
+        Qualifier::Region(r) => p.admin1().eq_ignore_ascii_case(r),
     }
 }
 
@@ -148,7 +148,7 @@ pub(super) fn ranked<'a>(idx: &'a Index, named: &[u32], quals: &[Qualifier]) -> 
     let fitting: Vec<&Place> =
         named.iter().map(|&i| &idx.places[i as usize]).filter(|p| quals.iter().all(|q| matches(p, q))).collect();
     let unique = fitting.len() == 1
-        || fitting.get(1).is_some_and(|next| next.population.saturating_mul(10) <= fitting[0].population);
+        || fitting.get(1).is_some_and(|next| next.population().saturating_mul(10) <= fitting[0].population());
     let confidence = |n: usize| {
         if !quals.is_empty() {
             0.9

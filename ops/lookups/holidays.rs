@@ -3,10 +3,15 @@
 //! (`data/holidays/generate.py`): each holiday with its name in the country's language and in
 //! English, and the days that stand in for a holiday falling on a rest day.
 //!
-//! The table (1 MB compressed, 15 MB as text) is unpacked on first use and kept; each request
-//! reads only its country's lines.
+//! The table (1 MB compressed, 15 MB as text) is unpacked on first use and packed again block
+//! by block (a country, or a subdivision's changes): 1.9 MB kept, and a request unpacks only
+//! its country's block, at most 100 KB of text.
 
-use std::{collections::HashMap, io::Read, ops::Range, sync::OnceLock};
+use std::{
+    collections::HashMap,
+    io::{BufRead, Read},
+    sync::OnceLock,
+};
 
 use crate::{datasets::countries, prelude::*};
 
@@ -14,15 +19,16 @@ const TABLE_GZ: &[u8] = include_bytes!("../../data/holidays/holidays.tsv.gz");
 const SOURCE: &str = "Python library holidays 0.108 (MIT), public holidays";
 
 struct Block {
-    language: &'static str,
+    language: Box<str>,
     first_year: i16,
     last_year: i16,
-    subdivisions: Vec<&'static str>,
-    lines: Range<usize>,
+    subdivisions: Vec<Box<str>>,
+    /// The block's lines, deflated on their own: a request unpacks only its country's (and
+    /// subdivision's) lines.
+    packed: Vec<u8>,
 }
 
 struct Table {
-    text: &'static str,
     blocks: HashMap<String, Block>,
 }
 
@@ -31,48 +37,63 @@ pub(crate) fn warm() {
     let _ = table();
 }
 
+fn deflate(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    let _ = e.write_all(text.as_bytes());
+    let mut packed = e.finish().unwrap_or_default();
+    packed.shrink_to_fit();
+    packed
+}
+
 fn table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(TABLE_GZ)
-            .read_to_string(&mut text)
-            .expect("the embedded holiday table unpacks (checked by the tests)");
-        // Leaked once: the table lives as long as the process, and the blocks borrow from it.
-        let text: &'static str = Box::leak(text.into_boxed_str());
+        // Read line by line, each block packed as soon as it ends: the 15 MB of text are never
+        // held at once.
+        let mut reader = std::io::BufReader::new(flate2::read::GzDecoder::new(TABLE_GZ));
         let mut blocks = HashMap::new();
         let mut current: Option<(String, Block)> = None;
-        let mut offset = 0;
-        for line in text.split_inclusive('\n') {
-            if let Some(header) = line.strip_prefix('@') {
-                if let Some((key, mut b)) = current.take() {
-                    b.lines.end = offset;
-                    blocks.insert(key, b);
-                }
-                let mut f = header.trim_end().split('\t');
-                let key = f.next().unwrap_or_default().to_string();
-                let language = f.next().unwrap_or_default();
-                let (first, last) = f.next().and_then(|y| y.split_once('-')).unwrap_or(("2000", "2050"));
-                let subdivisions =
-                    f.next().map(|s| s.split(',').filter(|s| !s.is_empty()).collect()).unwrap_or_default();
-                current = Some((
-                    key,
-                    Block {
+        let mut lines = String::new();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = reader.read_line(&mut line).expect("the embedded holiday table unpacks (checked by the tests)");
+            let header = line.strip_prefix('@');
+            if (read == 0 || header.is_some())
+                && let Some((key, mut b)) = current.take()
+            {
+                b.packed = deflate(&lines);
+                blocks.insert(key, b);
+                lines.clear();
+            }
+            if read == 0 {
+                break;
+            }
+            match header {
+                Some(header) => {
+                    let mut f = header.trim_end().split('\t');
+                    let key = f.next().unwrap_or_default().to_string();
+                    let language = f.next().unwrap_or_default().into();
+                    let (first, last) = f.next().and_then(|y| y.split_once('-')).unwrap_or(("2000", "2050"));
+                    let subdivisions = f
+                        .next()
+                        .map(|s| s.split(',').filter(|s| !s.is_empty()).map(Into::into).collect())
+                        .unwrap_or_default();
+                    let block = Block {
                         language,
                         first_year: first.parse().unwrap_or(2000),
                         last_year: last.parse().unwrap_or(2050),
                         subdivisions,
-                        lines: offset + line.len()..offset + line.len(),
-                    },
-                ));
+                        packed: Vec::new(),
+                    };
+                    current = Some((key, block));
+                }
+                None if current.is_some() => lines.push_str(&line),
+                None => {}
             }
-            offset += line.len();
         }
-        if let Some((key, mut b)) = current {
-            b.lines.end = offset;
-            blocks.insert(key, b);
-        }
-        Table { text, blocks }
+        Table { blocks }
     })
 }
 
@@ -123,13 +144,19 @@ struct HolidaysOutput {
     source: &'static str,
 }
 
-fn parse_lines<'a>(t: &'a Table, b: &Block, year: &str) -> Vec<(&'a str, &'a str, &'a str, &'a str)> {
-    t.text[b.lines.clone()]
-        .lines()
+type Row = (String, String, String, String);
+
+/// The rows of `b` for `year` (`YYYY-`): date, local name, English name, kind.
+fn parse_lines(b: &Block, year: &str) -> Vec<Row> {
+    let mut text = String::new();
+    if flate2::read::DeflateDecoder::new(b.packed.as_slice()).read_to_string(&mut text).is_err() {
+        return Vec::new();
+    }
+    text.lines()
         .filter(|l| l.starts_with(year))
         .filter_map(|l| {
             let mut f = l.split('\t');
-            Some((f.next()?, f.next()?, f.next()?, f.next()?))
+            Some((f.next()?.to_string(), f.next()?.to_string(), f.next()?.to_string(), f.next()?.to_string()))
         })
         .collect()
 }
@@ -166,7 +193,7 @@ async fn holidays_list(input: HolidaysInput) -> Result<HolidaysOutput, ApiError>
         ));
     }
     let year = format!("{}-", input.year);
-    let mut rows: Vec<(&str, &str, &str, &str)> = parse_lines(t, block, &year);
+    let mut rows: Vec<Row> = parse_lines(block, &year);
     let subdivision = match input.subdivision.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => None,
         Some(s) => {
@@ -176,7 +203,7 @@ async fn holidays_list(input: HolidaysInput) -> Result<HolidaysOutput, ApiError>
                 ApiError::invalid("subdivision", format!("{s:?} is not a subdivision of {cc} (known: {known})"))
             })?;
             if let Some(sub) = t.blocks.get(&format!("{cc}-{code}")) {
-                for (date, local, en, kind) in parse_lines(t, sub, &year) {
+                for (date, local, en, kind) in parse_lines(sub, &year) {
                     if kind == "-" {
                         rows.retain(|r| !(r.0 == date && r.2 == en));
                     } else {
@@ -195,10 +222,10 @@ async fn holidays_list(input: HolidaysInput) -> Result<HolidaysOutput, ApiError>
                 .parse::<jiff::civil::Date>()
                 .map(|d| format!("{:?}", d.weekday()).to_ascii_lowercase())
                 .unwrap_or_default(),
-            date: date.to_string(),
-            local_name: local.to_string(),
-            name: en.to_string(),
-            kind: kind.to_string(),
+            date,
+            local_name: local,
+            name: en,
+            kind,
         })
         .collect();
     Ok(HolidaysOutput {

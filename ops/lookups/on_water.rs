@@ -5,7 +5,8 @@
 //!
 //! A point is inside a polygon by the even-odd rule over all its rings (holes included). A 1°
 //! grid lists the polygons whose bounding box meets each cell, so a query tests a handful of
-//! polygons; the tables are built on first use or by the warm-up at start.
+//! polygons. The vertices are read where they are, in the binary; what is built (on first use
+//! or by the warm-up at start) is the polygons' bounding boxes, ring offsets and the grid.
 
 use std::sync::OnceLock;
 
@@ -19,17 +20,20 @@ pub(crate) const ATTRIBUTION: &str =
     "Land: Natural Earth (public domain). Lakes: © OpenStreetMap contributors (ODbL), via geo-maps earth-lakes";
 
 struct Polygon {
-    /// Rings of (longitude, latitude); the first is the outline.
-    rings: Vec<Vec<(f32, f32)>>,
+    /// Rings as (byte offset, vertex count) in the embedded file, whose vertices are read in
+    /// place (little-endian f32 longitude, latitude); the first ring is the outline.
+    rings: Vec<(u32, u32)>,
     min: (f32, f32),
     max: (f32, f32),
 }
 
 pub(crate) struct Layer {
+    bytes: &'static [u8],
     polygons: Vec<Polygon>,
     /// Per 1° cell (row from latitude -90, column from longitude -180): the polygons whose
-    /// bounding box meets it.
-    grid: Vec<Vec<u32>>,
+    /// bounding box meets it, `in_cells[cells[c]..cells[c + 1]]`.
+    cells: Vec<u32>,
+    in_cells: Vec<u32>,
 }
 
 /// Reads the little-endian layout `extract_water.js` writes.
@@ -50,6 +54,13 @@ impl Reader<'_> {
     }
 }
 
+/// Vertex `i` of the ring at byte `at`.
+fn vertex(bytes: &[u8], at: u32, i: usize) -> (f32, f32) {
+    let o = at as usize + i * 8;
+    let f = |o: usize| f32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
+    (f(o), f(o + 4))
+}
+
 fn read_polygons(bytes: &[u8]) -> Vec<Polygon> {
     let mut r = Reader { bytes, at: 0 };
     let count = r.u32();
@@ -59,15 +70,13 @@ fn read_polygons(bytes: &[u8]) -> Vec<Polygon> {
         let mut rings = Vec::with_capacity(rings_n as usize);
         let (mut min, mut max) = ((f32::MAX, f32::MAX), (f32::MIN, f32::MIN));
         for _ in 0..rings_n {
-            let n = r.u32() as usize;
-            let mut ring = Vec::with_capacity(n);
+            let n = r.u32();
+            rings.push((r.at as u32, n));
             for _ in 0..n {
                 let (x, y) = (r.f32(), r.f32());
                 min = (min.0.min(x), min.1.min(y));
                 max = (max.0.max(x), max.1.max(y));
-                ring.push((x, y));
             }
-            rings.push(ring);
         }
         out.push(Polygon { rings, min, max });
     }
@@ -79,51 +88,61 @@ fn cell(lng: f32, lat: f32) -> (usize, usize) {
 }
 
 impl Layer {
-    fn build(bytes: &[u8]) -> Layer {
+    fn build(bytes: &'static [u8]) -> Layer {
         let polygons = read_polygons(bytes);
-        let mut grid = vec![Vec::new(); 180 * 360];
+        let mut by_cell: Vec<(u32, u32)> = Vec::new();
         for (i, p) in polygons.iter().enumerate() {
             let (r0, c0) = cell(p.min.0, p.min.1);
             let (r1, c1) = cell(p.max.0, p.max.1);
             for r in r0..=r1 {
                 for c in c0..=c1 {
-                    grid[r * 360 + c].push(i as u32);
+                    by_cell.push(((r * 360 + c) as u32, i as u32));
                 }
             }
         }
-        Layer { polygons, grid }
+        by_cell.sort_unstable();
+        let mut cells = vec![0u32; 180 * 360 + 1];
+        for &(c, _) in &by_cell {
+            cells[c as usize + 1] += 1;
+        }
+        for c in 1..cells.len() {
+            cells[c] += cells[c - 1];
+        }
+        let in_cells = by_cell.into_iter().map(|(_, i)| i).collect();
+        Layer { bytes, polygons, cells, in_cells }
     }
 
     /// Whether any polygon holds the point.
     pub(crate) fn contains(&self, lng: f64, lat: f64) -> bool {
         let (x, y) = (lng as f32, lat as f32);
         let (r, c) = cell(x, y);
-        self.grid[r * 360 + c].iter().any(|&i| {
+        let at = r * 360 + c;
+        self.in_cells[self.cells[at] as usize..self.cells[at + 1] as usize].iter().any(|&i| {
             let p = &self.polygons[i as usize];
-            x >= p.min.0 && x <= p.max.0 && y >= p.min.1 && y <= p.max.1 && inside(&p.rings, x, y)
+            x >= p.min.0 && x <= p.max.0 && y >= p.min.1 && y <= p.max.1 && self.inside(&p.rings, x, y)
         })
     }
-}
 
-/// Even-odd rule over every ring: a point in a hole crosses the outline and the hole.
-fn inside(rings: &[Vec<(f32, f32)>], x: f32, y: f32) -> bool {
-    let mut odd = false;
-    for ring in rings {
-        let n = ring.len();
-        if n < 3 {
-            continue;
-        }
-        let mut j = n - 1;
-        for i in 0..n {
-            let (xi, yi) = ring[i];
-            let (xj, yj) = ring[j];
-            if (yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi {
-                odd = !odd;
+    /// Even-odd rule over every ring: a point in a hole crosses the outline and the hole.
+    fn inside(&self, rings: &[(u32, u32)], x: f32, y: f32) -> bool {
+        let mut odd = false;
+        for &(at, n) in rings {
+            let n = n as usize;
+            if n < 3 {
+                continue;
             }
-            j = i;
+            let mut previous = vertex(self.bytes, at, n - 1);
+            for i in 0..n {
+                let (xi, yi) = vertex(self.bytes, at, i);
+                let (xj, yj) = previous;
+                if (yi > y) != (yj > y) && x < (xj - xi) * (y - yi) / (yj - yi) + xi {
+                    odd = !odd;
+                }
+                previous = (xi, yi);
+            }
         }
+        odd
     }
-    odd
 }
 
 pub(crate) fn land() -> &'static Layer {

@@ -46,11 +46,24 @@ pub(crate) struct State {
     pub(crate) net: Arc<crate::net::Net>,
     pub(crate) datasets: Arc<crate::datasets::Datasets>,
     pub(crate) keys: KeyRing,
-    pub(crate) openapi: Vec<u8>,
-    /// The same document rendered as OpenAPI 3.0.3.
-    pub(crate) openapi_30: Vec<u8>,
+    /// The document, shared by every answer that serves it.
+    pub(crate) openapi: bytes::Bytes,
+    /// The same document rendered as OpenAPI 3.0.3, made when first asked for.
+    openapi_30: std::sync::OnceLock<bytes::Bytes>,
     pub(crate) operation_count: usize,
     pub(crate) startup: Arc<startup::Startup>,
+}
+
+impl State {
+    /// The document as OpenAPI 3.0.3, rendered from the 3.1 document on first use.
+    pub(crate) fn openapi_30(&self) -> bytes::Bytes {
+        self.openapi_30
+            .get_or_init(|| {
+                let doc: serde_json::Value = serde_json::from_slice(&self.openapi).unwrap_or_default();
+                serde_json::to_vec_pretty(&crate::openapi::v30::render(&doc)).unwrap_or_default().into()
+            })
+            .clone()
+    }
 }
 
 /// Per-request values, put in the request's extensions by [`App`].
@@ -136,8 +149,8 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
         config,
         tallies: Arc::new(TallyQueue::new(store.clone())),
         store,
-        openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?,
-        openapi_30: serde_json::to_vec_pretty(&crate::openapi::v30::render(&doc)).map_err(|e| e.to_string())?,
+        openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?.into(),
+        openapi_30: std::sync::OnceLock::new(),
         operation_count: ops.len(),
         startup: Arc::new(startup::Startup::default()),
     });

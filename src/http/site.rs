@@ -127,7 +127,7 @@ impl Endpoint for SiteEndpoint {
             Page::OpenApi30 => Response::builder()
                 .content_type("application/json")
                 .header(header::CACHE_CONTROL, "no-cache")
-                .body(self.state.openapi_30.clone()),
+                .body(self.state.openapi_30()),
             Page::DocsRoot => Response::builder().status(StatusCode::FOUND).header(header::LOCATION, "/docs/").finish(),
             Page::DocsFile => {
                 let tail = req.raw_path_param("tail").unwrap_or("").to_string();

@@ -49,7 +49,10 @@ struct Peer(Option<SocketAddr>);
 /// The tools, and the routes their calls go to.
 #[derive(Clone)]
 pub struct Tools {
-    catalogue: Arc<tools::Catalogue>,
+    /// Built on the first MCP request: the tools' schemas take memory a server that is never
+    /// asked for them need not hold.
+    catalogue: Arc<std::sync::OnceLock<tools::Catalogue>>,
+    ops: Arc<[Operation]>,
     routes: Arc<poem::Route>,
     /// Headers every call carries (the stdio server's key, from WRENCH_API_KEY).
     fixed: HeaderMap,
@@ -61,7 +64,11 @@ pub struct Tools {
 impl Tools {
     pub(crate) fn new(ops: &[Operation], routes: Arc<poem::Route>) -> Self {
         let largest_body = ops.iter().filter_map(|o| o.body_limit).max().unwrap_or(0);
-        Tools { catalogue: Arc::new(tools::catalogue(ops)), routes, fixed: HeaderMap::new(), largest_body }
+        Tools { catalogue: Arc::default(), ops: ops.into(), routes, fixed: HeaderMap::new(), largest_body }
+    }
+
+    fn catalogue(&self) -> &tools::Catalogue {
+        self.catalogue.get_or_init(|| tools::catalogue(&self.ops))
     }
 
     /// Sends every call with `X-API-Key: key`.
@@ -80,7 +87,7 @@ impl Tools {
         peer: Option<SocketAddr>,
     ) -> Result<CallToolResult, McpError> {
         let target = self
-            .catalogue
+            .catalogue()
             .targets
             .get(name)
             .ok_or_else(|| McpError::invalid_params(format!("there is no tool named {name:?}"), None))?;
@@ -198,7 +205,7 @@ impl ServerHandler for Tools {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.catalogue.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.catalogue().tools.clone()))
     }
 
     async fn call_tool(
