@@ -23,8 +23,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const ADDRESS_SPACE: u64 = 4 << 30;
 /// Most resident memory the server may reach under the whole corpus.
 const PEAK_RSS_LIMIT_MB: u64 = 1024;
-/// Slowest 99th percentile allowed for a cheap request served alongside.
-const CHEAP_P99_MS: f64 = 50.0;
+/// Slowest 99th percentile allowed for a cheap request served alongside. A debug build on two
+/// cores shared with four hostile workers measures 45 to 53 ms; a cheap request starved by the
+/// heavy ones (queued behind them, or on a runtime thread something blocks) takes hundreds of
+/// milliseconds to seconds, which this bound still catches.
+const CHEAP_P99_MS: f64 = 75.0;
 
 /// Sends one JSON request on a fresh connection; returns the status (0 when the connection was
 /// dropped without an answer), the answer's size and the time taken.
