@@ -12,7 +12,10 @@ Schemathesis does not know them and can generate larger ones. Operations that do
 PROVIDER_BUSY may answer it once fuzzing has spent a provider's request budget. Operations marked
 `x-configured-answer` (a webhook receive URL) answer whatever their inbox was configured to
 answer, any status, header fields, body and delay, which no check of the document can judge:
-they are left out of fuzzing (their own tests in ops/storage cover them).
+they are left out of fuzzing (their own tests in ops/storage cover them). Operations that
+document 410 (a short link outside its validSince/validUntil period or past its maxVisits) may
+answer it to a schema-valid request: like 404 and 409, it depends on what is stored, and
+fuzzing creates links with such periods.
 """
 
 import json
@@ -36,8 +39,13 @@ def busy(op):
 
 groups = {}
 for op in operations:
-    key = ("x-rejects" in op, "502" in op["responses"] or "504" in op["responses"], busy(op))
-    if key != (False, False, False):
+    key = (
+        "x-rejects" in op,
+        "502" in op["responses"] or "504" in op["responses"],
+        busy(op),
+        "410" in op["responses"],
+    )
+    if key != (False, False, False, False):
         groups.setdefault(key, []).append(op["operationId"])
 
 # The rules no schema can state, each operation's own words from its declaration: the
@@ -58,9 +66,9 @@ print()
 print("[checks.positive_data_acceptance]")
 print('expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "413", "414", "429", "431"]')
 POSITIVE = ["2xx", "3xx", "401", "403", "404", "409", "413", "414", "429", "431"]
-for (rejects, upstream, budget), ids in sorted(groups.items()):
+for (rejects, upstream, budget, gone), ids in sorted(groups.items()):
     extra = (["502", "504"] if upstream else []) + (["503"] if budget else [])
-    positive = POSITIVE + (["400"] if rejects else []) + extra
+    positive = POSITIVE + (["400"] if rejects else []) + (["410"] if gone else []) + extra
     print()
     print("[[operations]]")
     print("include-operation-id = [" + ", ".join(json.dumps(i) for i in sorted(ids)) + "]")
