@@ -11,7 +11,10 @@
 use std::sync::OnceLock;
 
 use crate::prelude::*;
-use wrench_kit::geo::point::Point;
+use wrench_kit::geo::{
+    grid::{Grid, cell},
+    point::Point,
+};
 
 const LAND: &[u8] = include_bytes!("../../data/geo/land.bin");
 const LAKES: &[u8] = include_bytes!("../../data/geo/lakes.bin");
@@ -30,10 +33,8 @@ struct Polygon {
 pub(crate) struct Layer {
     bytes: &'static [u8],
     polygons: Vec<Polygon>,
-    /// Per 1° cell (row from latitude -90, column from longitude -180): the polygons whose
-    /// bounding box meets it, `in_cells[cells[c]..cells[c + 1]]`.
-    cells: Vec<u32>,
-    in_cells: Vec<u32>,
+    /// Per 1° cell: the polygons whose bounding box meets it.
+    grid: Grid,
 }
 
 /// Reads the little-endian layout `extract_water.js` writes.
@@ -83,41 +84,26 @@ fn read_polygons(bytes: &[u8]) -> Vec<Polygon> {
     out
 }
 
-fn cell(lng: f32, lat: f32) -> (usize, usize) {
-    (((lat + 90.0).floor().clamp(0.0, 179.0)) as usize, ((lng + 180.0).floor().clamp(0.0, 359.0)) as usize)
-}
-
 impl Layer {
     fn build(bytes: &'static [u8]) -> Layer {
         let polygons = read_polygons(bytes);
         let mut by_cell: Vec<(u32, u32)> = Vec::new();
         for (i, p) in polygons.iter().enumerate() {
-            let (r0, c0) = cell(p.min.0, p.min.1);
-            let (r1, c1) = cell(p.max.0, p.max.1);
-            for r in r0..=r1 {
-                for c in c0..=c1 {
+            // Cells are numbered row by row, so a bounding box is a run of cells per row.
+            let (low, high) = (cell(p.min.1.into(), p.min.0.into()), cell(p.max.1.into(), p.max.0.into()));
+            for r in low / 360..=high / 360 {
+                for c in low % 360..=high % 360 {
                     by_cell.push(((r * 360 + c) as u32, i as u32));
                 }
             }
         }
-        by_cell.sort_unstable();
-        let mut cells = vec![0u32; 180 * 360 + 1];
-        for &(c, _) in &by_cell {
-            cells[c as usize + 1] += 1;
-        }
-        for c in 1..cells.len() {
-            cells[c] += cells[c - 1];
-        }
-        let in_cells = by_cell.into_iter().map(|(_, i)| i).collect();
-        Layer { bytes, polygons, cells, in_cells }
+        Layer { bytes, polygons, grid: Grid::new(by_cell) }
     }
 
     /// Whether any polygon holds the point.
     pub(crate) fn contains(&self, lng: f64, lat: f64) -> bool {
         let (x, y) = (lng as f32, lat as f32);
-        let (r, c) = cell(x, y);
-        let at = r * 360 + c;
-        self.in_cells[self.cells[at] as usize..self.cells[at + 1] as usize].iter().any(|&i| {
+        self.grid.items(cell(y.into(), x.into())).iter().any(|&i| {
             let p = &self.polygons[i as usize];
             x >= p.min.0 && x <= p.max.0 && y >= p.min.1 && y <= p.max.1 && self.inside(&p.rings, x, y)
         })

@@ -16,7 +16,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use super::webhook_inbox::{InboxRecord, meta_key, not_found, parse, valid_id};
+use super::webhook_inbox::{InboxRecord, load_raw, parse};
 use crate::prelude::*;
 
 /// Inbox records kept.
@@ -39,11 +39,7 @@ pub(super) fn get(ctx: &Ctx, id: &str) -> Option<Entry> {
 
 /// Reads inbox `id` from the store and keeps it.
 pub(super) async fn load(ctx: &Ctx, id: &str) -> Result<Entry, ApiError> {
-    if !valid_id(id) {
-        return Err(not_found(id));
-    }
-    let raw = ctx.store.get(&meta_key(id)).await?.ok_or_else(|| not_found(id))?;
-    put(ctx, id, raw)
+    put(ctx, id, load_raw(ctx, id).await?)
 }
 
 /// Keeps `raw` as inbox `id`'s record.

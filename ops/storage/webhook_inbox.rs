@@ -221,11 +221,16 @@ impl InboxRecord {
 }
 
 pub(super) async fn load(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
+    parse(&load_raw(ctx, id).await?)
+}
+
+/// The stored bytes of inbox `id`'s record, unparsed (the delivery cache keeps them to append
+/// only while the store still holds exactly these).
+pub(super) async fn load_raw(ctx: &Ctx, id: &str) -> Result<Vec<u8>, ApiError> {
     if !valid_id(id) {
         return Err(not_found(id));
     }
-    let raw = ctx.store.get(&meta_key(id)).await?.ok_or_else(|| not_found(id))?;
-    parse(&raw)
+    ctx.store.get(&meta_key(id)).await?.ok_or_else(|| not_found(id))
 }
 
 /// An inbox record from its stored bytes.

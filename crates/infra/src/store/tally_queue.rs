@@ -78,18 +78,20 @@ struct Pending {
 
 impl Pending {
     fn add(&mut self, v: TallyVisit) {
-        let i = match self.at.get(&(v.guard.clone(), v.key.clone())) {
+        // Looked up by the visit's own strings: they are copied only for a new batch.
+        let owner = (v.guard, v.key);
+        let i = match self.at.get(&owner) {
             Some(i) => *i,
             None => {
                 let i = self.batches.len();
-                self.at.insert((v.guard.clone(), v.key.clone()), i);
                 self.batches.push(TallyBatch {
-                    guard: v.guard,
-                    key: v.key,
+                    guard: owner.0.clone(),
+                    key: owner.1.clone(),
                     per_group: v.per_group,
                     index: v.index,
                     ..TallyBatch::default()
                 });
+                self.at.insert(owner, i);
                 self.visits.push(0);
                 self.names.push(HashMap::new());
                 self.members.push(HashSet::new());
@@ -110,7 +112,8 @@ impl Pending {
             let set =
                 batch.distinct.get_or_insert_with(|| DistinctBatch { set: who.set, ttl: who.ttl, members: Vec::new() });
             // A visitor seen twice in one batch counts as its first visit did.
-            if self.members[i].insert(who.member.clone()) {
+            if !self.members[i].contains(&who.member) {
+                self.members[i].insert(who.member.clone());
                 set.members.push((who.member, who.add));
             }
         }

