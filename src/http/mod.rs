@@ -15,6 +15,7 @@ mod pipeline;
 pub mod server;
 mod site;
 mod startup;
+pub use startup::after_startup;
 pub mod tls;
 
 use std::{

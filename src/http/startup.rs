@@ -1,12 +1,27 @@
 //! The registry's start-up work (building embedded tables) run in the background once a
 //! server starts, and how far it got, which `/health` reports by each task's name. The server
-//! knows the tasks only through the registry, never which group declared them.
+//! knows the tasks only through the registry, never which group declared them. Once every
+//! task has finished, the hook given to [`after_startup`] runs (the binary gives back the
+//! memory the tasks freed).
 
-use std::{sync::RwLock, time::Instant};
+use std::{
+    sync::{
+        Arc, OnceLock, RwLock,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Instant,
+};
 
 use serde_json::{Value, json};
 
 use crate::op::StartupTask;
+
+static AFTER: OnceLock<fn()> = OnceLock::new();
+
+/// Sets what runs once every start-up task has finished (the first call wins).
+pub fn after_startup(hook: fn()) {
+    let _ = AFTER.set(hook);
+}
 
 /// Every task given to [`Startup::run`], with its duration once finished.
 #[derive(Default)]
@@ -16,18 +31,24 @@ pub(crate) struct Startup {
 
 impl Startup {
     /// Runs each task on the blocking pool, recording when it finishes.
-    pub(crate) fn run(self: &std::sync::Arc<Self>, tasks: &[StartupTask]) {
+    pub(crate) fn run(self: &Arc<Self>, tasks: &[StartupTask]) {
         let mut list = self.tasks.write().unwrap_or_else(|e| e.into_inner());
+        let left = Arc::new(AtomicUsize::new(tasks.len()));
         for task in tasks {
             let index = list.len();
             list.push((task.name, None));
-            let (this, task) = (self.clone(), *task);
+            let (this, task, left) = (self.clone(), *task, left.clone());
             tokio::task::spawn_blocking(move || {
                 let started = Instant::now();
                 (task.run)();
                 let ms = started.elapsed().as_millis() as u64;
                 tracing::info!(task = task.name, ms, "start-up task finished");
                 this.tasks.write().unwrap_or_else(|e| e.into_inner())[index].1 = Some(ms);
+                if left.fetch_sub(1, Ordering::AcqRel) == 1
+                    && let Some(hook) = AFTER.get()
+                {
+                    hook();
+                }
             });
         }
     }
