@@ -43,18 +43,22 @@ pub struct Place {
 /// made once, with the index.
 static ARENA: OnceLock<(&'static [u8], Vec<u32>)> = OnceLock::new();
 
-/// The length-prefixed string at `at` in the arena, and where the next one starts.
-fn text_at(at: u32) -> (&'static str, u32) {
-    let Some((arena, _)) = ARENA.get() else { return ("", at) };
+/// The bytes of the length-prefixed string at `at` in the arena, and where the next one starts.
+fn bytes_at(at: u32) -> (&'static [u8], u32) {
+    let Some((arena, _)) = ARENA.get() else { return (&[], at) };
     let at = at as usize;
     let len = arena.get(at).copied().unwrap_or(0) as usize;
-    let bytes = arena.get(at + 1..at + 1 + len).unwrap_or_default();
+    (arena.get(at + 1..at + 1 + len).unwrap_or_default(), (at + 1 + len) as u32)
+}
+
+/// The length-prefixed string at `at` in the arena.
+fn text_at(at: u32) -> &'static str {
     // Whole strings cut at character boundaries were written, so this never fails.
-    (std::str::from_utf8(bytes).unwrap_or_default(), (at + 1 + len) as u32)
+    std::str::from_utf8(bytes_at(at).0).unwrap_or_default()
 }
 
 fn code(n: u16) -> &'static str {
-    ARENA.get().and_then(|(_, codes)| codes.get(n as usize)).map_or("", |&at| text_at(at).0)
+    ARENA.get().and_then(|(_, codes)| codes.get(n as usize)).map_or("", |&at| text_at(at))
 }
 
 impl Place {
@@ -67,11 +71,13 @@ impl Place {
     }
 
     pub fn name(&self) -> &'static str {
-        text_at(self.name).0
+        text_at(self.name)
     }
 
-    fn folded(&self) -> &'static str {
-        text_at(text_at(self.name).1).0
+    /// The folded name as bytes: sorting and searching compare it often, and UTF-8 orders as
+    /// its bytes do, so it is not checked as text each time.
+    fn folded(&self) -> &'static [u8] {
+        bytes_at(bytes_at(self.name).1).0
     }
 
     /// ISO 3166-1 alpha-2.
@@ -195,6 +201,7 @@ pub fn index() -> &'static Index {
 impl Index {
     /// The positions in `sorted` of the names that start with the folded `prefix`.
     fn range_of(&self, prefix: &str) -> std::ops::Range<usize> {
+        let prefix = prefix.as_bytes();
         let start = self.sorted.partition_point(|&i| self.places[i as usize].folded() < prefix);
         let len = self.sorted[start..].partition_point(|&i| self.places[i as usize].folded().starts_with(prefix));
         start..start + len
@@ -208,7 +215,7 @@ impl Index {
         }
         let range = self.range_of(&n);
         // Equal names sort by index, which is population order.
-        self.sorted[range].iter().copied().filter(|&i| self.places[i as usize].folded() == n).collect()
+        self.sorted[range].iter().copied().filter(|&i| self.places[i as usize].folded() == n.as_bytes()).collect()
     }
 
     /// Up to `limit` places whose name starts with `prefix` (folded), largest first, among
@@ -312,7 +319,7 @@ mod tests {
             let parsed = (f[8].parse::<f64>().unwrap(), f[7].parse::<f64>().unwrap());
             assert_eq!((p.lat(), p.lng()), parsed, "{row}");
             assert_eq!((p.name(), p.country(), p.feature(), p.admin1()), (f[1], f[3], f[4], f[5]), "{row}");
-            assert_eq!(p.folded(), fold(f[1]));
+            assert_eq!(p.folded(), fold(f[1]).as_bytes());
         }
         let sp = &i.places[i.named("sao paulo")[0] as usize];
         assert_eq!((sp.country(), sp.name(), sp.admin1()), ("BR", "São Paulo", "27"));
