@@ -8,9 +8,14 @@ an error example (a POST body, or a GET's example parameters); path parameters g
 example or a placeholder. Answers are not checked beyond being HTTP answers: the point is that
 every operation has run once, loading whatever it loads. Prints how many operations were
 called and the statuses seen.
+
+With WRENCH_EVERY_OP_PID set to the server's process id (on the same machine), it also prints
+to stderr the operations after which the server's resident memory grew most, and by how much:
+what each builds on first use.
 """
 import collections
 import json
+import os
 import re
 import sys
 import urllib.error
@@ -47,6 +52,15 @@ for path, item in doc["paths"].items():
             # An operation's routes share an operationId stem (`avatarGet`, `avatar`).
             routes[re.sub("Get$", "", op["operationId"])].append((method, path, op))
 
+pid = os.environ.get("WRENCH_EVERY_OP_PID")
+
+
+def rss_kb():
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+grew = []
 statuses = collections.Counter()
 for stem, choices in routes.items():
     # The route with a body example first: it carries real input.
@@ -68,5 +82,10 @@ for stem, choices in routes.items():
         if p["in"] == "path":
             concrete = concrete.replace("{" + name + "}", str(p.get("example", "x")))
     query = {n: p["example"] for n, p in params.items() if p["in"] == "query" and "example" in p}
+    before = rss_kb() if pid else 0
     statuses[send(method, concrete, body, query)] += 1
+    if pid:
+        grew.append((rss_kb() - before, stem))
+for kb, stem in sorted(grew, reverse=True)[:15]:
+    print(f"{stem}: +{kb / 1024:.1f} MiB", file=sys.stderr)
 print(f"operations called: {sum(statuses.values())} of {len(routes)}; statuses: {dict(sorted(statuses.items()))}")
