@@ -1,8 +1,8 @@
 //! The registry's start-up work (building embedded tables) run in the background once a
 //! server starts, and how far it got, which `/health` reports by each task's name. The server
 //! knows the tasks only through the registry, never which group declared them. Once every
-//! task has finished, the hook given to [`after_startup`] runs (the binary gives back the
-//! memory the tasks freed).
+//! task has run, the hook given to [`after_startup`] runs (the binary gives back the memory
+//! the tasks freed), and only then is the last task reported finished.
 
 use std::{
     sync::{
@@ -43,12 +43,14 @@ impl Startup {
                 (task.run)();
                 let ms = started.elapsed().as_millis() as u64;
                 tracing::info!(task = task.name, ms, "start-up task finished");
-                this.tasks.write().unwrap_or_else(|e| e.into_inner())[index].1 = Some(ms);
+                // The hook runs before the last task is reported finished, so that `/health`
+                // saying so means everything the start-up does is done.
                 if left.fetch_sub(1, Ordering::AcqRel) == 1
                     && let Some(hook) = AFTER.get()
                 {
                     hook();
                 }
+                this.tasks.write().unwrap_or_else(|e| e.into_inner())[index].1 = Some(ms);
             });
         }
     }
