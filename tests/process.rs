@@ -139,15 +139,18 @@ async fn a_flood_of_silent_sockets_under_a_small_descriptor_limit_neither_spins_
 async fn dev_mode_turns_the_anonymous_limits_off() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let data_dir = std::env::temp_dir().join(format!("wrench-dev-test-{port}"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wrench"))
-        .args(["serve", "--dev"])
-        .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
-        .env("WRENCH_LOG", "warn")
-        .env("WRENCH_DATA_DIR", &data_dir)
-        .stderr(Stdio::null())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    // Killed when dropped, so that a failing assertion does not leave the server running.
+    let child = common::browser::Killed(
+        Command::new(env!("CARGO_BIN_EXE_wrench"))
+            .args(["serve", "--dev"])
+            .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+            .env("WRENCH_LOG", "warn")
+            .env("WRENCH_DATA_DIR", &data_dir)
+            .stderr(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let mut stream = common::when_listening(port, Duration::from_secs(10)).await;
     // The default anonymous quota is 5 a minute; the 6th to 10th would be 429 without --dev.
     for i in 0..10 {
@@ -155,8 +158,7 @@ async fn dev_mode_turns_the_anonymous_limits_off() {
         let (head, _) = common::exchange(&mut stream, &request).await;
         assert!(head.starts_with("http/1.1 200") && !head.contains("ratelimit-limit"), "request {i}: {head}");
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(child);
     let _ = std::fs::remove_dir_all(&data_dir);
     // Only `serve` takes the flag.
     let out = Command::new(env!("CARGO_BIN_EXE_wrench")).args(["openapi", "--dev"]).output().unwrap();
