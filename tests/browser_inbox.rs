@@ -14,7 +14,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use common::browser::{self, Killed, chromium, curl, evaluate, free_port, title, wait_title};
+use common::{
+    Killed,
+    browser::{self, chromium, curl, evaluate, free_port, title, wait_title},
+};
 use serde_json::Value;
 
 /// A body that would change the title if the page ever treated it as markup.

@@ -15,7 +15,10 @@ mod common;
 
 use std::{path::Path, process::Command, time::Duration};
 
-use common::browser::{self, Killed, chromium, curl, evaluate, free_port, title, wait_title};
+use common::{
+    Killed,
+    browser::{self, chromium, curl, evaluate, free_port, title, wait_title},
+};
 use serde_json::Value;
 
 /// Content that would change the title if the page ever treated it as markup.

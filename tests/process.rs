@@ -140,7 +140,7 @@ async fn dev_mode_turns_the_anonymous_limits_off() {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let data_dir = std::env::temp_dir().join(format!("wrench-dev-test-{port}"));
     // Killed when dropped, so that a failing assertion does not leave the server running.
-    let child = common::browser::Killed(
+    let child = common::Killed(
         Command::new(env!("CARGO_BIN_EXE_wrench"))
             .args(["serve", "--dev"])
             .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))

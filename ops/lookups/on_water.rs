@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use crate::prelude::*;
 use wrench_kit::geo::{
-    grid::{Grid, cell},
+    grid::{Grid, at, cell, row_column},
     point::Point,
 };
 
@@ -89,11 +89,11 @@ impl Layer {
         let polygons = read_polygons(bytes);
         let mut by_cell: Vec<(u32, u32)> = Vec::new();
         for (i, p) in polygons.iter().enumerate() {
-            // Cells are numbered row by row, so a bounding box is a run of cells per row.
-            let (low, high) = (cell(p.min.1.into(), p.min.0.into()), cell(p.max.1.into(), p.max.0.into()));
-            for r in low / 360..=high / 360 {
-                for c in low % 360..=high % 360 {
-                    by_cell.push(((r * 360 + c) as u32, i as u32));
+            let (r0, c0) = row_column(cell(p.min.1.into(), p.min.0.into()));
+            let (r1, c1) = row_column(cell(p.max.1.into(), p.max.0.into()));
+            for r in r0..=r1 {
+                for c in c0..=c1 {
+                    by_cell.push((at(r, c) as u32, i as u32));
                 }
             }
         }

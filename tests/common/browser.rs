@@ -8,7 +8,7 @@
 
 use std::{
     path::Path,
-    process::{Child, Command, Stdio},
+    process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
@@ -26,15 +26,6 @@ pub fn available(what: &str) -> bool {
     );
     super::skipped(&format!("no chromium or curl to open {what}"));
     false
-}
-
-pub struct Killed(pub Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 pub fn free_port() -> u16 {

@@ -16,6 +16,18 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED in {test}: {why}");
 }
 
+/// A child process killed (and reaped) when dropped, so that a failing test does not leave
+/// its server or browser running.
+#[allow(dead_code)]
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The first connection to a server started on a loopback `port`, retried every 50 ms until it
 /// accepts; fails the test if it does not within `limit`.
 #[allow(dead_code)]

@@ -20,7 +20,17 @@ pub struct Grid {
 pub fn cell(lat: f64, lng: f64) -> usize {
     let r = ((lat + 90.0).floor().clamp(0.0, 179.0)) as usize;
     let c = ((lng + 180.0).floor().clamp(0.0, 359.0)) as usize;
-    r * 360 + c
+    at(r, c)
+}
+
+/// The cell in `row` (0 to 179) and `column` (0 to 359).
+pub fn at(row: usize, column: usize) -> usize {
+    row * 360 + column
+}
+
+/// The row and column of cell `c`.
+pub fn row_column(c: usize) -> (usize, usize) {
+    (c / 360, c % 360)
 }
 
 impl Grid {
@@ -59,6 +69,8 @@ mod tests {
         // The edges: the poles and the antimeridian fall in the outermost cells.
         assert_eq!(cell(90.0, 180.0), CELLS - 1);
         assert_eq!(cell(-90.0, -180.0), 0);
+        assert_eq!(row_column(paris), (138, 182));
+        assert_eq!(at(138, 182), paris);
         assert!(Grid::new(Vec::new()).items(CELLS - 1).is_empty());
     }
 }

@@ -11,7 +11,7 @@
 
 use std::{io::BufRead, sync::OnceLock};
 
-use super::grid::{Grid, cell};
+use super::grid::{Grid, at, cell, row_column};
 use crate::datasets::countries;
 
 const CITIES_GZ: &[u8] = include_bytes!("../../../../data/places/cities.tsv.gz");
@@ -237,8 +237,8 @@ impl Index {
     /// the mean-radius sphere): grid cells are searched in growing rings until the next ring
     /// cannot hold anything nearer than what was found.
     pub fn nearest(&self, lat: f64, lng: f64, count: usize) -> Vec<(u32, f64)> {
-        let start = cell(lat, lng);
-        let (r0, c0) = ((start / 360) as i64, (start % 360) as i64);
+        let (r0, c0) = row_column(cell(lat, lng));
+        let (r0, c0) = (r0 as i64, c0 as i64);
         let mut found: Vec<(u32, f64)> = Vec::new();
         for ring in 0..=180i64 {
             for dr in -ring..=ring {
@@ -251,7 +251,7 @@ impl Index {
                         continue;
                     }
                     let c = (c0 + dc).rem_euclid(360);
-                    for &i in self.grid.items((r * 360 + c) as usize) {
+                    for &i in self.grid.items(at(r as usize, c as usize)) {
                         let p = &self.places[i as usize];
                         found.push((i, haversine_km(lat, lng, p.lat(), p.lng())));
                     }
