@@ -42,9 +42,7 @@ pub fn registry() -> op::Registry {
 fn tables() -> Vec<op::StartupTask> {
     let t = |name: &'static str, run: fn()| op::StartupTask { name, run };
     vec![
-        t("user-agent regexes", || {
-            let _ = wrench_kit::uap::extractor();
-        }),
+        t("user-agent rules", wrench_kit::uap::warm),
         t("phone metadata and carriers", lookups::phone::warm),
         t("land polygons", || {
             let _ = lookups::on_water::land();

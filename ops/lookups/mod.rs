@@ -56,7 +56,7 @@ pub(crate) fn warm_up_task() -> crate::op::StartupTask {
     crate::op::StartupTask {
         name: "embedded tables",
         run: || {
-            let _ = wrench_kit::uap::extractor();
+            wrench_kit::uap::warm();
             let _ = phonenumber::parse(None, "+41 44 668 18 00");
             let _ = (on_water::land(), on_water::lakes(), wrench_kit::geo::places::index());
         },

@@ -6,7 +6,7 @@
 
 use crate::prelude::*;
 use wrench_kit::{
-    uap::{REGEXES_VERSION, extractor},
+    uap::{self, REGEXES_VERSION},
     useragent::{ClientHints, Engine, device_type, engine, hints},
 };
 
@@ -120,15 +120,15 @@ async fn useragent_parse(ctx: &Ctx, input: UserAgentInput) -> Result<UserAgentOu
 }
 
 fn describe(text: &str) -> UserAgentOutput {
-    let (ua, os, dev) = extractor().extract(text);
-    let ua = ua.map(|v| v.into_owned()).unwrap_or_default();
-    let os = os.map(|v| v.into_owned()).unwrap_or_default();
-    let dev = dev.map(|v| v.into_owned()).unwrap_or_default();
+    let parsed = uap::parse(text);
+    let ua = parsed.browser.unwrap_or_default();
+    let os = parsed.os.unwrap_or_default();
+    let dev = parsed.device.unwrap_or_default();
     let or_other = |s: String| if s.is_empty() { "Other".to_string() } else { s };
-    let is_bot = dev.device == "Spider";
+    let is_bot = dev.family == "Spider";
     let browser = version(or_other(ua.family), [ua.major, ua.minor, ua.patch, ua.patch_minor]);
-    let os = version(or_other(os.os), [os.major, os.minor, os.patch, os.patch_minor]);
-    let device_family = or_other(dev.device);
+    let os = version(or_other(os.family), [os.major, os.minor, os.patch, os.patch_minor]);
+    let device_family = or_other(dev.family);
     let kind = device_type(text, &device_family, &os.family, is_bot);
     UserAgentOutput {
         user_agent: text.to_string(),

@@ -1,34 +1,55 @@
-//! The uap-core regexes (embedded, `data/useragent/regexes.yaml`, run by the official
-//! `ua-parser` crate), compiled once, and the short description of a visitor that a short
-//! link's visit records.
+//! The uap-core rules (embedded, `data/useragent/regexes.yaml`) for browser, OS and device,
+//! and the short description of a visitor that a short link's visit records.
 //!
-//! Compiling the regexes takes a few hundred milliseconds, so the server's warm-up does it at
-//! start. A visit's description is cached by User-Agent string: most traffic comes from a few
-//! hundred strings, and the cache makes a repeated one cost a hash lookup instead of the
-//! regexes.
+//! The rules are read once (the server's warm-up does it at start), but each of their
+//! regexes is compiled only when a string could match it (`lazy_set`): most processes see a
+//! few dozen browsers, and compiling all 1,300 regexes would hold 25 MB. A visit's
+//! description is cached by User-Agent string: most traffic comes from a few hundred
+//! strings, and the cache makes a repeated one cost a hash lookup instead of the rules.
+
+mod lazy_set;
+mod rules;
 
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex, OnceLock},
 };
 
-use ua_parser::{Extractor, Regexes};
+pub use rules::{Device, Parsed, Rules, Versioned};
 
 use crate::useragent::device_type;
 
 /// The uap-core release of the embedded regexes.
 pub const REGEXES_VERSION: &str = "uap-core commit e3c5e634 (2026-08-11)";
 
-const REGEXES: &str = include_str!("../../../data/useragent/regexes.yaml");
+/// The embedded rule file.
+pub const REGEXES: &str = include_str!("../../../../data/useragent/regexes.yaml");
 
-/// The compiled regexes: built once, on first use or by the warm-up when the server starts.
-pub fn extractor() -> &'static Extractor<'static> {
-    static E: OnceLock<Extractor<'static>> = OnceLock::new();
-    E.get_or_init(|| {
-        let regexes: Regexes<'static> =
-            serde_saphyr::from_str(REGEXES).expect("the embedded uap-core regexes parse (checked by the tests)");
-        Extractor::try_from(regexes).expect("the embedded uap-core regexes compile (checked by the tests)")
-    })
+/// The embedded rules: read once, on first use or by the warm-up when the server starts.
+pub fn rules() -> &'static Rules {
+    static R: OnceLock<Rules> = OnceLock::new();
+    R.get_or_init(|| Rules::from_yaml(REGEXES).expect("the embedded uap-core rules load (checked by the tests)"))
+}
+
+/// Loads the rules and compiles the regexes that the commonest browsers and clients need,
+/// so that their first request does not compile them: the server's warm-up runs it.
+pub fn warm() {
+    const COMMON: [&str; 6] = [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1",
+        "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:125.0) Gecko/20100101 Firefox/125.0",
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "curl/8.5.0",
+    ];
+    for ua in COMMON {
+        let _ = rules().parse(ua);
+    }
+}
+
+/// What the embedded rules say of `text`.
+pub fn parse(text: &str) -> Parsed {
+    rules().parse(text)
 }
 
 /// Characters of a User-Agent string a visit's description looks at: every rule matches well
@@ -76,14 +97,14 @@ pub fn visitor(user_agent: &str) -> Arc<Visitor> {
 }
 
 fn describe(text: &str) -> Visitor {
-    let (ua, os, dev) = extractor().extract(text);
+    let parsed = parse(text);
     let family = |s: Option<String>| match s {
         Some(s) if !s.is_empty() => s.chars().take(FAMILY_CHARS).collect(),
         _ => "Other".to_string(),
     };
-    let browser = family(ua.map(|v| v.into_owned().family));
-    let os = family(os.map(|v| v.into_owned().os));
-    let device = family(dev.map(|v| v.into_owned().device));
+    let browser = family(parsed.browser.map(|v| v.family));
+    let os = family(parsed.os.map(|v| v.family));
+    let device = family(parsed.device.map(|v| v.family));
     let bot = device == "Spider";
     Visitor { device: device_type(text, &device, &os, bot), browser, os, bot }
 }
