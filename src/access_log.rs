@@ -3,9 +3,13 @@
 //! The line reads like every other line of the log: the same timestamp, level and target, and
 //! `key=value` fields in text or one flat object in JSON (`WRENCH_LOG_FORMAT`). It costs a
 //! fraction of what the same line costs through `tracing`'s formatter. The line is written
-//! into a buffer each thread keeps and reuses, with no allocation per field, and goes to the
-//! same background writer as the rest of the log (`logging::init`). BENCHMARKS.md
-//! ("Footprint and speed") has the figures that led to this.
+//! into a buffer each thread keeps and reuses, with no allocation per field, then appended to
+//! one shared batch. A thread of its own hands the batch to the log's background writer
+//! (`logging::init`) every [`DRAIN_EVERY`], or at once when it passes [`BATCH_BYTES`]: a
+//! request pays for a short lock and a copy, not for a message and a wake-up of the writer
+//! each. So an access line can reach the log up to [`DRAIN_EVERY`] after lines logged
+//! directly; its timestamp is the request's. [`flush`] writes what is left when the server
+//! stops. BENCHMARKS.md ("Footprint and speed") has the figures that led to this.
 //!
 //! When the log goes to a terminal (coloured), or `WRENCH_LOG` filters `wrench::request` out,
 //! [`install`] is not called and the HTTP layer falls back to `tracing` (or writes nothing).
@@ -14,23 +18,53 @@ use std::{
     cell::RefCell,
     fmt::Write as _,
     io::Write as _,
-    sync::OnceLock,
-    time::{SystemTime, UNIX_EPOCH},
+    sync::{Mutex, OnceLock},
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use tracing_appender::non_blocking::NonBlocking;
 use tracing_subscriber::fmt::MakeWriter;
 
+/// How often the batch of access lines goes to the log writer.
+pub(crate) const DRAIN_EVERY: Duration = Duration::from_millis(50);
+/// A batch this large goes to the writer at once, by the request that filled it.
+pub(crate) const BATCH_BYTES: usize = 256 * 1024;
+
 struct Sink {
     writer: NonBlocking,
     json: bool,
+    batch: Mutex<Vec<u8>>,
 }
 
 static SINK: OnceLock<Sink> = OnceLock::new();
 
-/// Sends access lines to `writer`, as JSON objects or as text.
+/// Sends access lines to `writer`, as JSON objects or as text, in batches.
 pub(crate) fn install(writer: NonBlocking, json: bool) {
-    let _ = SINK.set(Sink { writer, json });
+    if SINK.set(Sink { writer, json, batch: Mutex::new(Vec::with_capacity(16 * 1024)) }).is_ok() {
+        let drainer = std::thread::Builder::new().name("wrench-access-log".into()).spawn(|| {
+            loop {
+                std::thread::sleep(DRAIN_EVERY);
+                flush();
+            }
+        });
+        if drainer.is_err() {
+            // No thread, no batching: each line goes to the writer itself (`write`).
+            let _ = BATCHING.set(false);
+        }
+    }
+}
+
+/// False when the draining thread could not start.
+static BATCHING: OnceLock<bool> = OnceLock::new();
+
+/// Hands the pending access lines to the log writer; the server calls it when it stops.
+pub(crate) fn flush() {
+    let Some(sink) = SINK.get() else { return };
+    let pending = match sink.batch.lock() {
+        Ok(mut batch) if !batch.is_empty() => std::mem::replace(&mut *batch, Vec::with_capacity(16 * 1024)),
+        _ => return,
+    };
+    let _ = sink.writer.make_writer().write_all(&pending);
 }
 
 /// One request's line: what [`write`] needs.
@@ -54,7 +88,23 @@ pub(crate) fn write(line: &Line<'_>) -> bool {
         let mut out = buffer.borrow_mut();
         out.clear();
         format_line(&mut out, line, sink.json, SystemTime::now());
-        let _ = sink.writer.make_writer().write_all(out.as_bytes());
+        if BATCHING.get() == Some(&false) {
+            let _ = sink.writer.make_writer().write_all(out.as_bytes());
+        } else {
+            let full = match sink.batch.lock() {
+                Ok(mut batch) => {
+                    batch.extend_from_slice(out.as_bytes());
+                    batch.len() >= BATCH_BYTES
+                }
+                Err(_) => {
+                    let _ = sink.writer.make_writer().write_all(out.as_bytes());
+                    false
+                }
+            };
+            if full {
+                flush();
+            }
+        }
         // A path of many kilobytes would otherwise keep its buffer that large.
         if out.capacity() > 4096 {
             *out = String::with_capacity(256);

@@ -5,13 +5,26 @@
 
 use crate::config::{Config, LogFormat};
 
+/// Flushes the log when dropped: first the pending access lines (`access_log`), then the
+/// background writer's queue.
+pub struct LogGuard {
+    _writer: tracing_appender::non_blocking::WorkerGuard,
+}
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        // Runs before the fields drop: the writer still takes lines.
+        crate::access_log::flush();
+    }
+}
+
 /// Installs the log subscriber from the config and returns the guard that flushes buffered
 /// lines when dropped; keep it alive for as long as the server runs.
 ///
 /// Lines are handed to a background thread that writes them to stderr in batches, so a
 /// request never waits on the terminal or a slow log collector. Nothing is dropped: when the buffer
 /// (128,000 lines) is full, requests wait for it instead of losing lines.
-pub fn init(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+pub fn init(config: &Config) -> Option<LogGuard> {
     use tracing_subscriber::EnvFilter;
     let mut filter = EnvFilter::try_new(&config.log).unwrap_or_else(|_| EnvFilter::new("info"));
     // The SVG renderer's warnings quote the text being drawn (a missing glyph, say) and ICU4X's
@@ -45,5 +58,5 @@ pub fn init(config: &Config) -> Option<tracing_appender::non_blocking::WorkerGua
         let location = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
         tracing::error!(%location, "panic");
     }));
-    installed.ok().map(|_| guard)
+    installed.ok().map(|_| LogGuard { _writer: guard })
 }
