@@ -5,6 +5,7 @@ use std::{path::PathBuf, process::ExitCode};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 mod allocator;
+mod health;
 use allocator::{large_blocks_from_the_system, release_free_memory};
 
 /// A self-hostable HTTP API of developer utilities.
@@ -44,6 +45,20 @@ enum Command {
     /// Manage API keys.
     #[command(subcommand)]
     Keys(Keys),
+    /// Ask the running server's /health (or /ready) and exit 0 if it answers 200, else 1:
+    /// a container healthcheck or exec probe that needs no shell or curl.
+    Health {
+        /// Ask /ready (the embedded tables built, the store reachable) instead of /health.
+        #[arg(long)]
+        ready: bool,
+        /// The server's address; by default the configured listen address (WRENCH_LISTEN),
+        /// on loopback when it listens on every interface.
+        #[arg(long, value_name = "HOST:PORT")]
+        address: Option<std::net::SocketAddr>,
+        /// Seconds to wait for the answer, connecting included.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=300))]
+        timeout: u64,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -103,6 +118,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Data) => data(file),
         Some(Command::Tables) => tables(),
+        Some(Command::Health { ready, address, timeout }) => health(file, ready, address, timeout),
         Some(Command::Keys(Keys::New)) => match wrench::keys::new_key() {
             Ok((key, digest)) => {
                 println!("key:    {key}");
@@ -228,6 +244,29 @@ fn tables() -> ExitCode {
     }
     println!("RSS before: {} MB; after every table: {} MB", mb(before), mb(last));
     ExitCode::SUCCESS
+}
+
+/// `wrench health`: one request, its status on stderr only when it is not 200 (a
+/// healthcheck's output is kept by the container engine; a passing one need not fill it).
+fn health(
+    file: Option<&std::path::Path>,
+    ready: bool,
+    address: Option<std::net::SocketAddr>,
+    timeout: u64,
+) -> ExitCode {
+    let address = match address {
+        Some(a) => a,
+        None => match wrench_infra::config::Config::load(file) {
+            Ok(c) => health::probe_address(c.listen),
+            Err(e) => return fail(&format!("configuration: {e}")),
+        },
+    };
+    let path = if ready { "/ready" } else { "/health" };
+    match health::status(address, path, std::time::Duration::from_secs(timeout)) {
+        Ok(200) => ExitCode::SUCCESS,
+        Ok(code) => fail(&format!("{path} at {address} answered {code}")),
+        Err(e) => fail(&e),
+    }
 }
 
 fn fail(message: &str) -> ExitCode {

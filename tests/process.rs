@@ -168,3 +168,64 @@ async fn dev_mode_turns_the_anonymous_limits_off() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--dev applies to `wrench serve` and `wrench mcp` only"));
 }
+
+#[tokio::test]
+async fn the_health_subcommand_reports_a_running_server_by_its_exit_status() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data_dir = std::env::temp_dir().join(format!("wrench-health-test-{port}"));
+    // Listening on every interface: the subcommand finds it on loopback from the same setting.
+    let listen = format!("0.0.0.0:{port}");
+    let child = common::Killed(
+        Command::new(env!("CARGO_BIN_EXE_wrench"))
+            .arg("serve")
+            .env("WRENCH_LISTEN", &listen)
+            .env("WRENCH_LOG", "warn")
+            .env("WRENCH_DATA_DIR", &data_dir)
+            .stderr(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    drop(common::when_listening(port, Duration::from_secs(10)).await);
+    let health = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_wrench"))
+            .arg("health")
+            .args(args)
+            .env("WRENCH_LISTEN", &listen)
+            .output()
+            .unwrap()
+    };
+    let out = health(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "a passing check prints nothing");
+    // /ready turns 200 once the store answers (no data sets are configured).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !health(&["--ready"]).status.success() {
+        assert!(Instant::now() < deadline, "never ready");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(child);
+    let _ = std::fs::remove_dir_all(&data_dir);
+    // The server is gone: the check fails, with the reason on stderr.
+    let out = health(&["--timeout", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot connect"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A server that answers something else than 200: an HTTP service that is not wrench.
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = other.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        if let Ok((mut s, _)) = other.accept() {
+            let mut buf = [0u8; 512];
+            let _ = std::io::Read::read(&mut s, &mut buf);
+            let _ = s.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    let out = health(&["--address", &address]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("answered 404"), "{}", String::from_utf8_lossy(&out.stderr));
+}
