@@ -21,6 +21,10 @@
 # 6. with WRENCH_BENCH_COLD_BUILD=1 only, a cold `cargo build --release` in a fresh target
 #    directory (15 minutes or so on 2 cores); otherwise the row says it was not measured.
 set -euo pipefail
+# A missing tool would print zeros as figures: stop instead.
+for tool in wrk redis-benchmark curl python3; do
+  command -v "$tool" >/dev/null || { echo "$0: $tool is not installed (Debian: apt-get install wrk redis-tools curl)" >&2; exit 2; }
+done
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"

@@ -12,6 +12,10 @@
 # except on a third server on Redis whose anonymous quota is counted but set far above what a
 # run reaches: its redirect row is the price of counting an anonymous caller.
 set -euo pipefail
+# A missing tool would print zeros as figures: stop instead.
+for tool in wrk redis-benchmark curl python3; do
+  command -v "$tool" >/dev/null || { echo "$0: $tool is not installed (Debian: apt-get install wrk redis-tools curl)" >&2; exit 2; }
+done
 cd "$(dirname "$0")/.."
 DURATION="${1:-10}"
 CONNECTIONS="${2:-32}"
