@@ -5,7 +5,7 @@
 //! hostile ones.
 
 use serde::Deserialize;
-use wrench_kit::uap::{self, Device, Parsed, REGEXES, Rules, Versioned};
+use wrench_kit::uap::{self, Device, Figures, Parsed, REGEXES, Rules, Versioned};
 
 #[derive(Deserialize)]
 struct Cases {
@@ -73,7 +73,7 @@ fn lazy_rules_agree_with_the_ua_parser_crate_on_every_corpus_string() {
             differ.push(format!("{s:?}\n  ours:   {a:?}\n  oracle: {b:?}"));
         }
     }
-    let [patterns, compiled, unfiltered, _, automaton] = ours.figures("");
+    let Figures { patterns, compiled, unfiltered, automaton_bytes: automaton, .. } = ours.figures("");
     println!("automaton: {automaton} bytes");
     println!(
         "{} strings; {compiled} of {patterns} patterns compiled ({unfiltered} tried on every string)",
@@ -97,7 +97,7 @@ fn one_common_browser_compiles_only_a_few_patterns() {
     let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
     let parsed = ours.parse(chrome);
     assert_eq!(parsed.browser.unwrap().family, "Chrome");
-    let [patterns, compiled, unfiltered, candidates, _] = ours.figures(chrome);
+    let Figures { patterns, compiled, unfiltered, candidates, .. } = ours.figures(chrome);
     println!("{candidates} candidates, {compiled} of {patterns} compiled, {unfiltered} unfiltered");
     // A desktop browser matches no device rule, so every device rule its string could
     // match is tried: about 20 of the 1,270 (the 4 without literals among them).

@@ -52,10 +52,32 @@ pub struct LazySet {
     owners: Vec<Vec<(u32, u8)>>,
 }
 
-/// A pattern the builder was given, read but not compiled.
-pub struct Parsed {
-    /// Explicit capture groups, for the rules' replacement templates.
-    pub groups: usize,
+/// What a set holds and what one string would cost it, for the tests and BENCHMARKS.md.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Patterns in the set.
+    pub patterns: usize,
+    /// Patterns compiled so far.
+    pub compiled: usize,
+    /// Patterns without a usable literal, tried on every string.
+    pub unfiltered: usize,
+    /// Candidates for the probe string.
+    pub candidates: usize,
+    /// Heap bytes of the literal automaton.
+    pub automaton_bytes: usize,
+}
+
+impl std::ops::Add for Figures {
+    type Output = Figures;
+    fn add(self, o: Figures) -> Figures {
+        Figures {
+            patterns: self.patterns + o.patterns,
+            compiled: self.compiled + o.compiled,
+            unfiltered: self.unfiltered + o.unfiltered,
+            candidates: self.candidates + o.candidates,
+            automaton_bytes: self.automaton_bytes + o.automaton_bytes,
+        }
+    }
 }
 
 /// Collects patterns in order; [`LazySetBuilder::build`] makes the automaton.
@@ -69,9 +91,10 @@ pub struct LazySetBuilder {
 }
 
 impl LazySetBuilder {
-    /// Adds a pattern after those already added. It is parsed (so a syntax error shows now,
-    /// not on the request path) but not compiled.
-    pub fn push(&mut self, source: &str, case_insensitive: bool) -> Result<Parsed, String> {
+    /// Adds a pattern after those already added and returns how many capture groups it
+    /// declares. It is parsed (so a syntax error shows now, not on the request path) but not
+    /// compiled.
+    pub fn push(&mut self, source: &str, case_insensitive: bool) -> Result<usize, String> {
         let hir = regex_syntax::ParserBuilder::new()
             .case_insensitive(case_insensitive)
             .build()
@@ -93,9 +116,8 @@ impl LazySetBuilder {
             }
         }
         self.full.push(full);
-        let groups = hir.properties().explicit_captures_len();
         self.patterns.push(Pattern { source: source.to_string(), case_insensitive, compiled: OnceLock::new() });
-        Ok(Parsed { groups })
+        Ok(hir.properties().explicit_captures_len())
     }
 
     /// The set, ready to search.
@@ -148,16 +170,15 @@ impl LazySet {
         Ok(())
     }
 
-    /// Figures: patterns, patterns compiled so far, patterns tried on every string, and the
-    /// candidates `probe` has.
-    pub fn figures(&self, probe: &str) -> [usize; 5] {
-        [
-            self.patterns.len(),
-            self.patterns.iter().filter(|p| p.compiled.get().is_some()).count(),
-            self.full.iter().filter(|&&f| f == 0).count(),
-            self.candidates(probe).count(),
-            self.literals.memory_usage(),
-        ]
+    /// What the set holds, and the candidates `probe` has.
+    pub fn figures(&self, probe: &str) -> Figures {
+        Figures {
+            patterns: self.patterns.len(),
+            compiled: self.patterns.iter().filter(|p| p.compiled.get().is_some()).count(),
+            unfiltered: self.full.iter().filter(|&&f| f == 0).count(),
+            candidates: self.candidates(probe).count(),
+            automaton_bytes: self.literals.memory_usage(),
+        }
     }
 }
 
@@ -264,7 +285,8 @@ mod tests {
         let (i, c) = s.first_match("Mozilla/5.0 Chrome/124.0").unwrap();
         assert_eq!((i, &c[1], &c[2]), (1, "Chrome", "124"));
         // Opera's pattern was never a candidate; the catch-all was not reached.
-        assert_eq!(s.figures("")[..2], [4, 1]);
+        let f = s.figures("");
+        assert_eq!((f.patterns, f.compiled), (4, 1));
         assert_eq!(s.first_match("curl/8").unwrap().0, 2);
         // Case-insensitive patterns are found through the case-insensitive automaton.
         assert_eq!(s.first_match("a KINDLE").unwrap().0, 3);

@@ -15,6 +15,7 @@ use std::{
     sync::{Arc, Mutex, OnceLock},
 };
 
+pub use lazy_set::Figures;
 pub use rules::{Device, Parsed, Rules, Versioned};
 
 use crate::useragent::device_type;

@@ -12,7 +12,7 @@
 use regex::Captures;
 use serde::Deserialize;
 
-use super::lazy_set::{LazySet, LazySetBuilder};
+use super::lazy_set::{Figures, LazySet, LazySetBuilder};
 
 /// How one answer field is filled from a rule's match.
 enum Field {
@@ -178,51 +178,40 @@ impl Rules {
     /// Reads a uap-core rule file (YAML).
     pub fn from_yaml(text: &str) -> Result<Self, String> {
         let file: RuleFile = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
-        let mut set = LazySetBuilder::default();
-        let mut fields = Vec::with_capacity(file.user_agent_parsers.len());
-        for r in file.user_agent_parsers {
-            let groups = set.push(&rewrite(&r.regex), false)?.groups;
-            fields.push([
+        let browser = domain(file.user_agent_parsers, |set, r| {
+            let groups = set.push(&rewrite(&r.regex), false)?;
+            Ok([
                 Field::family(r.family_replacement, groups)?,
                 Field::plain(r.v1_replacement, groups, 2),
                 Field::plain(r.v2_replacement, groups, 3),
                 Field::plain(r.v3_replacement, groups, 4),
                 Field::plain(r.v4_replacement, groups, 5),
-            ]);
-        }
-        let browser = Domain { set: set.build()?, fields };
-
-        let mut set = LazySetBuilder::default();
-        let mut fields = Vec::with_capacity(file.os_parsers.len());
-        for r in file.os_parsers {
-            let groups = set.push(&rewrite(&r.regex), false)?.groups;
-            fields.push([
+            ])
+        })?;
+        let os = domain(file.os_parsers, |set, r| {
+            let groups = set.push(&rewrite(&r.regex), false)?;
+            Ok([
                 Field::templated(r.os_replacement, groups, 1),
                 Field::templated(r.os_v1_replacement, groups, 2),
                 Field::templated(r.os_v2_replacement, groups, 3),
                 Field::templated(r.os_v3_replacement, groups, 4),
                 Field::templated(r.os_v4_replacement, groups, 5),
-            ]);
-        }
-        let os = Domain { set: set.build()?, fields };
-
-        let mut set = LazySetBuilder::default();
-        let mut fields = Vec::with_capacity(file.device_parsers.len());
-        for r in file.device_parsers {
+            ])
+        })?;
+        let device = domain(file.device_parsers, |set, r| {
             let case_insensitive = match r.regex_flag.as_deref() {
                 None => false,
                 Some("i") => true,
                 Some(other) => return Err(format!("unknown regex_flag {other:?}")),
             };
-            let groups = set.push(&rewrite(&r.regex), case_insensitive)?.groups;
-            fields.push([
+            let groups = set.push(&rewrite(&r.regex), case_insensitive)?;
+            Ok([
                 Field::templated(r.device_replacement, groups, 1),
                 // A brand comes only from the rule: no group fallback.
                 Field::templated(r.brand_replacement, 0, 1),
                 Field::templated(r.model_replacement, groups, 1),
-            ]);
-        }
-        let device = Domain { set: set.build()?, fields };
+            ])
+        })?;
         Ok(Self { browser, os, device })
     }
 
@@ -246,17 +235,20 @@ impl Rules {
         self.device.set.compile_all()
     }
 
-    /// Figures summed over the three lists: patterns, compiled so far, tried on every
-    /// string, and candidates for `probe`.
-    pub fn figures(&self, probe: &str) -> [usize; 5] {
-        let mut sum = [0; 5];
-        for f in [self.browser.set.figures(probe), self.os.set.figures(probe), self.device.set.figures(probe)] {
-            for (s, v) in sum.iter_mut().zip(f) {
-                *s += v;
-            }
-        }
-        sum
+    /// Figures summed over the three lists, with `probe`'s candidates.
+    pub fn figures(&self, probe: &str) -> Figures {
+        self.browser.set.figures(probe) + self.os.set.figures(probe) + self.device.set.figures(probe)
     }
+}
+
+/// One rule list: each rule adds its pattern to the set and says how its fields are filled.
+fn domain<R, const N: usize>(
+    rules: Vec<R>,
+    mut add: impl FnMut(&mut LazySetBuilder, R) -> Result<[Field; N], String>,
+) -> Result<Domain<N>, String> {
+    let mut set = LazySetBuilder::default();
+    let fields = rules.into_iter().map(|r| add(&mut set, r)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Domain { set: set.build()?, fields })
 }
 
 /// Adapts a pattern written for uap-core's reference engines to ours.
