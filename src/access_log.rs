@@ -33,38 +33,41 @@ pub(crate) const BATCH_BYTES: usize = 256 * 1024;
 struct Sink {
     writer: NonBlocking,
     json: bool,
-    batch: Mutex<Vec<u8>>,
+    /// The lines not yet handed to the writer; none when the draining thread could not start,
+    /// and each line then goes to the writer itself.
+    batch: Option<Mutex<Vec<u8>>>,
 }
 
 static SINK: OnceLock<Sink> = OnceLock::new();
 
 /// Sends access lines to `writer`, as JSON objects or as text, in batches.
 pub(crate) fn install(writer: NonBlocking, json: bool) {
-    if SINK.set(Sink { writer, json, batch: Mutex::new(Vec::with_capacity(16 * 1024)) }).is_ok() {
-        let drainer = std::thread::Builder::new().name("wrench-access-log".into()).spawn(|| {
-            loop {
-                std::thread::sleep(DRAIN_EVERY);
-                flush();
-            }
-        });
-        if drainer.is_err() {
-            // No thread, no batching: each line goes to the writer itself (`write`).
-            let _ = BATCHING.set(false);
-        }
+    if SINK.get().is_some() {
+        return;
     }
+    // The thread starts first, so that whether there is a batch is known when the sink is
+    // set; it finds the sink at its first turn, 50 ms on.
+    let drainer = std::thread::Builder::new().name("wrench-access-log".into()).spawn(|| {
+        loop {
+            std::thread::sleep(DRAIN_EVERY);
+            flush();
+        }
+    });
+    let batch = drainer.is_ok().then(|| Mutex::new(Vec::with_capacity(16 * 1024)));
+    let _ = SINK.set(Sink { writer, json, batch });
 }
-
-/// False when the draining thread could not start.
-static BATCHING: OnceLock<bool> = OnceLock::new();
 
 /// Hands the pending access lines to the log writer; the server calls it when it stops.
 pub(crate) fn flush() {
-    let Some(sink) = SINK.get() else { return };
-    let pending = match sink.batch.lock() {
-        Ok(mut batch) if !batch.is_empty() => std::mem::replace(&mut *batch, Vec::with_capacity(16 * 1024)),
-        _ => return,
+    let Some(Sink { writer, batch: Some(batch), .. }) = SINK.get() else { return };
+    let pending = {
+        let mut batch = batch.lock().unwrap_or_else(|e| e.into_inner());
+        if batch.is_empty() {
+            return;
+        }
+        std::mem::replace(&mut *batch, Vec::with_capacity(16 * 1024))
     };
-    let _ = sink.writer.make_writer().write_all(&pending);
+    let _ = writer.make_writer().write_all(&pending);
 }
 
 /// One request's line: what [`write`] needs.
@@ -88,21 +91,19 @@ pub(crate) fn write(line: &Line<'_>) -> bool {
         let mut out = buffer.borrow_mut();
         out.clear();
         format_line(&mut out, line, sink.json, SystemTime::now());
-        if BATCHING.get() == Some(&false) {
-            let _ = sink.writer.make_writer().write_all(out.as_bytes());
-        } else {
-            let full = match sink.batch.lock() {
-                Ok(mut batch) => {
+        match &sink.batch {
+            Some(batch) => {
+                let full = {
+                    let mut batch = batch.lock().unwrap_or_else(|e| e.into_inner());
                     batch.extend_from_slice(out.as_bytes());
                     batch.len() >= BATCH_BYTES
+                };
+                if full {
+                    flush();
                 }
-                Err(_) => {
-                    let _ = sink.writer.make_writer().write_all(out.as_bytes());
-                    false
-                }
-            };
-            if full {
-                flush();
+            }
+            None => {
+                let _ = sink.writer.make_writer().write_all(out.as_bytes());
             }
         }
         // A path of many kilobytes would otherwise keep its buffer that large.
