@@ -135,22 +135,28 @@ async fn a_flood_of_silent_sockets_under_a_small_descriptor_limit_neither_spins_
     assert!(head.starts_with("http/1.1 200"), "{head}");
 }
 
-#[tokio::test]
-async fn dev_mode_turns_the_anonymous_limits_off() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let data_dir = std::env::temp_dir().join(format!("wrench-dev-test-{port}"));
-    // Killed when dropped, so that a failing assertion does not leave the server running.
-    let child = common::Killed(
+/// The binary run with `args`, listening on `listen`, its store in `data_dir`, logging only
+/// warnings, to nowhere; killed when dropped, so that a failing assertion does not leave the
+/// server running.
+fn quiet_server(args: &[&str], listen: &str, data_dir: &std::path::Path) -> common::Killed {
+    common::Killed(
         Command::new(env!("CARGO_BIN_EXE_wrench"))
-            .args(["serve", "--dev"])
-            .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+            .args(args)
+            .env("WRENCH_LISTEN", listen)
             .env("WRENCH_LOG", "warn")
-            .env("WRENCH_DATA_DIR", &data_dir)
+            .env("WRENCH_DATA_DIR", data_dir)
             .stderr(Stdio::null())
             .stdout(Stdio::null())
             .spawn()
             .unwrap(),
-    );
+    )
+}
+
+#[tokio::test]
+async fn dev_mode_turns_the_anonymous_limits_off() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let data_dir = std::env::temp_dir().join(format!("wrench-dev-test-{port}"));
+    let child = quiet_server(&["serve", "--dev"], &format!("127.0.0.1:{port}"), &data_dir);
     let mut stream = common::when_listening(port, Duration::from_secs(10)).await;
     // The default anonymous quota is 5 a minute; the 6th to 10th would be 429 without --dev.
     for i in 0..10 {
@@ -175,17 +181,7 @@ async fn the_health_subcommand_reports_a_running_server_by_its_exit_status() {
     let data_dir = std::env::temp_dir().join(format!("wrench-health-test-{port}"));
     // Listening on every interface: the subcommand finds it on loopback from the same setting.
     let listen = format!("0.0.0.0:{port}");
-    let child = common::Killed(
-        Command::new(env!("CARGO_BIN_EXE_wrench"))
-            .arg("serve")
-            .env("WRENCH_LISTEN", &listen)
-            .env("WRENCH_LOG", "warn")
-            .env("WRENCH_DATA_DIR", &data_dir)
-            .stderr(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let child = quiet_server(&["serve"], &listen, &data_dir);
     drop(common::when_listening(port, Duration::from_secs(10)).await);
     let health = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_wrench"))
