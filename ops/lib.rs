@@ -32,38 +32,57 @@ include!(concat!(env!("OUT_DIR"), "/registry.rs"));
 pub fn registry() -> op::Registry {
     let mut operations: Vec<op::Operation> = placed().into_iter().map(|(_, op)| op).collect();
     operations.sort_by_key(|o| (o.routes[0].path, o.routes[0].method));
-    op::Registry { operations, startup: vec![lookups::warm_up_task()], tables: tables() }
+    let startup = op::StartupTask { name: "embedded tables", run: warm_up };
+    op::Registry { operations, startup: vec![startup], tables: TABLES.iter().map(|t| t.task).collect() }
 }
 
-/// Every embedded table an operation builds on first use, by name, with what builds it. The
-/// server's warm-up builds the slowest at start (`lookups::warm_up_task`); `wrench tables`
-/// builds each in turn and reports the time and memory it takes (BENCHMARKS.md, "Footprint
-/// and speed").
-fn tables() -> Vec<op::StartupTask> {
-    let t = |name: &'static str, run: fn()| op::StartupTask { name, run };
-    vec![
-        t("user-agent rules", wrench_kit::uap::warm),
-        t("phone metadata and carriers", lookups::phone::warm),
-        t("land polygons", || {
-            let _ = lookups::on_water::land();
-        }),
-        t("lake polygons", || {
-            let _ = lookups::on_water::lakes();
-        }),
-        t("place index", || {
-            let _ = wrench_kit::geo::places::index();
-        }),
-        t("time-zone boundaries", datasets::zones::warm_up),
-        t("time-zone database (IANA names)", wrench_kit::geo::tzdb::warm),
-        t("holidays", lookups::holidays::warm),
-        t("e-mail domain lists", wrench_kit::mail::lists::warm),
-        t("countries", datasets::countries::warm),
-        t("SVG fonts", wrench_kit::render::warm),
-        t("OG image fonts", images::og::warm),
-        t("licence summaries", dev::license::warm),
-        t("CLDR units", wrench_kit::number_units::warm),
-        t("WHOIS servers", wrench_kit::network::whois_text::warm),
-    ]
+/// An embedded table an operation builds on first use.
+struct Table {
+    task: op::StartupTask,
+    /// Built by the server's warm-up, in the background at start, because it takes long enough
+    /// that the first request needing it would notice. The others are cheap or rarely used,
+    /// and stay unbuilt (and out of memory) until a request needs them.
+    at_start: bool,
+}
+
+/// Every embedded table, by name, with what builds it: the one list that both the warm-up
+/// ([`warm_up`]) and `wrench tables` (which builds each in turn and reports the time and memory
+/// it takes; BENCHMARKS.md, "Footprint and speed") read.
+const TABLES: &[Table] = &[
+    table("user-agent rules", true, wrench_kit::uap::warm),
+    table("phone metadata", true, lookups::phone::warm_metadata),
+    table("phone carriers", false, lookups::phone::warm_carriers),
+    table("land polygons", true, || {
+        let _ = lookups::on_water::land();
+    }),
+    table("lake polygons", true, || {
+        let _ = lookups::on_water::lakes();
+    }),
+    table("place index", true, || {
+        let _ = wrench_kit::geo::places::index();
+    }),
+    table("time-zone boundaries", false, datasets::zones::warm_up),
+    table("time-zone database (IANA names)", false, wrench_kit::geo::tzdb::warm),
+    table("holidays", false, lookups::holidays::warm),
+    table("e-mail domain lists", false, wrench_kit::mail::lists::warm),
+    table("countries", false, datasets::countries::warm),
+    table("SVG fonts", false, wrench_kit::render::warm),
+    table("OG image fonts", false, images::og::warm),
+    table("licence summaries", false, dev::license::warm),
+    table("CLDR units", false, wrench_kit::number_units::warm),
+    table("WHOIS servers", false, wrench_kit::network::whois_text::warm),
+];
+
+const fn table(name: &'static str, at_start: bool, run: fn()) -> Table {
+    Table { task: op::StartupTask { name, run }, at_start }
+}
+
+/// The server's start-up warm-up: builds the tables marked `at_start`, so that the first
+/// request needing one does not wait; every other table is built on first use.
+fn warm_up() {
+    for table in TABLES.iter().filter(|t| t.at_start) {
+        (table.task.run)();
+    }
 }
 
 /// Every operation, sorted as [`registry`] sorts them.

@@ -47,18 +47,3 @@ pub(crate) mod url_metadata;
 pub(crate) mod useragent;
 pub(crate) mod weather;
 pub(crate) mod whois;
-
-/// Builds the embedded tables that take a moment (the user-agent regexes, the phone metadata,
-/// the land and lake polygons, the place index), so that the first request needing one does not
-/// wait. The server runs it in the background at start; each table is otherwise built on first
-/// use.
-pub(crate) fn warm_up_task() -> crate::op::StartupTask {
-    crate::op::StartupTask {
-        name: "embedded tables",
-        run: || {
-            wrench_kit::uap::warm();
-            let _ = phonenumber::parse(None, "+41 44 668 18 00");
-            let _ = (on_water::land(), on_water::lakes(), wrench_kit::geo::places::index());
-        },
-    }
-}

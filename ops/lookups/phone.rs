@@ -16,9 +16,13 @@ use crate::{datasets::countries, prelude::*};
 const CARRIERS: &str = include_str!("../../data/phone/carriers.tsv");
 
 /// Carrier names by number prefix (country calling code and national digits).
-/// Builds the embedded table now (the warm-up and `wrench tables` call it).
-pub(crate) fn warm() {
+/// Builds the numbering-plan metadata now (the warm-up and `wrench tables` call it).
+pub(crate) fn warm_metadata() {
     let _ = phonenumber::parse(None, "+41 44 668 18 00");
+}
+
+/// Builds the carrier table now (`wrench tables` calls it; requests build it on first use).
+pub(crate) fn warm_carriers() {
     let _ = carriers();
 }
 
