@@ -115,6 +115,14 @@ impl EmbeddedStore {
     }
 }
 
+/// A value as stored now, or `None` when it is absent or expired.
+fn read_value(db: &Database, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let tx = db.begin_read().map_err(StoreError::unavailable)?;
+    let table = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let value = table.get(key).map_err(StoreError::unavailable)?;
+    Ok(value.and_then(|v| live(v.value(), now_ms()).map(|(_, p)| p.to_vec())))
+}
+
 /// Creates the tables if they are missing, so that reads never meet an absent table.
 fn with_tables(db: Database) -> Result<Database, StoreError> {
     let tx = db.begin_write().map_err(StoreError::unavailable)?;
@@ -214,12 +222,7 @@ fn expiry(ttl: Option<Duration>) -> u64 {
 impl Store for EmbeddedStore {
     fn get<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Vec<u8>>> {
         let key = key.to_string();
-        Box::pin(self.blocking(move |db| {
-            let tx = db.begin_read().map_err(StoreError::unavailable)?;
-            let table = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-            let value = table.get(key.as_str()).map_err(StoreError::unavailable)?;
-            Ok(value.and_then(|v| live(v.value(), now_ms()).map(|(_, p)| p.to_vec())))
-        }))
+        Box::pin(self.blocking(move |db| read_value(db, &key)))
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
@@ -342,7 +345,12 @@ impl Store for EmbeddedStore {
         use super::{Counted, gated};
         let (stamp_key, stamp, counter) = (read.stamp_key.to_string(), encode(0, read.stamp), read.counter.to_string());
         Box::pin(async move {
-            let Some(found) = self.get(read.key).await? else { return Ok(None) };
+            // Read on the calling thread, not the blocking pool: a counted read is a short
+            // link's redirect, whose value is a few hundred bytes in pages the store's cache
+            // holds once read, so the read takes microseconds, less than handing it to another
+            // thread and back (BENCHMARKS.md, "Fourth round": 14% of a redirect's CPU went to
+            // that hand-off). Values that can be large (pastes) are still read on the pool.
+            let Some(found) = read_value(&self.db, read.key)? else { return Ok(None) };
             let (gate, value) = gated::split(&found);
             match gate {
                 Some(g) if !g.admits(read.now_ms) => return Ok(Some(Counted::Closed(value.to_vec()))),
