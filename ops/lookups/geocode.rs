@@ -613,6 +613,8 @@ mod tests {
         assert_eq!((out.results[0].name.as_str(), out.results[0].precision.as_str()), ("Berlin", "city"));
         let notice = out.origin.notice.unwrap();
         assert!(notice.contains("WRENCH_PROVIDER_GEOCODER_URL") && notice.contains("127.0.0.2"), "{notice}");
+        // The geocoder is named once: the outbound layer's message already names it.
+        assert_eq!(notice.matches("the live geocoder").count(), 1, "{notice}");
         // For a while after, it is not asked again: a batch answers offline at once, saying why.
         let b = geo_batch(&ctx, BatchInput { addresses: vec!["Rome, IT".into(), "Oslo".into()] }).await.unwrap();
         assert_eq!(b.found, 2);

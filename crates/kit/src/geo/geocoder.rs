@@ -291,7 +291,12 @@ pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result
     let fetch = GEOCODER.get(ctx, url, &no_headers);
     let (status, body) = match tokio::time::timeout_at(session.answers_until, fetch).await {
         Ok(Ok(answer)) => (answer.status, answer.body),
-        Ok(Err(e)) => return Err(failed(e.message.to_string())),
+        Ok(Err(e)) => {
+            // The outbound layer's message already names the geocoder and its setting.
+            let why = e.message.to_string();
+            remember_failure(base, &why);
+            return Err(session.fail(&why));
+        }
         Err(_) => {
             return Err(session.fail(&offline(format!(
                 "did not answer within the request's {} s (WRENCH_OUTBOUND_TIMEOUT)",
