@@ -65,10 +65,12 @@ HEALTH_MS=$(( $(ms_now) - START ))
 RSS_START=$(rss_mb $F)
 wait_ok http://127.0.0.1:18190/ready
 READY_MS=$(( $(ms_now) - START ))
+WARMED=no
 for _ in $(seq 600); do # the warm-up, at most a minute
-  curl -fsS http://127.0.0.1:18190/health | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["startup"]["finished"] else 1)' 2>/dev/null && break
+  curl -fsS http://127.0.0.1:18190/health | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["data"]["startup"]["finished"] else 1)' 2>/dev/null && { WARMED=yes; break; }
   sleep 0.1
 done
+[ "$WARMED" = yes ] || { echo "the warm-up did not finish within a minute (or /health no longer reports it)" >&2; exit 1; }
 sleep 1
 RSS_IDLE=$(rss_mb $F)
 EVERY=$(python3 bench/every_op.py http://127.0.0.1:18190)

@@ -21,11 +21,13 @@ pub(crate) fn large_blocks_from_the_system() {
     }
 }
 
-/// Gives the pages the C library's allocator holds free back to the system. The start-up work
-/// (parsing and compiling the embedded tables on the blocking pool's threads) frees about
-/// 10 MB that glibc would otherwise keep in its per-thread arenas for the life of the process
-/// (BENCHMARKS.md, "Footprint and speed"; an allocator that returns memory by itself was tried
-/// and held more). Elsewhere than glibc it does nothing.
+/// Gives the pages the C library's allocator holds free back to the system. It runs twice
+/// while the server starts: once the routes and documents are built, which frees about 6 MB
+/// of the main thread's heap (BENCHMARKS.md, "Fifth round"), and once the start-up work
+/// (parsing and compiling the embedded tables on the blocking pool's threads) has freed about
+/// 10 MB in those threads' arenas. glibc would otherwise keep both for the life of the
+/// process (BENCHMARKS.md, "Footprint and speed"; an allocator that returns memory by itself
+/// was tried and held more). Elsewhere than glibc it does nothing.
 pub(crate) fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim takes no pointers and only walks the allocator's own free lists,

@@ -156,7 +156,7 @@ fn run(file: Option<&std::path::Path>, dev: bool, serving: Serving) -> ExitCode 
         Ok(r) => r,
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };
-    wrench::http::after_startup(release_free_memory);
+    wrench::http::on_memory_freed(release_free_memory);
     let served = match serving {
         Serving::Http => runtime.block_on(wrench::http::serve(config, wrench::registry())),
         Serving::McpStdio => {

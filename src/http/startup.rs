@@ -1,8 +1,10 @@
 //! The registry's start-up work (building embedded tables) run in the background once a
 //! server starts, and how far it got, which `/health` reports by each task's name. The server
-//! knows the tasks only through the registry, never which group declared them. Once every
-//! task has run, the hook given to [`after_startup`] runs (the binary gives back the memory
-//! the tasks freed), and only then is the last task reported finished.
+//! knows the tasks only through the registry, never which group declared them. The hook given
+//! to [`on_memory_freed`] (the binary gives back to the system what its allocator holds free)
+//! runs twice: once the server is built, before the tasks start, for what building its routes
+//! and documents freed; and once every task has run, for what the tasks freed, before the last
+//! task is reported finished.
 
 use std::{
     sync::{
@@ -16,11 +18,19 @@ use serde_json::{Value, json};
 
 use crate::op::StartupTask;
 
-static AFTER: OnceLock<fn()> = OnceLock::new();
+static FREED: OnceLock<fn()> = OnceLock::new();
 
-/// Sets what runs once every start-up task has finished (the first call wins).
-pub fn after_startup(hook: fn()) {
-    let _ = AFTER.set(hook);
+/// Sets what runs after a stage of the start-up that frees much of what it allocated: once the
+/// server is built and once every start-up task has finished (the first call wins).
+pub fn on_memory_freed(hook: fn()) {
+    let _ = FREED.set(hook);
+}
+
+/// Runs the hook given to [`on_memory_freed`], if any.
+pub(crate) fn memory_freed() {
+    if let Some(hook) = FREED.get() {
+        hook();
+    }
 }
 
 /// Every task given to [`Startup::run`], with its duration once finished.
@@ -45,10 +55,8 @@ impl Startup {
                 tracing::info!(task = task.name, ms, "start-up task finished");
                 // The hook runs before the last task is reported finished, so that `/health`
                 // saying so means everything the start-up does is done.
-                if left.fetch_sub(1, Ordering::AcqRel) == 1
-                    && let Some(hook) = AFTER.get()
-                {
-                    hook();
+                if left.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    memory_freed();
                 }
                 this.tasks.write().unwrap_or_else(|e| e.into_inner())[index].1 = Some(ms);
             });
