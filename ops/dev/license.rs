@@ -33,7 +33,7 @@ pub(crate) fn warm() {
 }
 
 static SUMMARIES: LazyLock<ChooseALicense> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("../../data/licenses/choosealicense.json"))
+    serde_json::from_slice(&wrench_infra::embedded::LICENCE_SUMMARIES.bytes())
         .expect("the embedded licence summaries are valid JSON (checked by a test)")
 });
 

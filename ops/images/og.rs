@@ -12,13 +12,10 @@ pub(crate) fn warm() {
     let _ = (&*REGULAR, &*BOLD);
 }
 
-static REGULAR: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
-    ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans.ttf"), 0).expect("the embedded font parses")
-});
-static BOLD: LazyLock<ttf_parser::Face<'static>> = LazyLock::new(|| {
-    ttf_parser::Face::parse(include_bytes!("../../data/fonts/DejaVuSans-Bold.ttf"), 0)
-        .expect("the embedded font parses")
-});
+static REGULAR: LazyLock<ttf_parser::Face<'static>> =
+    LazyLock::new(|| ttf_parser::Face::parse(render::font_files().0, 0).expect("the embedded font parses"));
+static BOLD: LazyLock<ttf_parser::Face<'static>> =
+    LazyLock::new(|| ttf_parser::Face::parse(render::font_files().1, 0).expect("the embedded font parses"));
 
 fn face(bold: bool) -> &'static ttf_parser::Face<'static> {
     if bold { &BOLD } else { &REGULAR }

@@ -13,8 +13,6 @@ use phonenumber::{Metadata, Mode, PhoneNumber, Type, country, metadata::DATABASE
 
 use crate::{datasets::countries, prelude::*};
 
-const CARRIERS: &str = include_str!("../../data/phone/carriers.tsv");
-
 /// Carrier names by number prefix (country calling code and national digits).
 /// Builds the numbering-plan metadata now (the warm-up and `wrench tables` call it).
 pub(crate) fn warm_metadata() {
@@ -28,7 +26,14 @@ pub(crate) fn warm_carriers() {
 
 fn carriers() -> &'static HashMap<&'static str, &'static str> {
     static T: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
-    T.get_or_init(|| CARRIERS.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once('\t')).collect())
+    T.get_or_init(|| {
+        wrench_infra::embedded::PHONE_CARRIERS
+            .leak_text()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once('\t'))
+            .collect()
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

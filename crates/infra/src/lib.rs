@@ -13,6 +13,7 @@ pub mod config;
 pub mod connection;
 pub mod cpu;
 pub mod datasets;
+pub mod embedded;
 pub mod envelope;
 pub mod flag;
 pub mod metrics;

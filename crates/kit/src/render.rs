@@ -73,10 +73,20 @@ pub fn png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, ApiError> {
     Ok(out)
 }
 
+/// The embedded DejaVu Sans faces, regular and bold: unpacked once, for the life of the
+/// process, and shared by the SVG renderer and the text measurer of Open Graph images.
+pub fn font_files() -> (&'static [u8], &'static [u8]) {
+    use wrench_infra::embedded::{DEJAVU_SANS, DEJAVU_SANS_BOLD};
+    static FILES: LazyLock<(&'static [u8], &'static [u8])> =
+        LazyLock::new(|| (DEJAVU_SANS.leak_bytes(), DEJAVU_SANS_BOLD.leak_bytes()));
+    *FILES
+}
+
 static FONTS: LazyLock<Arc<usvg::fontdb::Database>> = LazyLock::new(|| {
     let mut db = usvg::fontdb::Database::new();
-    db.load_font_data(include_bytes!("../../../data/fonts/DejaVuSans.ttf").to_vec());
-    db.load_font_data(include_bytes!("../../../data/fonts/DejaVuSans-Bold.ttf").to_vec());
+    let (regular, bold) = font_files();
+    db.load_font_source(usvg::fontdb::Source::Binary(Arc::new(regular)));
+    db.load_font_source(usvg::fontdb::Source::Binary(Arc::new(bold)));
     db.set_sans_serif_family("DejaVu Sans");
     Arc::new(db)
 });

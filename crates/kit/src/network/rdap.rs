@@ -24,9 +24,11 @@ use tokio::sync::Mutex;
 use crate::net::Net;
 use crate::network::whois_text::DomainRecord;
 
-/// The embedded snapshot: npm package `freewhois` 1.2.6, `tlds.json` (MIT), itself a copy of
-/// the `services` of IANA's RDAP bootstrap file for DNS.
-const EMBEDDED: &str = include_str!("../../../../data/whois/rdap-dns-services.json");
+/// The embedded snapshot (`wrench_infra::embedded::RDAP_DNS`): npm package `freewhois` 1.2.6,
+/// `tlds.json` (MIT), itself a copy of the `services` of IANA's RDAP bootstrap file for DNS.
+fn embedded() -> String {
+    wrench_infra::embedded::RDAP_DNS.text()
+}
 pub const EMBEDDED_SOURCE: &str = "embedded snapshot of the IANA RDAP bootstrap (npm freewhois 1.2.6)";
 /// How long a refreshed registry is used before the next refresh.
 const FRESH_FOR: Duration = Duration::from_secs(24 * 3600);
@@ -137,8 +139,9 @@ static STATES: LazyLock<Mutex<HashMap<Registry, State>>> = LazyLock::new(|| Mute
 
 /// The data a registry starts from: the embedded snapshot for domains, nothing for the others.
 fn initial(registry: Registry) -> State {
-    let current = (registry == Registry::Dns)
-        .then(|| Arc::new(Bootstrap::parse(EMBEDDED, EMBEDDED_SOURCE.into()).expect("the embedded bootstrap parses")));
+    let current = (registry == Registry::Dns).then(|| {
+        Arc::new(Bootstrap::parse(&embedded(), EMBEDDED_SOURCE.into()).expect("the embedded bootstrap parses"))
+    });
     State { current, fetched: None, last_attempt: None, from: None }
 }
 
@@ -300,7 +303,7 @@ mod tests {
 
     #[test]
     fn the_embedded_registry_finds_servers_by_longest_suffix() {
-        let b = Bootstrap::parse(EMBEDDED, "embedded".into()).unwrap();
+        let b = Bootstrap::parse(&embedded(), "embedded".into()).unwrap();
         assert_eq!(b.server_for("example.com").as_deref(), Some("https://rdap.verisign.com/com/v1/"));
         assert_eq!(b.server_for("nothing.invalid"), None);
         let local = Bootstrap::parse(

@@ -14,8 +14,6 @@ use serde_json::Value;
 
 use crate::config::outbound::WhoisServer;
 
-const EMBEDDED: &str = include_str!("../../../../data/whois/whois-servers.json");
-
 /// A server and the query it expects (`$addr` stands for the domain).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryPlan {
@@ -34,7 +32,8 @@ pub fn warm() {
 
 /// Suffix to its server; `None` where the list says there is no server.
 static SERVERS: LazyLock<HashMap<String, Option<Listed>>> = LazyLock::new(|| {
-    let v: HashMap<String, Value> = serde_json::from_str(EMBEDDED).expect("the embedded WHOIS list parses");
+    let v: HashMap<String, Value> =
+        serde_json::from_slice(&wrench_infra::embedded::WHOIS_SERVERS.bytes()).expect("the embedded WHOIS list parses");
     v.into_iter()
         .filter(|(k, _)| k != "_")
         .map(|(k, v)| {

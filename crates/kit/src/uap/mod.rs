@@ -23,13 +23,16 @@ use crate::useragent::device_type;
 /// The uap-core release of the embedded regexes.
 pub const REGEXES_VERSION: &str = "uap-core commit e3c5e634 (2026-08-11)";
 
-/// The embedded rule file.
-pub const REGEXES: &str = include_str!("../../../../data/useragent/regexes.yaml");
+/// The embedded rule file (`data/useragent/regexes.yaml`), unpacked: the rules copy what they
+/// keep, so the text is dropped once they are built.
+pub fn regexes() -> String {
+    wrench_infra::embedded::UAP_REGEXES.text()
+}
 
 /// The embedded rules: read once, on first use or by the warm-up when the server starts.
 pub fn rules() -> &'static Rules {
     static R: OnceLock<Rules> = OnceLock::new();
-    R.get_or_init(|| Rules::from_yaml(REGEXES).expect("the embedded uap-core rules load (checked by the tests)"))
+    R.get_or_init(|| Rules::from_yaml(&regexes()).expect("the embedded uap-core rules load (checked by the tests)"))
 }
 
 /// Loads the rules and compiles the regexes that the commonest browsers and clients need,
