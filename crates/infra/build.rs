@@ -5,44 +5,61 @@
 //! (the land and lake polygons) and data already compressed (places, holidays) is not listed.
 //!
 //! Each output is an 8-byte little-endian length of the original, then its raw deflate
-//! stream; `src/embedded.rs` includes them by the names given here.
+//! stream. `blobs.rs`, included by `src/embedded.rs`, declares one static per output, the list
+//! of them all, and each one's source for the test that compares them.
 
 use std::{fs, io::Write, path::PathBuf};
 
-/// (output name, path under the workspace's `data/`).
+/// (name of the static in `wrench_infra::embedded`, path under the workspace's `data/`).
 const FILES: &[(&str, &str)] = &[
-    ("dejavu_sans", "fonts/DejaVuSans.ttf"),
-    ("dejavu_sans_bold", "fonts/DejaVuSans-Bold.ttf"),
-    ("cldr_units", "cldr/units.json"),
-    ("phone_carriers", "phone/carriers.tsv"),
-    ("email_disposable", "email/disposable.txt"),
-    ("email_free", "email/free.txt"),
-    ("email_role", "email/role.txt"),
-    ("uap_regexes", "useragent/regexes.yaml"),
-    ("licence_summaries", "licenses/choosealicense.json"),
-    ("whois_servers", "whois/whois-servers.json"),
-    ("rdap_dns", "whois/rdap-dns-services.json"),
+    ("DEJAVU_SANS", "fonts/DejaVuSans.ttf"),
+    ("DEJAVU_SANS_BOLD", "fonts/DejaVuSans-Bold.ttf"),
+    ("CLDR_UNITS", "cldr/units.json"),
+    ("PHONE_CARRIERS", "phone/carriers.tsv"),
+    ("EMAIL_DISPOSABLE", "email/disposable.txt"),
+    ("EMAIL_FREE", "email/free.txt"),
+    ("EMAIL_ROLE", "email/role.txt"),
+    ("UAP_REGEXES", "useragent/regexes.yaml"),
+    ("LICENCE_SUMMARIES", "licenses/choosealicense.json"),
+    ("WHOIS_SERVERS", "whois/whois-servers.json"),
+    ("RDAP_DNS", "whois/rdap-dns-services.json"),
 ];
+/// The static holding tzf-dist's simplified time-zone boundaries (`lite.tzb`).
+const TZ: &str = "TZ_BOUNDARIES";
 
 fn main() {
     let data = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this")).join("../../data");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this"));
+    let mut blobs = String::new();
     for (name, path) in FILES {
         let source = data.join(path);
         println!("cargo:rerun-if-changed={}", source.display());
         let bytes = fs::read(&source).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
-        write(&out, name, &bytes);
+        blobs += &declare(name, &format!("`data/{path}`."), write(&out, name, &bytes));
     }
-    write(&out, "tz_boundaries", tzf_dist::load_lite_tzb());
-    // The same list for the test that checks each blob against its source.
-    fs::write(out.join("embedded_sources.rs"), format!("&{FILES:?}")).expect("OUT_DIR is writable");
+    let tz = write(&out, TZ, tzf_dist::load_lite_tzb());
+    blobs += &declare(TZ, "tzf-dist's simplified time-zone boundaries (`lite.tzb`).", tz);
+    let names: Vec<String> = FILES.iter().map(|(n, _)| n.to_string()).chain([TZ.to_string()]).collect();
+    blobs += &format!("/// Every blob, by name.\npub static ALL: &[(&str, &Deflated)] = &[{}];\n", {
+        names.iter().map(|n| format!("(\"{n}\", &{n})")).collect::<Vec<_>>().join(", ")
+    });
+    blobs += &format!("/// Each blob's source under `data/` (the boundaries come from a crate).\n#[cfg(test)]\nconst SOURCES: &[(&str, &str)] = &{FILES:?};\n");
+    fs::write(out.join("blobs.rs"), blobs).expect("OUT_DIR is writable");
 }
 
-fn write(out: &std::path::Path, name: &str, bytes: &[u8]) {
+/// One static's declaration, for the file of deflated blobs at `path`.
+fn declare(name: &str, doc: &str, path: PathBuf) -> String {
+    format!("/// {doc}\npub static {name}: Deflated = Deflated(include_bytes!({:?}));\n", path.display().to_string())
+}
+
+/// Writes `bytes` deflated under `out`, returning the file's path.
+fn write(out: &std::path::Path, name: &str, bytes: &[u8]) -> PathBuf {
     let mut packed = Vec::with_capacity(bytes.len() / 2);
     packed.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
     let mut encoder = flate2::write::DeflateEncoder::new(packed, flate2::Compression::best());
     encoder.write_all(bytes).expect("deflating into memory");
     let packed = encoder.finish().expect("deflating into memory");
-    fs::write(out.join(format!("{name}.deflate")), packed).expect("OUT_DIR is writable");
+    let path = out.join(format!("{name}.deflate"));
+    fs::write(&path, packed).expect("OUT_DIR is writable");
+    path
 }

@@ -1,7 +1,7 @@
 //! The embedded data that is read once, deflated at build time (`build.rs`): fonts, the CLDR
 //! unit names, the phone carriers, the e-mail lists, the uap-core rules, the licence
 //! summaries, the WHOIS and RDAP server lists and the time-zone boundaries. Together they are
-//! 12.4 MB as files and 4.4 MB in the binary (BENCHMARKS.md, "Fifth round"). Each is unpacked
+//! 7.2 MB as files and 3.7 MB deflated (BENCHMARKS.md, "Fifth round"). Each is unpacked
 //! where it is parsed into its table, or once into a heap copy that lives as long as the
 //! process, so what a request reads is the same as before.
 
@@ -10,40 +10,7 @@ use std::io::Read;
 /// One deflated file: its original length, then a raw deflate stream.
 pub struct Deflated(&'static [u8]);
 
-macro_rules! deflated {
-    ($($(#[$doc:meta])* $name:ident = $file:literal;)*) => {
-        $($(#[$doc])* pub static $name: Deflated = Deflated(include_bytes!(concat!(env!("OUT_DIR"), "/", $file, ".deflate")));)*
-        /// Every blob, by name (the test unpacks each).
-        pub static ALL: &[(&str, &Deflated)] = &[$(($file, &$name)),*];
-    };
-}
-
-deflated! {
-    /// `data/fonts/DejaVuSans.ttf`.
-    DEJAVU_SANS = "dejavu_sans";
-    /// `data/fonts/DejaVuSans-Bold.ttf`.
-    DEJAVU_SANS_BOLD = "dejavu_sans_bold";
-    /// `data/cldr/units.json`.
-    CLDR_UNITS = "cldr_units";
-    /// `data/phone/carriers.tsv`.
-    PHONE_CARRIERS = "phone_carriers";
-    /// `data/email/disposable.txt`.
-    EMAIL_DISPOSABLE = "email_disposable";
-    /// `data/email/free.txt`.
-    EMAIL_FREE = "email_free";
-    /// `data/email/role.txt`.
-    EMAIL_ROLE = "email_role";
-    /// `data/useragent/regexes.yaml`.
-    UAP_REGEXES = "uap_regexes";
-    /// `data/licenses/choosealicense.json`.
-    LICENCE_SUMMARIES = "licence_summaries";
-    /// `data/whois/whois-servers.json`.
-    WHOIS_SERVERS = "whois_servers";
-    /// `data/whois/rdap-dns-services.json`.
-    RDAP_DNS = "rdap_dns";
-    /// tzf-dist's simplified time-zone boundaries (`lite.tzb`).
-    TZ_BOUNDARIES = "tz_boundaries";
-}
+include!(concat!(env!("OUT_DIR"), "/blobs.rs"));
 
 impl Deflated {
     /// The original bytes. The blobs are the build's own output, so a failure is a broken
@@ -86,16 +53,15 @@ mod tests {
     #[test]
     fn every_blob_unpacks_to_its_source() {
         let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
-        let sources: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_sources.rs"));
         for (name, blob) in ALL {
             let unpacked = blob.bytes();
             assert!(blob.packed_len() < unpacked.len(), "{name} is smaller packed");
-            match sources.iter().find(|(n, _)| n == name) {
+            match SOURCES.iter().find(|(n, _)| n == name) {
                 Some((_, path)) => assert_eq!(unpacked, std::fs::read(data.join(path)).unwrap(), "{name}"),
                 // The boundaries come from a package: they must at least open as a finder.
                 None => assert!(tzf_rs::DefaultFinder::from_tzb(&unpacked).is_ok(), "{name}"),
             }
         }
-        assert_eq!(ALL.len(), sources.len() + 1);
+        assert_eq!(ALL.len(), SOURCES.len() + 1);
     }
 }
