@@ -43,7 +43,9 @@ fn main() {
     blobs += &format!("/// Every blob, by name.\npub static ALL: &[(&str, &Deflated)] = &[{}];\n", {
         names.iter().map(|n| format!("(\"{n}\", &{n})")).collect::<Vec<_>>().join(", ")
     });
-    blobs += &format!("/// Each blob's source under `data/` (the boundaries come from a crate).\n#[cfg(test)]\nconst SOURCES: &[(&str, &str)] = &{FILES:?};\n");
+    blobs += &format!(
+        "/// Each blob's source under `data/` (the boundaries come from a crate).\n#[cfg(test)]\nconst SOURCES: &[(&str, &str)] = &{FILES:?};\n"
+    );
     fs::write(out.join("blobs.rs"), blobs).expect("OUT_DIR is writable");
 }
 
