@@ -619,7 +619,10 @@ mod tests {
         let b = geo_batch(&ctx, BatchInput { addresses: vec!["Rome, IT".into(), "Oslo".into()] }).await.unwrap();
         assert_eq!(b.found, 2);
         for item in &b.results {
-            assert!(item.origin.notice.as_deref().unwrap().contains("left alone"), "{:?}", item.origin.notice);
+            let notice = item.origin.notice.as_deref().unwrap();
+            assert!(notice.contains("left alone") && notice.contains("127.0.0.2"), "{notice}");
+            // It quotes the first failure, and names the geocoder once all the same.
+            assert_eq!(notice.matches("the live geocoder").count(), 1, "{notice}");
         }
     }
 }

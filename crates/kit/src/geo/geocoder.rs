@@ -153,7 +153,11 @@ static FAILED: std::sync::Mutex<Vec<(String, std::time::Instant, String)>> = std
 fn resting(base: &url::Url) -> Option<String> {
     let failed = FAILED.lock().unwrap_or_else(|e| e.into_inner());
     failed.iter().find(|(url, at, _)| url == base.as_str() && at.elapsed() < REST_AFTER_FAILURE).map(|(_, at, why)| {
-        format!("{why} {} s ago, and is left alone for {} s", at.elapsed().as_secs(), REST_AFTER_FAILURE.as_secs())
+        format!(
+            "{why} ({} s ago); it is left alone for {} s and was not asked",
+            at.elapsed().as_secs(),
+            REST_AFTER_FAILURE.as_secs()
+        )
     })
 }
 
@@ -263,8 +267,10 @@ pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result
     let Some(base) = providers.url("GEOCODER") else {
         return Err("the live geocoder is off (WRENCH_PROVIDER_GEOCODER_URL)".to_string());
     };
+    // Our own reasons are worded after this prefix; the outbound layer's messages (`ApiError`s
+    // of `GEOCODER`) already name the geocoder and its setting, and are used as they are.
     let offline = |why: String| format!("the live geocoder {why}");
-    let url = url_of(base, &question).map_err(|e: ApiError| offline(e.message.to_string()))?;
+    let url = url_of(base, &question).map_err(|e: ApiError| e.message.to_string())?;
     let key = format!("cache:geocoder:{}", hex::encode(Sha256::digest(url.as_str().as_bytes())));
     if let Some(hit) = provider::cached(ctx, &key).await
         && let Ok(answer) = serde_json::from_slice::<Answer>(&hit)
@@ -275,7 +281,7 @@ pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result
         return Err(why);
     }
     if let Some(why) = resting(base) {
-        return Err(offline(format!("was not asked: it failed ({why})")));
+        return Err(why);
     }
     provider::take_turn(ctx, "geocoder", providers.geocoder_rate, session.turns_until).await.map_err(|why| {
         offline(format!(
@@ -283,20 +289,17 @@ pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result
             MAX_WAIT.as_secs()
         ))
     })?;
-    let failed = |why: String| {
-        remember_failure(base, &why);
-        session.fail(&offline(why))
+    // A failure is remembered in the words of its notice, which the notices of the requests
+    // that then leave the geocoder alone quote.
+    let failed = |notice: String| {
+        remember_failure(base, &notice);
+        session.fail(&notice)
     };
     let no_headers = HeaderMap::new();
     let fetch = GEOCODER.get(ctx, url, &no_headers);
     let (status, body) = match tokio::time::timeout_at(session.answers_until, fetch).await {
         Ok(Ok(answer)) => (answer.status, answer.body),
-        Ok(Err(e)) => {
-            // The outbound layer's message already names the geocoder and its setting.
-            let why = e.message.to_string();
-            remember_failure(base, &why);
-            return Err(session.fail(&why));
-        }
+        Ok(Err(e)) => return Err(failed(e.message.to_string())),
         Err(_) => {
             return Err(session.fail(&offline(format!(
                 "did not answer within the request's {} s (WRENCH_OUTBOUND_TIMEOUT)",
@@ -305,15 +308,16 @@ pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result
         }
     };
     if status != 200 {
-        return Err(failed(format!("answered status {status}")));
+        return Err(failed(offline(format!("answered status {status}"))));
     }
-    let v: Value = serde_json::from_slice(&body).map_err(|e| failed(format!("answered something not JSON ({e})")))?;
+    let v: Value =
+        serde_json::from_slice(&body).map_err(|e| failed(offline(format!("answered something not JSON ({e})"))))?;
     let items: Vec<&Value> = match (&question, &v) {
         (Question::Search { .. }, Value::Array(items)) => items.iter().collect(),
         // A reverse question with nothing at the point is answered `{"error": "Unable to geocode"}`.
         (Question::Reverse { .. }, Value::Object(o)) if o.contains_key("error") => Vec::new(),
         (Question::Reverse { .. }, Value::Object(_)) => vec![&v],
-        _ => return Err(failed("answered in an unexpected form".to_string())),
+        _ => return Err(failed(offline("answered in an unexpected form".to_string()))),
     };
     let licence = items.iter().find_map(|i| text(&i["licence"])).unwrap_or_else(|| OSM_ATTRIBUTION.to_string());
     let answer = Answer {
