@@ -22,8 +22,8 @@ pub(crate) fn large_blocks_from_the_system() {
 }
 
 /// Gives the pages the C library's allocator holds free back to the system. It runs twice
-/// while the server starts: once the routes and documents are built, which frees about 6 MB
-/// of the main thread's heap (BENCHMARKS.md, "Fifth round"), and once the start-up work
+/// while the server starts: once the routes and documents are built, which leaves about 9 MB
+/// of the main thread's heap free (BENCHMARKS.md, "Fifth round"), and once the start-up work
 /// (parsing and compiling the embedded tables on the blocking pool's threads) has freed about
 /// 10 MB in those threads' arenas. glibc would otherwise keep both for the life of the
 /// process (BENCHMARKS.md, "Footprint and speed"; an allocator that returns memory by itself

@@ -13,7 +13,6 @@ use phonenumber::{Metadata, Mode, PhoneNumber, Type, country, metadata::DATABASE
 
 use crate::{datasets::countries, prelude::*};
 
-/// Carrier names by number prefix (country calling code and national digits).
 /// Builds the numbering-plan metadata now (the warm-up and `wrench tables` call it).
 pub(crate) fn warm_metadata() {
     let _ = phonenumber::parse(None, "+41 44 668 18 00");
@@ -24,6 +23,7 @@ pub(crate) fn warm_carriers() {
     let _ = carriers();
 }
 
+/// Carrier names by number prefix (country calling code and national digits).
 fn carriers() -> &'static HashMap<&'static str, &'static str> {
     static T: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     T.get_or_init(|| {

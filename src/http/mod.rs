@@ -339,7 +339,7 @@ pub async fn serve(config: Config, registry: Registry) -> Result<(), String> {
     // needs one before it is ready waits for that load (see `datasets::slot`).
     let warm = app.datasets.clone();
     tokio::spawn(async move { warm.load_all().await });
-    // Building the routes and the document freed about 6 MB that the allocator would keep
+    // Building the routes and the document freed about 9 MB that the allocator would keep
     // (BENCHMARKS.md, "Fifth round"); give it back before the start-up tasks allocate theirs.
     startup::memory_freed();
     app.startup.run(&registry.startup);

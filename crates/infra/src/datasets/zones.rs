@@ -2,9 +2,9 @@
 //! zone: the ip-location-db flat schema has a `timezone` column its files leave empty.
 //!
 //! The boundaries are timezone-boundary-builder's (derived from OpenStreetMap, ODbL), as
-//! simplified by tzf-dist 2026f, read by tzf-rs (4.1 MB, deflated to 2.6 MB in the binary). The finder
-//! takes about 30 MiB once built, so it is built only where needed: when a city file has been
-//! loaded (`Datasets::load_all`) or on first use. Over the sea it answers the nautical
+//! simplified by tzf-dist 2026f, read by tzf-rs (4.1 MB, deflated to 2.6 MB in the binary).
+//! The finder takes about 30 MiB once built, so it is built only where needed: when a city file
+//! has been loaded (`Datasets::load_all`) or on first use. Over the sea it answers the nautical
 //! `Etc/GMT±N` zones.
 
 use std::sync::OnceLock;
