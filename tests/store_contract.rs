@@ -41,7 +41,7 @@ impl Drop for TempDir {
 
 fn embedded() -> Backend {
     let dir = TempDir::new();
-    let store = EmbeddedStore::open(&dir.0).unwrap();
+    let store = EmbeddedStore::open(&dir.0, wrench_infra::config::DEFAULT_STORE_CACHE).unwrap();
     Backend { store: Arc::new(store), _dir: Some(dir), redis_prefix: None }
 }
 
@@ -690,18 +690,18 @@ async fn values_are_binary_safe(s: Arc<dyn Store>) {
 async fn embedded_data_survives_a_restart_and_expired_data_is_swept() {
     let dir = TempDir::new();
     {
-        let s = EmbeddedStore::open(&dir.0).unwrap();
+        let s = EmbeddedStore::open(&dir.0, wrench_infra::config::DEFAULT_STORE_CACHE).unwrap();
         s.put("paste", b"kept", Some(Duration::from_secs(3600))).await.unwrap();
         s.incr("clicks", None).await.unwrap();
         s.push_capped("inbox", b"p1", 50, SystemTime::now() + Duration::from_secs(3600)).await.unwrap();
         s.put("gone", b"x", Some(Duration::from_millis(50))).await.unwrap();
     }
-    let s = EmbeddedStore::open(&dir.0).unwrap();
+    let s = EmbeddedStore::open(&dir.0, wrench_infra::config::DEFAULT_STORE_CACHE).unwrap();
     assert_eq!(s.get("paste").await.unwrap().as_deref(), Some(&b"kept"[..]));
     assert_eq!(s.incr("clicks", None).await.unwrap().0, 2);
     assert_eq!(s.list("inbox").await.unwrap(), vec![b"p1".to_vec()]);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(s.sweep().unwrap(), 1, "exactly the expired entry is removed");
+    assert_eq!(s.sweep().await.unwrap(), 1, "exactly the expired entry is removed");
     assert_eq!(s.get("paste").await.unwrap().as_deref(), Some(&b"kept"[..]));
 }
 

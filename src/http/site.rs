@@ -17,7 +17,10 @@ use poem::{
 };
 
 use super::{State, meta_of, method_not_allowed};
-use crate::envelope::{self, ApiError, ErrorCode};
+use crate::{
+    envelope::{self, ApiError, ErrorCode},
+    store::StoreError,
+};
 
 #[derive(Clone, Copy)]
 enum Page {
@@ -162,12 +165,31 @@ impl Endpoint for SiteEndpoint {
                 "openapi": "/openapi.json",
             })),
             Page::Health => {
-                // Liveness is always "ok"; the store's state is reported beside it, bounded in time.
+                // Liveness is always "ok"; the store's state is reported beside it, bounded in
+                // time: whether it answers, and whether a write would find room now (a full
+                // disk or a Redis at maxmemory answers, but refuses writes: 507 STORE_FULL).
                 let store = &self.state.store;
                 let reachable = store_reachable().await;
+                let room = match reachable {
+                    false => Err("the store does not answer".to_string()),
+                    true => match tokio::time::timeout(std::time::Duration::from_secs(2), store.writable()).await {
+                        Ok(Ok(())) => Ok(()),
+                        Ok(Err(StoreError::Full(why))) => Err(why),
+                        Ok(Err(e)) => Err(format!("its room could not be checked: {e}")),
+                        Err(_) => Err("its room could not be checked within 2 s".to_string()),
+                    },
+                };
+                let mut described = serde_json::json!({
+                    "backend": store.backend(),
+                    "reachable": reachable,
+                    "writable": room.is_ok(),
+                });
+                if let Err(why) = room {
+                    described["reason"] = why.into();
+                }
                 json(serde_json::json!({
                     "status": "ok",
-                    "store": {"backend": store.backend(), "reachable": reachable},
+                    "store": described,
                     "datasets": self.state.datasets.status(),
                     // The registry's start-up work (embedded tables built in the background;
                     // each is built on first use otherwise).

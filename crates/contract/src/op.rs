@@ -175,7 +175,7 @@ impl Uses {
                 ErrorCode::UpstreamError,
                 ErrorCode::UpstreamTimeout,
             ],
-            Uses::Store => &[ErrorCode::StoreUnavailable],
+            Uses::Store => &[ErrorCode::StoreUnavailable, ErrorCode::StoreFull],
             Uses::Dataset => &[ErrorCode::DatasetNotInstalled],
         }
     }

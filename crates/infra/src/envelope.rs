@@ -75,6 +75,7 @@ error_codes! {
     NotReady = (503, "NOT_READY", "The instance cannot serve everything yet: the store is not answering or a configured data set has not loaded (GET /ready says which)."),
     DatasetNotInstalled = (503, "DATASET_NOT_INSTALLED", "The operation needs a data set that is not installed; the message gives the command."),
     UpstreamTimeout = (504, "UPSTREAM_TIMEOUT", "A provider or target did not answer in time."),
+    StoreFull = (507, "STORE_FULL", "The store has no room for this write (a full disk, Redis at its memory limit); reads still work and writes resume by themselves once room returns. See Retry-After."),
 }
 
 impl fmt::Display for ErrorCode {

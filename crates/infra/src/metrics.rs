@@ -17,8 +17,8 @@ use std::{
 };
 
 /// The statuses counted one by one; the rest count as `other`.
-const STATUSES: [u16; 19] =
-    [200, 302, 400, 401, 403, 404, 405, 408, 409, 413, 414, 415, 429, 431, 500, 502, 503, 504, 0];
+const STATUSES: [u16; 21] =
+    [200, 302, 400, 401, 403, 404, 405, 408, 409, 410, 413, 414, 415, 429, 431, 500, 502, 503, 504, 507, 0];
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
@@ -47,6 +47,8 @@ static OPS: LazyLock<RwLock<BTreeMap<&'static str, Arc<OpStats>>>> = LazyLock::n
 /// Rate-limit refusals: anonymous callers, key holders.
 static RATE_LIMITED: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 static STORE_ERRORS: AtomicU64 = AtomicU64::new(0);
+/// Store writes refused for lack of room.
+static STORE_FULL: AtomicU64 = AtomicU64::new(0);
 /// Circuit breakers currently open (0 or 1 in a server, which has one store).
 static CIRCUITS_OPEN: AtomicI64 = AtomicI64::new(0);
 /// Embedded store transactions committed, and the writes they carried.
@@ -97,6 +99,11 @@ pub fn rate_limited(key_holder: bool) {
 /// Counts a failed store command.
 pub fn store_error() {
     STORE_ERRORS.fetch_add(1, Relaxed);
+}
+
+/// Counts a store write refused for lack of room (a full disk, Redis at `maxmemory`).
+pub fn store_full() {
+    STORE_FULL.fetch_add(1, Relaxed);
 }
 
 /// Notes a store circuit breaker opening (`true`) or closing.
@@ -167,6 +174,11 @@ pub fn render() -> String {
     );
     out.push_str("# TYPE wrench_store_errors_total counter\n");
     let _ = writeln!(out, "wrench_store_errors_total {}", STORE_ERRORS.load(Relaxed));
+    out.push_str(
+        "# HELP wrench_store_full_total Store writes refused for lack of room (a full disk, Redis at maxmemory), answered 507.\n",
+    );
+    out.push_str("# TYPE wrench_store_full_total counter\n");
+    let _ = writeln!(out, "wrench_store_full_total {}", STORE_FULL.load(Relaxed));
     out.push_str(
         "# HELP wrench_store_circuit_open 1 while the store's circuit breaker is open (Redis unreachable), else 0.\n",
     );

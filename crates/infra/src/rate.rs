@@ -51,7 +51,22 @@ pub async fn count(
         Ok(counted) => windows.iter_mut().zip(counted).for_each(|(w, (count, _))| w.count = count),
         Err(e) => {
             crate::metrics::store_error();
-            tracing::warn!(error = %e, "rate limit not counted: the store is not answering");
+            // Every request meets the same failure while it lasts: say so once in a while,
+            // not once a request (`wrench_store_errors_total` counts them all).
+            static LAST_SAID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let last = LAST_SAID.load(std::sync::atomic::Ordering::Relaxed);
+            if now >= last + 10
+                && LAST_SAID
+                    .compare_exchange(
+                        last,
+                        now,
+                        std::sync::atomic::Ordering::Relaxed,
+                        std::sync::atomic::Ordering::Relaxed,
+                    )
+                    .is_ok()
+            {
+                tracing::warn!(error = %e, "rate limits not counted (requests go through meanwhile)");
+            }
             return Ok(Vec::new());
         }
     }

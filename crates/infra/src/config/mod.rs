@@ -71,6 +71,10 @@ pub struct Config {
     /// Where the embedded store keeps its file.
     #[serde(deserialize_with = "path")]
     pub data_dir: PathBuf,
+    /// Most memory the embedded store keeps of its file as a page cache (`32MiB`), at least
+    /// 1 MiB; the rest of the file is read from disk when needed.
+    #[serde(deserialize_with = "store_cache")]
+    pub store_cache: usize,
     /// Use Redis instead of the embedded store (`redis://`, `rediss://`, `redis-cluster://`,
     /// `redis-sentinel://`); empty for the embedded store.
     #[serde(deserialize_with = "redis_url")]
@@ -82,6 +86,11 @@ pub struct Config {
     /// address when empty.
     #[serde(deserialize_with = "public_url")]
     pub public_url: String,
+    /// A short base for short links (`https://go.example.com/`): `shortUrl` and QR codes
+    /// become the base and the slug, and the server redirects `GET {base path}{slug}` as it
+    /// redirects `/v1/short-url/r/{slug}`. Empty: the links are under `/v1/short-url/r/`.
+    #[serde(deserialize_with = "short_url_base")]
+    pub short_url_base: Option<String>,
     /// Most payloads one webhook inbox may keep, 1 to 10000: the largest `maxPayloads` a
     /// creator may ask for (each inbox keeps 50 unless it asks, the oldest dropped first).
     #[serde(deserialize_with = "inbox_payloads")]
@@ -184,6 +193,10 @@ pub enum LogFormat {
 }
 
 pub const DEFAULT_BODY_LIMIT: usize = 1024 * 1024;
+/// The embedded store's page cache unless set: with the server's own memory (BENCHMARKS.md,
+/// "Faults and a long soak") it keeps a busy instance under the 256 MiB the deployment files
+/// give a container.
+pub const DEFAULT_STORE_CACHE: usize = 32 << 20;
 
 impl Default for Config {
     fn default() -> Self {
@@ -197,9 +210,11 @@ impl Default for Config {
             log_format: LogFormat::Text,
             shutdown_grace: Duration::from_secs(10),
             data_dir: PathBuf::from("wrench-data"),
+            store_cache: DEFAULT_STORE_CACHE,
             redis_url: None,
             redis_prefix: "wrench:".to_string(),
             public_url: String::new(),
+            short_url_base: None,
             inbox_max_payloads: 1000,
             inbox_max_ttl: Duration::from_secs(7 * 24 * 3600),
             inbox_max_bytes: 64 << 20,
@@ -230,6 +245,14 @@ impl Config {
     /// The base of absolute URLs in answers: `public_url`, or `http://` + listen address.
     pub fn public_base(&self) -> String {
         if self.public_url.is_empty() { format!("http://{}", self.listen) } else { self.public_url.clone() }
+    }
+
+    /// The path under which short links redirect by their slug alone (`/` for
+    /// `https://go.example.com/`), when `short_url_base` is set.
+    pub fn short_url_path(&self) -> Option<&str> {
+        let base = self.short_url_base.as_deref()?;
+        let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+        after_scheme.find('/').map(|i| &after_scheme[i..])
     }
 
     /// Reads the file (`file`, else `WRENCH_CONFIG`, else none) and the environment.
@@ -374,6 +397,11 @@ parser!(public_url -> String = |v| {
         Err("expected an http:// or https:// URL".to_string())
     }
 });
+parser!(store_cache -> usize = |v| {
+    let n = parse_size(v)?;
+    if n < 1 << 20 { Err("must be at least 1MiB".to_string()) } else { Ok(n) }
+});
+parser!(short_url_base -> Option<String> = parse_short_url_base);
 parser!(digests -> Vec<[u8; 32]> = |v| list(v).map(parse_digest).collect());
 parser!(nets -> Vec<ipnet::IpNet> = |v| list(v).map(parse_net).collect());
 parser!(cors -> CorsOrigins = parse_cors);
@@ -397,6 +425,27 @@ fn default_max_connections() -> usize {
         line.split_whitespace().nth(3)?.parse::<usize>().ok()
     });
     soft.map_or(1024, |n| n.saturating_sub(64).clamp(16, 1024))
+}
+
+/// An absolute http(s) URL without credentials, query or fragment, its path ending in `/`
+/// (added when missing); empty for none.
+fn parse_short_url_base(v: &str) -> Result<Option<String>, String> {
+    let v = v.trim();
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let u = url::Url::parse(v).map_err(|e| format!("expected an absolute http:// or https:// URL ({e})"))?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none_or(str::is_empty) {
+        return Err("expected an absolute http:// or https:// URL with a host".into());
+    }
+    if !u.username().is_empty() || u.password().is_some() || u.query().is_some() || u.fragment().is_some() {
+        return Err("expected a URL without user name, password, query or fragment".into());
+    }
+    let mut base = u.to_string();
+    if !base.ends_with('/') {
+        base.push('/');
+    }
+    Ok(Some(base))
 }
 
 /// An address (`10.0.0.1`) or a range (`10.0.0.0/8`).

@@ -3,7 +3,8 @@
 //! A Redis that is gone answers nothing: each command waits for its timeout (1.5 s) before it
 //! fails. Without a breaker every anonymous request (whose rate limit is counted in the store)
 //! would wait that long, and a stateful request that touches the store twice would wait twice.
-//! The breaker opens on the first failure: from then on every call fails at once, and one
+//! The breaker opens on the first failure to answer (a lost connection, a timeout; never a
+//! refusal, which is an answer): from then on every call fails at once, and one
 //! background probe pings the store every [`PROBE_INTERVAL`] until it answers, which closes
 //! the breaker again. Stateless requests keep their normal latency (the limiter lets them
 //! through when it cannot count) and stateful ones answer 503 `STORE_UNAVAILABLE` at once.
@@ -74,7 +75,10 @@ impl Breaker {
             }
         }
         let result = call.await;
-        if result.is_err() {
+        // Only silence opens the breaker. A store that answers "no" (Redis at `maxmemory`, a
+        // read-only replica, a script error) is up: the call that met the refusal fails, and
+        // every other call, reads above all, goes on.
+        if result.as_ref().is_err_and(StoreError::is_outage) {
             match (part, key) {
                 (Some(p), _) => self.trip(p),
                 // A key whose part is not known yet (a cluster's first slot map) or a store
@@ -234,6 +238,11 @@ impl Store for Breaker {
 
     fn ping(&self) -> StoreFuture<'_, ()> {
         Box::pin(self.guard(None, self.inner.ping()))
+    }
+
+    /// Not behind the breaker: a store that answers has room or not whatever the breaker says.
+    fn writable(&self) -> StoreFuture<'_, ()> {
+        self.inner.writable()
     }
 
     fn partitioned(&self) -> bool {

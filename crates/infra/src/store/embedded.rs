@@ -15,10 +15,11 @@ use std::{
     time::{Duration, SystemTime},
 };
 
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
 use super::{
     Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture,
+    embedded_file::{Room, StoreFile, db_err},
     embedded_log::{self, LOGS},
     embedded_tally::{self, SETS, TALLIES},
     group_commit::Writer,
@@ -31,9 +32,17 @@ const LISTS: TableDefinition<&str, &[u8]> = TableDefinition::new("lists");
 pub const FILE_NAME: &str = "wrench.redb";
 /// How often expired entries are deleted.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
+/// The page cache of a store in memory (tests): the file's is a setting.
+const MEMORY_CACHE: usize = 16 << 20;
 
 pub struct EmbeddedStore {
-    db: Arc<Database>,
+    inner: Arc<Inner>,
+}
+
+/// What the store and its sweeper share; the sweeper holds it weakly, so dropping the store
+/// closes the file.
+struct Inner {
+    file: Arc<StoreFile>,
     writer: Writer,
 }
 
@@ -76,91 +85,94 @@ fn decode_list(mut raw: &[u8]) -> Vec<Vec<u8>> {
 }
 
 impl EmbeddedStore {
-    /// Opens (or creates) the store file in `dir` and starts the sweeper.
-    pub fn open(dir: &Path) -> Result<EmbeddedStore, StoreError> {
+    /// Opens (or creates) the store file in `dir`, with a page cache of at most `cache` bytes,
+    /// and starts the sweeper.
+    pub fn open(dir: &Path, cache: usize) -> Result<EmbeddedStore, StoreError> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| StoreError::unavailable(format!("cannot create {}: {e}", dir.display())))?;
-        let path = dir.join(FILE_NAME);
-        let db = Database::create(&path)
-            .map_err(|e| StoreError::unavailable(format!("cannot open {}: {e}", path.display())))?;
-        let db = Arc::new(with_tables(db)?);
+            .map_err(|e| StoreError::Unavailable(format!("cannot create {}: {e}", dir.display())))?;
+        let store = EmbeddedStore::start(StoreFile::open(&dir.join(FILE_NAME), cache)?)?;
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            handle.spawn(sweeper(Arc::downgrade(&db)));
+            handle.spawn(sweeper(Arc::downgrade(&store.inner)));
         }
-        let writer = Writer::start(db.clone())?;
-        Ok(EmbeddedStore { db, writer })
+        Ok(store)
     }
 
     /// A store that lives in memory only, for tests and throw-away instances.
     pub fn in_memory() -> Result<EmbeddedStore, StoreError> {
-        let db = Database::builder()
-            .create_with_backend(redb::backends::InMemoryBackend::new())
-            .map_err(StoreError::unavailable)?;
-        let db = Arc::new(with_tables(db)?);
-        let writer = Writer::start(db.clone())?;
-        Ok(EmbeddedStore { db, writer })
+        EmbeddedStore::start(StoreFile::in_memory(MEMORY_CACHE)?)
+    }
+
+    fn start(file: StoreFile) -> Result<EmbeddedStore, StoreError> {
+        let file = Arc::new(file);
+        with_tables(&*file.current()?)?;
+        let writer = Writer::start(file.clone())?;
+        Ok(EmbeddedStore { inner: Arc::new(Inner { file, writer }) })
+    }
+
+    fn writer(&self) -> &Writer {
+        &self.inner.writer
     }
 
     async fn blocking<T: Send + 'static>(
         &self,
         f: impl FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let db = self.db.clone();
-        tokio::task::spawn_blocking(move || f(&db)).await.map_err(StoreError::unavailable)?
+        let file = self.inner.file.clone();
+        tokio::task::spawn_blocking(move || f(&*file.current()?))
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?
     }
 
     /// Deletes every expired entry now. Returns how many were removed.
-    pub fn sweep(&self) -> Result<usize, StoreError> {
-        sweep(&self.db)
+    pub async fn sweep(&self) -> Result<usize, StoreError> {
+        self.writer().write(Room::Frees, true, |tx| sweep(tx, now_ms())).await
     }
 }
 
 /// A value as stored now, or `None` when it is absent or expired.
 fn read_value(db: &Database, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-    let tx = db.begin_read().map_err(StoreError::unavailable)?;
-    let table = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-    let value = table.get(key).map_err(StoreError::unavailable)?;
+    let tx = db.begin_read().map_err(db_err)?;
+    let table = tx.open_table(VALUES).map_err(db_err)?;
+    let value = table.get(key).map_err(db_err)?;
     Ok(value.and_then(|v| live(v.value(), now_ms()).map(|(_, p)| p.to_vec())))
 }
 
 /// Creates the tables if they are missing, so that reads never meet an absent table.
-fn with_tables(db: Database) -> Result<Database, StoreError> {
-    let tx = db.begin_write().map_err(StoreError::unavailable)?;
-    tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-    tx.open_table(LISTS).map_err(StoreError::unavailable)?;
-    tx.open_table(LOGS).map_err(StoreError::unavailable)?;
-    tx.open_table(TALLIES).map_err(StoreError::unavailable)?;
-    tx.open_table(SETS).map_err(StoreError::unavailable)?;
-    tx.commit().map_err(StoreError::unavailable)?;
-    Ok(db)
+fn with_tables(db: &Database) -> Result<(), StoreError> {
+    let tx = db.begin_write().map_err(db_err)?;
+    tx.open_table(VALUES).map_err(db_err)?;
+    tx.open_table(LISTS).map_err(db_err)?;
+    tx.open_table(LOGS).map_err(db_err)?;
+    tx.open_table(TALLIES).map_err(db_err)?;
+    tx.open_table(SETS).map_err(db_err)?;
+    tx.commit().map_err(db_err)
 }
 
-fn sweep(db: &Database) -> Result<usize, StoreError> {
-    let now = now_ms();
-    let tx = db.begin_write().map_err(StoreError::unavailable)?;
+/// Deletes the expired entries of every table, in the writer's transaction (so that every
+/// write, this one included, goes through the one writer that keeps the file usable).
+fn sweep(tx: &WriteTransaction, now: u64) -> Result<usize, StoreError> {
     let mut removed = 0;
     for def in [VALUES, LISTS, LOGS] {
-        let mut table = tx.open_table(def).map_err(StoreError::unavailable)?;
+        let mut table = tx.open_table(def).map_err(db_err)?;
         table
             .retain(|_, v| {
                 let keep = live(v, now).is_some();
                 removed += usize::from(!keep);
                 keep
             })
-            .map_err(StoreError::unavailable)?;
+            .map_err(db_err)?;
     }
-    removed += embedded_tally::sweep(&tx, now)?;
-    tx.commit().map_err(StoreError::unavailable)?;
+    removed += embedded_tally::sweep(tx, now)?;
     Ok(removed)
 }
 
-async fn sweeper(db: Weak<Database>) {
+async fn sweeper(inner: Weak<Inner>) {
     loop {
         tokio::time::sleep(SWEEP_EVERY).await;
-        let Some(db) = db.upgrade() else { return };
-        match tokio::task::spawn_blocking(move || sweep(&db)).await {
-            Ok(Ok(n)) if n > 0 => tracing::debug!(removed = n, "expired entries swept"),
-            Ok(Err(e)) => tracing::warn!(error = %e, "sweeping expired entries failed"),
+        let Some(inner) = inner.upgrade() else { return };
+        match inner.writer.write(Room::Frees, true, |tx| sweep(tx, now_ms())).await {
+            Ok(n) if n > 0 => tracing::debug!(removed = n, "expired entries swept"),
+            Err(e) => tracing::warn!(error = %e, "sweeping expired entries failed"),
             _ => {}
         }
     }
@@ -178,13 +190,13 @@ pub(crate) fn bump(
 ) -> Result<(i64, u64), StoreError> {
     let current = values
         .get(key)
-        .map_err(StoreError::unavailable)?
+        .map_err(db_err)?
         .and_then(|v| live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp)));
     let (count, expires_at) = match current {
         Some((n, exp)) => (n + 1, exp),
         None => (1, expiry_from(now, ttl)),
     };
-    values.insert(key, encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(StoreError::unavailable)?;
+    values.insert(key, encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(db_err)?;
     Ok((count, expires_at))
 }
 
@@ -200,12 +212,12 @@ fn push_front(
 ) -> Result<usize, StoreError> {
     let mut items = lists
         .get(key)
-        .map_err(StoreError::unavailable)?
+        .map_err(db_err)?
         .and_then(|v| live(v.value(), now).map(|(_, p)| decode_list(p)))
         .unwrap_or_default();
     items.insert(0, value);
     items.truncate(cap);
-    lists.insert(key, encode(expires_at, &encode_list(&items)).as_slice()).map_err(StoreError::unavailable)?;
+    lists.insert(key, encode(expires_at, &encode_list(&items)).as_slice()).map_err(db_err)?;
     Ok(items.len())
 }
 
@@ -227,25 +239,21 @@ impl Store for EmbeddedStore {
 
     fn put<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, ()> {
         let (key, value) = (key.to_string(), encode(expiry(ttl), value));
-        Box::pin(self.writer.write(true, move |tx| {
-            tx.open_table(VALUES)
-                .map_err(StoreError::unavailable)?
-                .insert(key.as_str(), value.as_slice())
-                .map_err(StoreError::unavailable)?;
+        let room = Room::Grows(key.len() + value.len());
+        Box::pin(self.writer().write(room, true, move |tx| {
+            tx.open_table(VALUES).map_err(db_err)?.insert(key.as_str(), value.as_slice()).map_err(db_err)?;
             Ok(())
         }))
     }
 
     fn put_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Option<Duration>) -> StoreFuture<'a, bool> {
         let (key, value) = (key.to_string(), encode(expiry(ttl), value));
-        Box::pin(self.writer.write(true, move |tx| {
-            let mut table = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-            let taken = table
-                .get(key.as_str())
-                .map_err(StoreError::unavailable)?
-                .is_some_and(|v| live(v.value(), now_ms()).is_some());
+        let room = Room::Grows(key.len() + value.len());
+        Box::pin(self.writer().write(room, true, move |tx| {
+            let mut table = tx.open_table(VALUES).map_err(db_err)?;
+            let taken = table.get(key.as_str()).map_err(db_err)?.is_some_and(|v| live(v.value(), now_ms()).is_some());
             if !taken {
-                table.insert(key.as_str(), value.as_slice()).map_err(StoreError::unavailable)?;
+                table.insert(key.as_str(), value.as_slice()).map_err(db_err)?;
             }
             Ok(!taken)
         }))
@@ -259,9 +267,9 @@ impl Store for EmbeddedStore {
         // Rate windows (counters with a TTL) need no fsync of their own: a crash may lose the
         // last counts, never anything a client was told.
         let durable = counters.iter().any(|(_, ttl)| ttl.is_none());
-        Box::pin(self.writer.write(durable, move |tx| {
+        Box::pin(self.writer().write(Room::Keeps, durable, move |tx| {
             let now = now_ms();
-            let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+            let mut values = tx.open_table(VALUES).map_err(db_err)?;
             let mut counted = Vec::with_capacity(counters.len());
             for (key, ttl) in &counters {
                 let (count, expires_at) = bump(&mut values, key, now, *ttl)?;
@@ -285,24 +293,18 @@ impl Store for EmbeddedStore {
         expires_at: SystemTime,
     ) -> StoreFuture<'a, usize> {
         let (key, value, expires_at) = (key.to_string(), value.to_vec(), unix_ms(expires_at).max(1));
-        Box::pin(self.writer.write(true, move |tx| {
-            push_front(
-                &mut tx.open_table(LISTS).map_err(StoreError::unavailable)?,
-                &key,
-                value,
-                cap,
-                expires_at,
-                now_ms(),
-            )
+        let room = Room::Grows(key.len() + value.len());
+        Box::pin(self.writer().write(room, true, move |tx| {
+            push_front(&mut tx.open_table(LISTS).map_err(db_err)?, &key, value, cap, expires_at, now_ms())
         }))
     }
 
     fn list<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<Vec<u8>>> {
         let key = key.to_string();
         Box::pin(self.blocking(move |db| {
-            let tx = db.begin_read().map_err(StoreError::unavailable)?;
-            let table = tx.open_table(LISTS).map_err(StoreError::unavailable)?;
-            let value = table.get(key.as_str()).map_err(StoreError::unavailable)?;
+            let tx = db.begin_read().map_err(db_err)?;
+            let table = tx.open_table(LISTS).map_err(db_err)?;
+            let value = table.get(key.as_str()).map_err(db_err)?;
             Ok(value.and_then(|v| live(v.value(), now_ms()).map(|(_, p)| decode_list(p))).unwrap_or_default())
         }))
     }
@@ -314,13 +316,12 @@ impl Store for EmbeddedStore {
     fn push_guarded<'a>(&'a self, push: GuardedPush<'a>) -> StoreFuture<'a, Pushed> {
         let (guard, list, value, cap) = (push.guard.to_string(), push.list.to_string(), push.value.to_vec(), push.cap);
         let window = push.window.map(|(k, limit, ttl)| (k.to_string(), limit, ttl));
-        Box::pin(self.writer.write(true, move |tx| {
+        let room = Room::Grows(list.len() + value.len());
+        Box::pin(self.writer().write(room, true, move |tx| {
             let now = now_ms();
-            let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-            let guard_expiry = values
-                .get(guard.as_str())
-                .map_err(StoreError::unavailable)?
-                .and_then(|v| live(v.value(), now).map(|(e, _)| e));
+            let mut values = tx.open_table(VALUES).map_err(db_err)?;
+            let guard_expiry =
+                values.get(guard.as_str()).map_err(db_err)?.and_then(|v| live(v.value(), now).map(|(e, _)| e));
             let Some(expires_at) = guard_expiry else { return Ok(Pushed::NoGuard) };
             if let Some((key, limit, ttl)) = window {
                 let (count, counter_expiry) = bump(&mut values, &key, now, Some(ttl))?;
@@ -329,14 +330,8 @@ impl Store for EmbeddedStore {
                 }
             }
             drop(values);
-            let len = push_front(
-                &mut tx.open_table(LISTS).map_err(StoreError::unavailable)?,
-                &list,
-                value,
-                cap.max(1),
-                expires_at,
-                now,
-            )?;
+            let len =
+                push_front(&mut tx.open_table(LISTS).map_err(db_err)?, &list, value, cap.max(1), expires_at, now)?;
             Ok(Pushed::Done(len))
         }))
     }
@@ -350,7 +345,15 @@ impl Store for EmbeddedStore {
             // holds once read, so the read takes microseconds, less than handing it to another
             // thread and back (BENCHMARKS.md, "Fourth round": 14% of a redirect's CPU went to
             // that hand-off). Values that can be large (pastes) are still read on the pool.
-            let Some(found) = read_value(&self.db, read.key)? else { return Ok(None) };
+            let found = match self.inner.file.try_current() {
+                Some(db) => read_value(&db, read.key)?,
+                // The file is being opened again: wait for it on the pool, not here.
+                None => {
+                    let key = read.key.to_string();
+                    self.blocking(move |db| read_value(db, &key)).await?
+                }
+            };
+            let Some(found) = found else { return Ok(None) };
             let (gate, value) = gated::split(&found);
             match gate {
                 Some(g) if !g.admits(read.now_ms) => return Ok(Some(Counted::Closed(value.to_vec()))),
@@ -361,10 +364,10 @@ impl Store for EmbeddedStore {
                     let key = read.key.to_string();
                     let now = read.now_ms;
                     return self
-                        .writer
-                        .write(true, move |tx| {
-                            let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-                            let current = match values.get(key.as_str()).map_err(StoreError::unavailable)? {
+                        .writer()
+                        .write(Room::Keeps, true, move |tx| {
+                            let mut values = tx.open_table(VALUES).map_err(db_err)?;
+                            let current = match values.get(key.as_str()).map_err(db_err)? {
                                 Some(v) => live(v.value(), now_ms()).map(|(exp, p)| (exp, p.to_vec())),
                                 None => None,
                             };
@@ -376,9 +379,9 @@ impl Store for EmbeddedStore {
                             }
                             if let Some(spent) = gated::spend(&stored) {
                                 let again = encode(expires_at, &spent);
-                                values.insert(key.as_str(), again.as_slice()).map_err(StoreError::unavailable)?;
+                                values.insert(key.as_str(), again.as_slice()).map_err(db_err)?;
                             }
-                            values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
+                            values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(db_err)?;
                             bump(&mut values, &counter, now_ms(), None)?;
                             Ok(Some(Counted::Open(value)))
                         })
@@ -389,18 +392,16 @@ impl Store for EmbeddedStore {
             // The count is queued, not awaited: the redirect does not wait for an fsync, and
             // the writer keeps the stamp-then-count order.
             let key = read.key.to_string();
-            self.writer
-                .submit(true, move |tx| {
-                    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+            self.writer()
+                .submit(Room::Keeps, true, move |tx| {
+                    let mut values = tx.open_table(VALUES).map_err(db_err)?;
                     // Removed since it was read: a deleted value counts nothing more.
-                    let gone = values
-                        .get(key.as_str())
-                        .map_err(StoreError::unavailable)?
-                        .is_none_or(|v| live(v.value(), now_ms()).is_none());
+                    let gone =
+                        values.get(key.as_str()).map_err(db_err)?.is_none_or(|v| live(v.value(), now_ms()).is_none());
                     if gone {
                         return Ok(());
                     }
-                    values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(StoreError::unavailable)?;
+                    values.insert(stamp_key.as_str(), stamp.as_slice()).map_err(db_err)?;
                     bump(&mut values, &counter, now_ms(), None)?;
                     Ok(())
                 })
@@ -410,7 +411,8 @@ impl Store for EmbeddedStore {
     }
 
     fn record(&self, batch: Arc<super::TallyBatch>) -> StoreFuture<'_, bool> {
-        Box::pin(self.writer.write(true, move |tx| embedded_tally::record(tx, &batch, now_ms())))
+        let room = Room::Grows(batch.bytes());
+        Box::pin(self.writer().write(room, true, move |tx| embedded_tally::record(tx, &batch, now_ms())))
     }
 
     fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {
@@ -434,11 +436,11 @@ impl Store for EmbeddedStore {
             // The count is spent in one write, which reads the value again: a concurrent
             // reader may have spent the last read since.
             let key = key.to_string();
-            self.writer
-                .write(true, move |tx| {
-                    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+            self.writer()
+                .write(Room::Keeps, true, move |tx| {
+                    let mut values = tx.open_table(VALUES).map_err(db_err)?;
                     let now = now_ms();
-                    let (expires_at, stored) = match values.get(key.as_str()).map_err(StoreError::unavailable)? {
+                    let (expires_at, stored) = match values.get(key.as_str()).map_err(db_err)? {
                         Some(v) => match live(v.value(), now) {
                             Some((expires_at, payload)) => (expires_at, payload.to_vec()),
                             None => return Ok(None),
@@ -449,10 +451,10 @@ impl Store for EmbeddedStore {
                     let Some(reads) = reads else { return Ok(Some(Taken { value: value.to_vec(), left: None })) };
                     let left = reads.saturating_sub(1);
                     if left == 0 {
-                        values.remove(key.as_str()).map_err(StoreError::unavailable)?;
+                        values.remove(key.as_str()).map_err(db_err)?;
                     } else {
                         let again = encode(expires_at, &counted::counted(left, value));
-                        values.insert(key.as_str(), again.as_slice()).map_err(StoreError::unavailable)?;
+                        values.insert(key.as_str(), again.as_slice()).map_err(db_err)?;
                     }
                     Ok(Some(Taken { value: value.to_vec(), left: Some(left) }))
                 })
@@ -461,8 +463,9 @@ impl Store for EmbeddedStore {
     }
 
     fn log_append<'a>(&'a self, append: LogAppend<'a>) -> StoreFuture<'a, Appended> {
+        let room = Room::Grows(append.log.len() + append.value.len());
         let append = embedded_log::OwnedAppend::from(append);
-        Box::pin(self.writer.write(true, move |tx| embedded_log::append(tx, &append, now_ms())))
+        Box::pin(self.writer().write(room, true, move |tx| embedded_log::append(tx, &append, now_ms())))
     }
 
     fn log_state<'a>(&'a self, log: &'a str) -> StoreFuture<'a, LogState> {
@@ -477,23 +480,21 @@ impl Store for EmbeddedStore {
 
     fn log_update<'a>(&'a self, log: &'a str, seq: u64, value: &'a [u8]) -> StoreFuture<'a, bool> {
         let (log, value) = (log.to_string(), value.to_vec());
-        Box::pin(self.writer.write(true, move |tx| embedded_log::update(tx, &log, seq, &value, now_ms())))
+        let room = Room::Grows(log.len() + value.len());
+        Box::pin(self.writer().write(room, true, move |tx| embedded_log::update(tx, &log, seq, &value, now_ms())))
     }
 
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
         let log = log.to_string();
-        Box::pin(self.writer.write(true, move |tx| embedded_log::clear(tx, &log, now_ms())))
+        Box::pin(self.writer().write(Room::Frees, true, move |tx| embedded_log::clear(tx, &log, now_ms())))
     }
 
     fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()> {
         let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        Box::pin(self.writer.write(true, move |tx| {
+        Box::pin(self.writer().write(Room::Frees, true, move |tx| {
             for key in &keys {
                 for def in [VALUES, LISTS] {
-                    tx.open_table(def)
-                        .map_err(StoreError::unavailable)?
-                        .remove(key.as_str())
-                        .map_err(StoreError::unavailable)?;
+                    tx.open_table(def).map_err(db_err)?.remove(key.as_str()).map_err(db_err)?;
                 }
                 embedded_log::remove_entries(tx, key)?;
                 embedded_tally::remove(tx, key)?;
@@ -503,7 +504,22 @@ impl Store for EmbeddedStore {
     }
 
     fn ping(&self) -> StoreFuture<'_, ()> {
-        Box::pin(self.blocking(|db| db.begin_read().map(|_| ()).map_err(StoreError::unavailable)))
+        let file = self.inner.file.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || file.ping())
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?
+        })
+    }
+
+    /// The disk's room, read now (the writer reads it again before each batch).
+    fn writable(&self) -> StoreFuture<'_, ()> {
+        let file = self.inner.file.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || file.writable())
+                .await
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?
+        })
     }
 
     fn backend(&self) -> &'static str {

@@ -14,6 +14,7 @@ use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use super::{
     Appended, LogAppend, LogState, StoreError,
     embedded::{VALUES, bump, encode, live},
+    embedded_file::db_err,
 };
 
 pub(crate) const LOGS: TableDefinition<&str, &[u8]> = TableDefinition::new("logs");
@@ -48,14 +49,14 @@ fn state_in(
 ) -> Result<Option<(LogState, u64)>, StoreError> {
     Ok(values
         .get(log)
-        .map_err(StoreError::unavailable)?
+        .map_err(db_err)?
         .and_then(|v| live(v.value(), now).and_then(|(exp, p)| decode_state(p).map(|s| (s, exp)))))
 }
 
 /// The append itself, inside the writer's transaction.
 pub(crate) fn append(tx: &WriteTransaction, a: &OwnedAppend, now: u64) -> Result<Appended, StoreError> {
-    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-    let guard = values.get(a.guard.as_str()).map_err(StoreError::unavailable)?.and_then(|v| {
+    let mut values = tx.open_table(VALUES).map_err(db_err)?;
+    let guard = values.get(a.guard.as_str()).map_err(db_err)?.and_then(|v| {
         live(v.value(), now)
             .map(|(e, held)| (e, a.guard_is.as_ref().is_some_and(|is| is != held).then(|| held.to_vec())))
     });
@@ -87,21 +88,21 @@ pub(crate) fn push(
     now: u64,
 ) -> Result<LogState, StoreError> {
     let mut state = state_in(values, log, now)?.map_or(LogState::EMPTY, |(s, _)| s);
-    let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let mut logs = tx.open_table(LOGS).map_err(db_err)?;
     let seq = state.last + 1;
-    logs.insert(entry_key(log, seq).as_str(), encode(expires_at, value).as_slice()).map_err(StoreError::unavailable)?;
+    logs.insert(entry_key(log, seq).as_str(), encode(expires_at, value).as_slice()).map_err(db_err)?;
     state.last = seq;
     state.bytes += value.len() as u64;
     // The oldest go first, one at a time: each was paid for by the append that made it, so
     // this costs nothing that grows with the log.
     while state.first < seq && (state.len() > max_entries.max(1) as u64 || state.bytes > max_bytes as u64) {
-        if let Some(old) = logs.remove(entry_key(log, state.first).as_str()).map_err(StoreError::unavailable)? {
+        if let Some(old) = logs.remove(entry_key(log, state.first).as_str()).map_err(db_err)? {
             let size = old.value().len().saturating_sub(8) as u64;
             state.bytes = state.bytes.saturating_sub(size);
         }
         state.first += 1;
     }
-    values.insert(log, encode(expires_at, &encode_state(state)).as_slice()).map_err(StoreError::unavailable)?;
+    values.insert(log, encode(expires_at, &encode_state(state)).as_slice()).map_err(db_err)?;
     Ok(state)
 }
 
@@ -131,8 +132,8 @@ impl From<LogAppend<'_>> for OwnedAppend {
 }
 
 pub(crate) fn state(db: &redb::Database, log: &str, now: u64) -> Result<LogState, StoreError> {
-    let tx = db.begin_read().map_err(StoreError::unavailable)?;
-    let values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let tx = db.begin_read().map_err(db_err)?;
+    let values = tx.open_table(VALUES).map_err(db_err)?;
     Ok(state_in(&values, log, now)?.map_or(LogState::EMPTY, |(s, _)| s))
 }
 
@@ -146,12 +147,12 @@ pub(crate) fn read(
     if from > to {
         return Ok(Vec::new());
     }
-    let tx = db.begin_read().map_err(StoreError::unavailable)?;
-    let logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let tx = db.begin_read().map_err(db_err)?;
+    let logs = tx.open_table(LOGS).map_err(db_err)?;
     let (start, end) = (entry_key(log, from), entry_key(log, to));
     let mut out = Vec::new();
-    for item in logs.range(start.as_str()..=end.as_str()).map_err(StoreError::unavailable)? {
-        let (k, v) = item.map_err(StoreError::unavailable)?;
+    for item in logs.range(start.as_str()..=end.as_str()).map_err(db_err)? {
+        let (k, v) = item.map_err(db_err)?;
         let seq = k.value().rsplit('\0').next().and_then(|n| n.parse().ok());
         if let (Some(seq), Some((_, payload))) = (seq, live(v.value(), now)) {
             out.push((seq, payload.to_vec()));
@@ -162,34 +163,34 @@ pub(crate) fn read(
 
 /// Removes every entry; the state keeps its numbering and expiry.
 pub(crate) fn clear(tx: &WriteTransaction, log: &str, now: u64) -> Result<(), StoreError> {
-    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let mut values = tx.open_table(VALUES).map_err(db_err)?;
     let Some((state, expires_at)) = state_in(&values, log, now)? else { return Ok(()) };
     remove_entries(tx, log)?;
     let cleared = LogState { first: state.last + 1, last: state.last, bytes: 0 };
-    values.insert(log, encode(expires_at, &encode_state(cleared)).as_slice()).map_err(StoreError::unavailable)?;
+    values.insert(log, encode(expires_at, &encode_state(cleared)).as_slice()).map_err(db_err)?;
     Ok(())
 }
 
 /// Removes the entries a log holds (its state is the caller's to keep or drop).
 pub(crate) fn remove_entries(tx: &WriteTransaction, log: &str) -> Result<(), StoreError> {
-    let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let mut logs = tx.open_table(LOGS).map_err(db_err)?;
     let (start, end) = all_entries(log);
-    logs.retain_in(start.as_str()..end.as_str(), |_, _| false).map_err(StoreError::unavailable)
+    logs.retain_in(start.as_str()..end.as_str(), |_, _| false).map_err(db_err)
 }
 
 /// Replaces a live entry, keeping its expiry; the state's byte count follows.
 pub(crate) fn update(tx: &WriteTransaction, log: &str, seq: u64, value: &[u8], now: u64) -> Result<bool, StoreError> {
-    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
+    let mut values = tx.open_table(VALUES).map_err(db_err)?;
     let Some((mut state, state_expiry)) = state_in(&values, log, now)? else { return Ok(false) };
-    let mut logs = tx.open_table(LOGS).map_err(StoreError::unavailable)?;
+    let mut logs = tx.open_table(LOGS).map_err(db_err)?;
     let key = entry_key(log, seq);
     let old = logs
         .get(key.as_str())
-        .map_err(StoreError::unavailable)?
+        .map_err(db_err)?
         .and_then(|v| live(v.value(), now).map(|(exp, p)| (exp, p.len() as u64)));
     let Some((expires_at, old_len)) = old else { return Ok(false) };
-    logs.insert(key.as_str(), encode(expires_at, value).as_slice()).map_err(StoreError::unavailable)?;
+    logs.insert(key.as_str(), encode(expires_at, value).as_slice()).map_err(db_err)?;
     state.bytes = (state.bytes + value.len() as u64).saturating_sub(old_len);
-    values.insert(log, encode(state_expiry, &encode_state(state)).as_slice()).map_err(StoreError::unavailable)?;
+    values.insert(log, encode(state_expiry, &encode_state(state)).as_slice()).map_err(db_err)?;
     Ok(true)
 }

@@ -12,6 +12,7 @@ use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 use super::{
     StoreError, TallyBatch,
     embedded::{VALUES, live},
+    embedded_file::db_err,
     embedded_log,
 };
 
@@ -42,7 +43,7 @@ fn add(
     per_group: usize,
 ) -> Result<(), StoreError> {
     let count = |t: &redb::Table<'_, &'static str, u64>, r: &str| -> Result<u64, StoreError> {
-        Ok(t.get(r).map_err(StoreError::unavailable)?.map_or(0, |v| v.value()))
+        Ok(t.get(r).map_err(db_err)?.map_or(0, |v| v.value()))
     };
     let mut at = row(key, name);
     let mut n = count(tallies, &at)?;
@@ -55,39 +56,38 @@ fn add(
             at = row(key, group);
             n = count(tallies, &at)?;
         } else {
-            tallies.insert(held_at.as_str(), held + 1).map_err(StoreError::unavailable)?;
+            tallies.insert(held_at.as_str(), held + 1).map_err(db_err)?;
         }
     }
-    tallies.insert(at.as_str(), n.saturating_add(by)).map_err(StoreError::unavailable)?;
+    tallies.insert(at.as_str(), n.saturating_add(by)).map_err(db_err)?;
     Ok(())
 }
 
 /// Records `batch` inside the writer's transaction, if its guard is live. False when not.
 pub(crate) fn record(tx: &WriteTransaction, b: &TallyBatch, now: u64) -> Result<bool, StoreError> {
-    let mut values = tx.open_table(VALUES).map_err(StoreError::unavailable)?;
-    let guarded =
-        values.get(b.guard.as_str()).map_err(StoreError::unavailable)?.is_some_and(|v| live(v.value(), now).is_some());
+    let mut values = tx.open_table(VALUES).map_err(db_err)?;
+    let guarded = values.get(b.guard.as_str()).map_err(db_err)?.is_some_and(|v| live(v.value(), now).is_some());
     if !guarded {
         return Ok(false);
     }
-    let mut tallies = tx.open_table(TALLIES).map_err(StoreError::unavailable)?;
+    let mut tallies = tx.open_table(TALLIES).map_err(db_err)?;
     for (name, by) in &b.add {
         add(&mut tallies, &b.key, name, *by, b.per_group)?;
     }
-    let mut sets = tx.open_table(SETS).map_err(StoreError::unavailable)?;
-    sets.insert(row(&b.index, &b.key).as_str(), 0).map_err(StoreError::unavailable)?;
+    let mut sets = tx.open_table(SETS).map_err(db_err)?;
+    sets.insert(row(&b.index, &b.key).as_str(), 0).map_err(db_err)?;
     if let Some(d) = &b.distinct {
         let ttl = (d.ttl.as_millis() as u64).max(1);
         for (member, names) in &d.members {
             let at = row(&d.set, member);
-            let seen = sets.get(at.as_str()).map_err(StoreError::unavailable)?.is_some_and(|e| {
+            let seen = sets.get(at.as_str()).map_err(db_err)?.is_some_and(|e| {
                 let e = e.value();
                 e == 0 || e > now
             });
             if !seen {
                 // Each member is kept `ttl` from its own arrival, which is at least the
                 // contract's `ttl` from the set's first member.
-                sets.insert(at.as_str(), now + ttl).map_err(StoreError::unavailable)?;
+                sets.insert(at.as_str(), now + ttl).map_err(db_err)?;
                 for name in names {
                     add(&mut tallies, &b.key, name, 1, b.per_group)?;
                 }
@@ -105,14 +105,14 @@ pub(crate) fn record(tx: &WriteTransaction, b: &TallyBatch, now: u64) -> Result<
 
 /// The counters of each tally, bookkeeping rows left out.
 pub(crate) fn read(db: &redb::Database, keys: &[String]) -> Result<Vec<Vec<(String, i64)>>, StoreError> {
-    let tx = db.begin_read().map_err(StoreError::unavailable)?;
-    let tallies = tx.open_table(TALLIES).map_err(StoreError::unavailable)?;
+    let tx = db.begin_read().map_err(db_err)?;
+    let tallies = tx.open_table(TALLIES).map_err(db_err)?;
     keys.iter()
         .map(|key| {
             let (start, end) = rows_of(key);
             let mut out = Vec::new();
-            for item in tallies.range(start.as_str()..end.as_str()).map_err(StoreError::unavailable)? {
-                let (k, v) = item.map_err(StoreError::unavailable)?;
+            for item in tallies.range(start.as_str()..end.as_str()).map_err(db_err)? {
+                let (k, v) = item.map_err(db_err)?;
                 let name = &k.value()[start.len()..];
                 if !name.starts_with('#') {
                     out.push((name.to_string(), v.value().min(i64::MAX as u64) as i64));
@@ -125,12 +125,12 @@ pub(crate) fn read(db: &redb::Database, keys: &[String]) -> Result<Vec<Vec<(Stri
 
 /// The live members of a set.
 pub(crate) fn members(db: &redb::Database, key: &str, now: u64) -> Result<Vec<String>, StoreError> {
-    let tx = db.begin_read().map_err(StoreError::unavailable)?;
-    let sets = tx.open_table(SETS).map_err(StoreError::unavailable)?;
+    let tx = db.begin_read().map_err(db_err)?;
+    let sets = tx.open_table(SETS).map_err(db_err)?;
     let (start, end) = rows_of(key);
     let mut out = Vec::new();
-    for item in sets.range(start.as_str()..end.as_str()).map_err(StoreError::unavailable)? {
-        let (k, e) = item.map_err(StoreError::unavailable)?;
+    for item in sets.range(start.as_str()..end.as_str()).map_err(db_err)? {
+        let (k, e) = item.map_err(db_err)?;
         let e = e.value();
         if e == 0 || e > now {
             out.push(k.value()[start.len()..].to_string());
@@ -143,10 +143,7 @@ pub(crate) fn members(db: &redb::Database, key: &str, now: u64) -> Result<Vec<St
 pub(crate) fn remove(tx: &WriteTransaction, key: &str) -> Result<(), StoreError> {
     let (start, end) = rows_of(key);
     for def in [TALLIES, SETS] {
-        tx.open_table(def)
-            .map_err(StoreError::unavailable)?
-            .retain_in(start.as_str()..end.as_str(), |_, _| false)
-            .map_err(StoreError::unavailable)?;
+        tx.open_table(def).map_err(db_err)?.retain_in(start.as_str()..end.as_str(), |_, _| false).map_err(db_err)?;
     }
     Ok(())
 }
@@ -155,12 +152,12 @@ pub(crate) fn remove(tx: &WriteTransaction, key: &str) -> Result<(), StoreError>
 pub(crate) fn sweep(tx: &WriteTransaction, now: u64) -> Result<usize, StoreError> {
     let mut removed = 0;
     tx.open_table(SETS)
-        .map_err(StoreError::unavailable)?
+        .map_err(db_err)?
         .retain(|_, e| {
             let keep = e == 0 || e > now;
             removed += usize::from(!keep);
             keep
         })
-        .map_err(StoreError::unavailable)?;
+        .map_err(db_err)?;
     Ok(removed)
 }

@@ -12,13 +12,21 @@
 //! the same transaction), which is what keeps `put_new`, `incr` and `push_capped` atomic. A
 //! storage error aborts the whole transaction and every write of the batch is answered with
 //! it; nothing of the batch is kept.
+//!
+//! The writer also keeps the file usable ([`super::embedded_file`]): each write declares what
+//! it does to the disk ([`Room`]), and before a batch is applied the writes that would not fit
+//! are answered `Full` and left out; after a commit that failed on an I/O error it opens the
+//! file again at once, and while the file cannot be opened it tries again every second.
 
 use std::sync::Arc;
 
-use redb::{Database, Durability, WriteTransaction};
+use redb::{Durability, WriteTransaction};
 use tokio::sync::{mpsc, oneshot};
 
-use super::StoreError;
+use super::{
+    StoreError,
+    embedded_file::{RETRY, Room, StoreFile, db_err},
+};
 
 /// Most writes in one transaction: bounds the time a batch holds the writer.
 pub const MAX_BATCH: usize = 256;
@@ -28,12 +36,14 @@ const QUEUE: usize = 4096;
 /// One queued write, type-erased so one queue carries every kind.
 trait Pending: Send {
     fn durable(&self) -> bool;
+    fn room(&self) -> Room;
     fn apply(&mut self, tx: &WriteTransaction) -> Result<(), StoreError>;
     fn finish(self: Box<Self>, committed: Result<(), StoreError>);
 }
 
 struct Job<T, F> {
     durable: bool,
+    room: Room,
     work: Option<F>,
     result: Option<T>,
     reply: oneshot::Sender<Result<T, StoreError>>,
@@ -46,6 +56,10 @@ where
 {
     fn durable(&self) -> bool {
         self.durable
+    }
+
+    fn room(&self) -> Room {
+        self.room
     }
 
     fn apply(&mut self, tx: &WriteTransaction) -> Result<(), StoreError> {
@@ -81,13 +95,34 @@ impl Drop for Writer {
 }
 
 impl Writer {
-    /// Starts the writer thread for `db`.
-    pub fn start(db: Arc<Database>) -> Result<Writer, StoreError> {
+    /// Starts the writer thread for `file`.
+    pub fn start(file: Arc<StoreFile>) -> Result<Writer, StoreError> {
         let (queue, mut rx) = mpsc::channel::<Box<dyn Pending>>(QUEUE);
+        // A clock for waiting on the queue with a timeout while the file cannot be opened.
+        let clock = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map_err(|e| StoreError::Unavailable(format!("cannot start the store writer: {e}")))?;
         let thread = std::thread::Builder::new()
             .name("wrench-store-writer".into())
             .spawn(move || {
-                while let Some(first) = rx.blocking_recv() {
+                loop {
+                    let first = if file.is_broken() {
+                        match clock.block_on(async { tokio::time::timeout(RETRY, rx.recv()).await }) {
+                            Ok(Some(job)) => Some(job),
+                            Ok(None) => return,
+                            Err(_) => None,
+                        }
+                    } else {
+                        match rx.blocking_recv() {
+                            Some(job) => Some(job),
+                            None => return,
+                        }
+                    };
+                    if file.is_broken() {
+                        let _ = file.reopen();
+                    }
+                    let Some(first) = first else { continue };
                     let mut batch = vec![first];
                     while batch.len() < MAX_BATCH {
                         match rx.try_recv() {
@@ -98,7 +133,7 @@ impl Writer {
                     crate::metrics::store_commit(batch.len());
                     // A panicking write fails its batch (the callers hear the writer stopped
                     // before committing) and leaves the writer serving the next one.
-                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit(&db, batch)));
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| commit(&file, batch)));
                 }
             })
             .map_err(|e| StoreError::Unavailable(format!("cannot start the store writer: {e}")))?;
@@ -106,13 +141,14 @@ impl Writer {
     }
 
     /// Runs `work` in the next transaction and answers once that transaction is committed.
+    /// `room` says what the write does to the disk (checked before it is applied);
     /// `durable: false` (rate windows) lets a batch made only of such writes skip the fsync.
-    pub async fn write<T, F>(&self, durable: bool, work: F) -> Result<T, StoreError>
+    pub async fn write<T, F>(&self, room: Room, durable: bool, work: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&WriteTransaction) -> Result<T, StoreError> + Send + 'static,
     {
-        let (job, answer) = job(durable, work);
+        let (job, answer) = job(room, durable, work);
         let stopped = || StoreError::Unavailable("the store writer has stopped".into());
         self.queue.as_ref().ok_or_else(stopped)?.send(job).await.map_err(|_| stopped())?;
         answer.await.map_err(|_| StoreError::Unavailable("the store writer stopped before committing".into()))?
@@ -121,12 +157,12 @@ impl Writer {
     /// Queues `work` for the next transaction without waiting for its commit (a click count
     /// behind a redirect): the caller waits only while the queue is full, so a writer that
     /// falls behind slows callers down instead of piling up work. A failure is logged.
-    pub async fn submit<F>(&self, durable: bool, work: F)
+    pub async fn submit<F>(&self, room: Room, durable: bool, work: F)
     where
         F: FnOnce(&WriteTransaction) -> Result<(), StoreError> + Send + 'static,
     {
         let Some(queue) = &self.queue else { return };
-        let (job, answer) = job(durable, work);
+        let (job, answer) = job(room, durable, work);
         if queue.send(job).await.is_err() {
             return;
         }
@@ -140,28 +176,56 @@ impl Writer {
 }
 
 /// A queued write for `work`, and where its answer will arrive.
-fn job<T, F>(durable: bool, work: F) -> (Box<dyn Pending>, oneshot::Receiver<Result<T, StoreError>>)
+fn job<T, F>(room: Room, durable: bool, work: F) -> (Box<dyn Pending>, oneshot::Receiver<Result<T, StoreError>>)
 where
     T: Send + 'static,
     F: FnOnce(&WriteTransaction) -> Result<T, StoreError> + Send + 'static,
 {
     let (reply, answer) = oneshot::channel();
-    (Box::new(Job { durable, work: Some(work), result: None, reply }), answer)
+    (Box::new(Job { durable, room, work: Some(work), result: None, reply }), answer)
 }
 
-/// Applies a batch in one transaction and answers every write of it.
-fn commit(db: &Database, mut batch: Vec<Box<dyn Pending>>) {
+/// Applies a batch in one transaction and answers every write of it: first those that find
+/// no room (they never touch the file), then the rest with the commit's outcome. A commit that
+/// failed on an I/O error leaves redb's handle refusing every later transaction, so the file
+/// is opened again before the next batch.
+fn commit(file: &StoreFile, batch: Vec<Box<dyn Pending>>) {
+    let free = file.free_bytes();
+    let mut admitted = 0u64;
+    let mut batch: Vec<Box<dyn Pending>> = batch
+        .into_iter()
+        .filter_map(|pending| match StoreFile::room(pending.room(), free, admitted) {
+            Ok(()) => {
+                if let Room::Grows(bytes) = pending.room() {
+                    admitted += bytes as u64;
+                }
+                Some(pending)
+            }
+            Err(full) => {
+                pending.finish(Err(full));
+                None
+            }
+        })
+        .collect();
+    if batch.is_empty() {
+        return;
+    }
     let outcome = (|| {
-        let mut tx = db.begin_write().map_err(StoreError::unavailable)?;
+        let db = file.current()?;
+        let mut tx = db.begin_write().map_err(db_err)?;
         if batch.iter().all(|p| !p.durable()) {
-            tx.set_durability(Durability::None).map_err(StoreError::unavailable)?;
+            tx.set_durability(Durability::None).map_err(db_err)?;
         }
         for pending in &mut batch {
             pending.apply(&tx)?;
         }
-        tx.commit().map_err(StoreError::unavailable)
+        tx.commit().map_err(db_err)
     })();
+    let failed = outcome.is_err();
     for pending in batch {
         pending.finish(outcome.clone());
+    }
+    if failed && file.needs_reopen() {
+        let _ = file.reopen();
     }
 }

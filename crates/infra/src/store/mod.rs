@@ -24,12 +24,16 @@
 //!   (`breaker`) in front of it makes every call after a failure fail at once until a
 //!   background probe sees Redis answer again.
 //!
-//! Every failure is `StoreError::Unavailable`, which the API answers as 503
-//! `STORE_UNAVAILABLE`. The store knows nothing of HTTP or of the features' record shapes.
+//! A failure says which of three it is ([`StoreError`]): the store did not answer (503
+//! `STORE_UNAVAILABLE`; on Redis the breaker opens), it answered and refused this call (503
+//! for this call alone), or it has no room for a write (507 `STORE_FULL`, for that write
+//! alone: reads go on, and writes resume by themselves once there is room). The store knows
+//! nothing of HTTP or of the features' record shapes.
 
 pub mod breaker;
 pub mod counted;
 pub mod embedded;
+pub mod embedded_file;
 mod embedded_log;
 mod embedded_tally;
 pub mod gated;
@@ -48,16 +52,30 @@ use std::{
 
 use crate::envelope::{ApiError, ErrorCode};
 
-/// The store could not do what was asked (unreachable, timed out, disk error).
+/// Why a store call failed. The three differ in what they cost the rest of the service.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
+    /// The store did not answer: the connection is gone, the call timed out, the file could
+    /// not be read. On Redis this opens the circuit breaker (`breaker`) until a probe sees the
+    /// store again. Answered 503 `STORE_UNAVAILABLE`.
     Unavailable(String),
+    /// The store answered and refused this call (a read-only replica, a busy script, a reply
+    /// of an unexpected shape). An answer, not an outage: this request fails and nothing
+    /// else does. Answered 503 `STORE_UNAVAILABLE`.
+    Refused(String),
+    /// No room for the write: the embedded store's disk is full, or Redis is at `maxmemory`.
+    /// The write did not happen; reads go on, and writes resume by themselves once there is
+    /// room. The text is safe to show a client (it names no path or host). Answered 507
+    /// `STORE_FULL` with `Retry-After`.
+    Full(String),
 }
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreError::Unavailable(why) => write!(f, "store unavailable: {why}"),
+            StoreError::Refused(why) => write!(f, "store refused the call: {why}"),
+            StoreError::Full(why) => write!(f, "store full: {why}"),
         }
     }
 }
@@ -65,18 +83,41 @@ impl std::fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 impl StoreError {
-    /// Any failure of a backend, described.
-    pub(crate) fn unavailable(e: impl std::fmt::Display) -> StoreError {
-        StoreError::Unavailable(e.to_string())
+    /// Whether the failure says the store is out of reach (and not that it answered no).
+    pub fn is_outage(&self) -> bool {
+        matches!(self, StoreError::Unavailable(_))
     }
 }
 
+/// Seconds a client is asked to wait before retrying a write refused for lack of room: the
+/// embedded store checks its disk before every write and Redis is asked every time, so a
+/// write made after this finds the room that was freed meanwhile.
+pub const FULL_RETRY_AFTER: u64 = 5;
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
-        // The detail can name hosts or paths; it is logged, and the client gets the gist.
-        tracing::warn!(error = %e, "store operation failed");
+        // The detail of an outage can name hosts or paths; it is logged, and the client gets
+        // the gist. A refusal for lack of room says so in words written for clients.
         crate::metrics::store_error();
-        ApiError::new(ErrorCode::StoreUnavailable, "the data store is not answering; try again shortly")
+        match e {
+            StoreError::Full(why) => {
+                tracing::warn!(reason = %why, "store write refused: no room");
+                crate::metrics::store_full();
+                ApiError::new(
+                    ErrorCode::StoreFull,
+                    format!("the data store has no room for this write ({why}); reads still work, and writes resume once room is made"),
+                )
+                .with_retry_after(FULL_RETRY_AFTER)
+            }
+            StoreError::Refused(_) => {
+                tracing::warn!(error = %e, "store call refused");
+                ApiError::new(ErrorCode::StoreUnavailable, "the data store refused the request; try again shortly")
+            }
+            StoreError::Unavailable(_) => {
+                tracing::warn!(error = %e, "store operation failed");
+                ApiError::new(ErrorCode::StoreUnavailable, "the data store is not answering; try again shortly")
+            }
+        }
     }
 }
 
@@ -195,6 +236,13 @@ pub trait Store: Send + Sync {
     /// Checks the backend answers.
     fn ping(&self) -> StoreFuture<'_, ()>;
 
+    /// Whether a write would find room now: `Ok`, or [`StoreError::Full`] saying why not (the
+    /// disk is full, Redis is at `maxmemory`). For `/health` and `/ready`, which report a full
+    /// store as reachable and not writable; writes themselves never wait for this.
+    fn writable(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async { Ok(()) })
+    }
+
     /// Whether the store fails in parts (a Redis Cluster: one primary may be down while the
     /// others serve their slots), so that a failure is scoped to [`Store::part_of`] the key.
     fn partitioned(&self) -> bool {
@@ -262,6 +310,17 @@ pub struct TallyBatch {
     /// Entries appended, in order, to a log that keeps its newest `keep` entries (numbered as
     /// [`Store::log_append`] numbers them; the log never expires).
     pub log: Option<LogBatch>,
+}
+
+impl TallyBatch {
+    /// About how many bytes the batch adds to a store (its counters' names, members and log
+    /// entries), for the embedded store's room check.
+    pub fn bytes(&self) -> usize {
+        let names: usize = self.add.iter().map(|(n, _)| n.len() + 16).sum();
+        let members: usize = self.distinct.iter().flat_map(|d| &d.members).map(|(m, _)| m.len() + 16).sum();
+        let entries: usize = self.log.iter().flat_map(|l| &l.entries).map(|e| e.len() + 32).sum();
+        self.key.len() + names + members + entries
+    }
 }
 
 /// The members a batch adds to a set of distinct members. A member is remembered for `ttl` at
@@ -360,7 +419,7 @@ pub fn open(config: &crate::config::Config) -> Result<std::sync::Arc<dyn Store>,
             let redis = std::sync::Arc::new(redis::RedisStore::connect(url, &config.redis_prefix)?);
             Ok(std::sync::Arc::new(breaker::Breaker::new(redis)))
         }
-        None => embedded::EmbeddedStore::open(&config.data_dir)
+        None => embedded::EmbeddedStore::open(&config.data_dir, config.store_cache)
             .map(|s| std::sync::Arc::new(s) as std::sync::Arc<dyn Store>)
             .map_err(|e| format!("WRENCH_DATA_DIR ({}): {e}", config.data_dir.display())),
     }

@@ -15,7 +15,8 @@
 //! in the background and the service recovers by itself when Redis returns.
 
 use std::{
-    sync::{Arc, LazyLock},
+    collections::HashSet,
+    sync::{Arc, LazyLock, Mutex},
     time::{Duration, SystemTime},
 };
 
@@ -138,7 +139,17 @@ pub const COMMAND_TIMEOUT: Duration = Duration::from_millis(1500);
 pub struct RedisStore {
     route: Route,
     prefix: String,
+    /// The parts that refused a write for lack of memory ([`WHOLE`] on a single Redis, a
+    /// primary's `host:port` on a cluster) since the probe in [`Store::writable`] last found
+    /// room there. Only `/health` and `/ready` read it: writes are always sent, so they work
+    /// again the moment Redis has room.
+    full: Mutex<HashSet<String>>,
 }
+
+/// The part name of a single Redis.
+const WHOLE: &str = "";
+/// Key of the probe write `writable` makes (with a hash tag chosen per cluster primary).
+const ROOM_PROBE: &str = "room-probe";
 
 /// Where commands go.
 enum Route {
@@ -148,8 +159,33 @@ enum Route {
     Cluster(Arc<Nodes>),
 }
 
-fn err(e: fred::error::Error) -> StoreError {
-    StoreError::Unavailable(e.to_string())
+/// What a failed command means. Silence (a lost or refused connection, a timeout, a cluster
+/// that cannot serve the slot, credentials Redis does not take) is an outage, which opens the
+/// breaker. An error reply is Redis's answer: `OOM` says it is at `maxmemory` (no room for
+/// this write), anything else (`READONLY`, `BUSY`, `LOADING`, a script error) refuses this
+/// command alone, and so does a reply fred cannot read as the type asked for.
+pub(super) fn err(e: fred::error::Error) -> StoreError {
+    use fred::error::ErrorKind;
+    let answered = matches!(
+        e.kind(),
+        ErrorKind::Unknown
+            | ErrorKind::InvalidArgument
+            | ErrorKind::InvalidCommand
+            | ErrorKind::Parse
+            | ErrorKind::NotFound
+    );
+    if !answered {
+        return StoreError::Unavailable(e.to_string());
+    }
+    if e.details().starts_with("OOM ") {
+        return StoreError::Full("Redis is at its memory limit (maxmemory)".into());
+    }
+    StoreError::Refused(e.to_string())
+}
+
+/// A script's answer of a shape its code never gives: Redis answered, so not an outage.
+pub(super) fn unexpected(answer: impl std::fmt::Debug) -> StoreError {
+    StoreError::Refused(format!("unexpected script answer {answer:?}"))
 }
 
 impl RedisStore {
@@ -164,7 +200,7 @@ impl RedisStore {
             Some(nodes) => Route::Cluster(nodes),
             None => Route::One(build(config)?),
         };
-        Ok(RedisStore { route, prefix: prefix.to_string() })
+        Ok(RedisStore { route, prefix: prefix.to_string(), full: Mutex::new(HashSet::new()) })
     }
 
     pub(super) fn key(&self, key: &str) -> String {
@@ -180,7 +216,7 @@ impl RedisStore {
         Fut: std::future::Future<Output = Result<T, fred::error::Error>>,
     {
         let nodes = match &self.route {
-            Route::One(client) => return f(client.clone()).await.map_err(err),
+            Route::One(client) => return f(client.clone()).await.map_err(|e| self.failed(WHOLE, e)),
             Route::Cluster(nodes) => nodes,
         };
         let mut retried = false;
@@ -193,11 +229,44 @@ impl RedisStore {
                     nodes.refresh().await?;
                 }
                 Err(e) => {
-                    nodes.refresh_soon();
-                    return Err(err(e));
+                    let e = self.failed(&nodes.owner(key).unwrap_or_default(), e);
+                    if e.is_outage() {
+                        nodes.refresh_soon();
+                    }
+                    return Err(e);
                 }
             }
         }
+    }
+
+    /// The meaning of a failed command on `part`, remembering a refusal for lack of memory.
+    fn failed(&self, part: &str, e: fred::error::Error) -> StoreError {
+        let e = err(e);
+        if matches!(e, StoreError::Full(_)) && lock(&self.full).insert(part.to_string()) {
+            tracing::warn!(
+                part = if part.is_empty() { "the whole store" } else { part },
+                "Redis refused a write: it is at its memory limit (maxmemory)"
+            );
+        }
+        e
+    }
+
+    /// Writes a probe key on `part` that expires at once: whether a write finds room there now.
+    async fn probe_room(&self, part: &str) -> Result<(), StoreError> {
+        let key = match &self.route {
+            Route::One(_) => self.key(ROOM_PROBE),
+            // A key of a slot this primary serves: the hash tag decides the slot.
+            Route::Cluster(nodes) => match (0..100_000)
+                .map(|n| self.key(&format!("{ROOM_PROBE}:{{{n}}}")))
+                .find(|k| nodes.owner(k).as_deref() == Some(part))
+            {
+                Some(key) => key,
+                // The map no longer names it: it serves nothing, so nothing waits on it.
+                None => return Ok(()),
+            },
+        };
+        let k = key.as_str();
+        self.on(k, |c| async move { c.set::<(), _, _>(k, 1, Some(Expiration::PX(1000)), None, false).await }).await
     }
 
     /// Runs `script` on the node of its first key (the keys of one script share a hash tag).
@@ -213,6 +282,25 @@ impl RedisStore {
             async move { script.evalsha_with_reload(&client, keys, args).await }
         })
         .await
+    }
+
+    /// A counted read that met a Redis without room to count: the value is read all the same
+    /// when the read needs no write to be right (no gate, or a period without a use limit), so
+    /// that a full Redis still redirects; the click goes uncounted, as on the embedded store
+    /// when a queued count fails. A value with uses left cannot be opened without spending
+    /// one, so that read is refused like any write.
+    async fn get_uncounted(&self, read: CountedRead<'_>, why: String) -> Result<Option<super::Counted>, StoreError> {
+        let Some(stored) = self.get(read.key).await? else { return Ok(None) };
+        let (gate, value) = super::gated::split(&stored);
+        match gate {
+            Some(g) if !g.admits(read.now_ms) => Ok(Some(super::Counted::Closed(value.to_vec()))),
+            Some(g) if g.left.is_some() => Err(StoreError::Full(why)),
+            _ => {
+                crate::metrics::store_full();
+                tracing::debug!("a read was answered without its count: Redis is at its memory limit");
+                Ok(Some(super::Counted::Open(value.to_vec())))
+            }
+        }
     }
 
     /// Waits up to `timeout` for the first connection (for start-up logs and tests); on a
@@ -248,6 +336,10 @@ fn build(config: Config) -> Result<Client, String> {
         .map_err(|e| format!("WRENCH_REDIS_URL: {e}"))?;
     client.connect();
     Ok(client)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn ttl_ms(ttl: Duration) -> i64 {
@@ -296,7 +388,7 @@ impl Store for RedisStore {
             let ttls = counters.iter().map(|(_, ttl)| Value::Integer(ttl.map_or(0, ttl_ms))).collect();
             let reply: Vec<i64> = self.run(&INCR_EACH, keys, ttls).await?;
             if reply.len() != 2 * counters.len() {
-                return Err(StoreError::Unavailable(format!("unexpected script answer {reply:?}")));
+                return Err(unexpected(&reply));
             }
             Ok(reply.chunks(2).map(|c| (c[0], (c[1] >= 0).then(|| Duration::from_millis(c[1] as u64)))).collect())
         })
@@ -359,7 +451,7 @@ impl Store for RedisStore {
                 [0, ..] => Pushed::NoGuard,
                 [1, pttl, ..] => Pushed::Limited((*pttl >= 0).then(|| Duration::from_millis(*pttl as u64))),
                 [2, len, ..] => Pushed::Done((*len).max(0) as usize),
-                other => return Err(StoreError::Unavailable(format!("unexpected script answer {other:?}"))),
+                other => return Err(unexpected(other)),
             })
         })
     }
@@ -368,8 +460,11 @@ impl Store for RedisStore {
         Box::pin(async move {
             let keys = vec![self.key(read.key), self.key(read.stamp_key), self.key(read.counter)];
             let args = vec![Value::Bytes(read.stamp.to_vec().into()), Value::Integer(read.now_ms as i64)];
-            let reply: Value = self.run(&GET_AND_COUNT, keys, args).await?;
-            let unexpected = |v: &Value| StoreError::Unavailable(format!("unexpected script answer {v:?}"));
+            let reply: Value = match self.run(&GET_AND_COUNT, keys, args).await {
+                Ok(reply) => reply,
+                Err(StoreError::Full(why)) => return self.get_uncounted(read, why).await,
+                Err(e) => return Err(e),
+            };
             let parts = match reply {
                 Value::Null => return Ok(None),
                 Value::Array(parts) => parts,
@@ -400,7 +495,6 @@ impl Store for RedisStore {
         use super::counted::{self, Taken};
         Box::pin(async move {
             let reply: Value = self.run(&TAKE, vec![self.key(key)], vec![]).await?;
-            let unexpected = |v: &Value| StoreError::Unavailable(format!("unexpected script answer {v:?}"));
             let parts = match reply {
                 Value::Null => return Ok(None),
                 Value::Array(parts) => parts,
@@ -414,7 +508,7 @@ impl Store for RedisStore {
                     let value = counted::split(stored).1.to_vec();
                     Ok(Some(Taken { value, left: u32::try_from(left).ok() }))
                 }
-                _ => Err(StoreError::Unavailable(format!("unexpected script answer {parts:?}"))),
+                _ => Err(unexpected(&parts)),
             }
         })
     }
@@ -456,6 +550,36 @@ impl Store for RedisStore {
             match &self.route {
                 Route::One(c) => c.ping::<String>(None).await.map(|_| ()).map_err(err),
                 Route::Cluster(nodes) => nodes.refresh().await,
+            }
+        })
+    }
+
+    /// Probes only the parts that refused a write for lack of memory since they last had room:
+    /// a healthy store costs nothing here.
+    fn writable(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let parts: Vec<String> = lock(&self.full).iter().cloned().collect();
+            let mut still = 0;
+            for part in &parts {
+                match self.probe_room(part).await {
+                    Ok(()) => {
+                        lock(&self.full).remove(part);
+                        tracing::info!(
+                            part = if part.is_empty() { "the whole store" } else { part.as_str() },
+                            "Redis has room for writes again"
+                        );
+                    }
+                    Err(StoreError::Full(_)) => still += 1,
+                    Err(e) => return Err(e),
+                }
+            }
+            match (still, &self.route) {
+                (0, _) => Ok(()),
+                (_, Route::One(_)) => Err(StoreError::Full("Redis is at its memory limit (maxmemory)".into())),
+                (n, Route::Cluster(_)) => Err(StoreError::Full(format!(
+                    "{n} of the Redis Cluster's primaries {} at its memory limit (maxmemory); writes to their slots are refused",
+                    if n == 1 { "is" } else { "are" }
+                ))),
             }
         })
     }

@@ -109,8 +109,7 @@ pub(super) async fn append(store: &RedisStore, a: LogAppend<'_>) -> Result<Appen
     }
     let reply: Vec<Value> = store.run(&LOG_APPEND, keys, args).await?;
     if let [Value::Integer(3), held] = reply.as_slice() {
-        let held =
-            held.as_bytes().ok_or_else(|| StoreError::Unavailable(format!("unexpected script answer {reply:?}")))?;
+        let held = held.as_bytes().ok_or_else(|| super::redis::unexpected(&reply))?;
         return Ok(Appended::Changed(held.to_vec()));
     }
     let reply: Vec<i64> = reply.iter().map(|v| v.as_i64().unwrap_or(-1)).collect();
@@ -121,7 +120,7 @@ pub(super) async fn append(store: &RedisStore, a: LogAppend<'_>) -> Result<Appen
         [2, seq, first, bytes] => {
             Appended::Done { seq: n(*seq), log: LogState { first: n(*first), last: n(*seq), bytes: n(*bytes) } }
         }
-        other => return Err(StoreError::Unavailable(format!("unexpected script answer {other:?}"))),
+        other => return Err(super::redis::unexpected(other)),
     })
 }
 
