@@ -49,6 +49,8 @@ static RATE_LIMITED: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 static STORE_ERRORS: AtomicU64 = AtomicU64::new(0);
 /// Store writes refused for lack of room.
 static STORE_FULL: AtomicU64 = AtomicU64::new(0);
+/// Times the embedded store's file was opened again after a disk error.
+static STORE_REOPENED: AtomicU64 = AtomicU64::new(0);
 /// Circuit breakers currently open (0 or 1 in a server, which has one store).
 static CIRCUITS_OPEN: AtomicI64 = AtomicI64::new(0);
 /// Embedded store transactions committed, and the writes they carried.
@@ -104,6 +106,11 @@ pub fn store_error() {
 /// Counts a store write refused for lack of room (a full disk, Redis at `maxmemory`).
 pub fn store_full() {
     STORE_FULL.fetch_add(1, Relaxed);
+}
+
+/// Counts the embedded store's file opened again after a disk error.
+pub fn store_reopened() {
+    STORE_REOPENED.fetch_add(1, Relaxed);
 }
 
 /// Notes a store circuit breaker opening (`true`) or closing.
@@ -179,6 +186,11 @@ pub fn render() -> String {
     );
     out.push_str("# TYPE wrench_store_full_total counter\n");
     let _ = writeln!(out, "wrench_store_full_total {}", STORE_FULL.load(Relaxed));
+    out.push_str(
+        "# HELP wrench_store_reopened_total Times the embedded store's file was opened again after a disk error (a full disk, say).\n",
+    );
+    out.push_str("# TYPE wrench_store_reopened_total counter\n");
+    let _ = writeln!(out, "wrench_store_reopened_total {}", STORE_REOPENED.load(Relaxed));
     out.push_str(
         "# HELP wrench_store_circuit_open 1 while the store's circuit breaker is open (Redis unreachable), else 0.\n",
     );

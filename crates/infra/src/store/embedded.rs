@@ -102,6 +102,17 @@ impl EmbeddedStore {
         EmbeddedStore::start(StoreFile::in_memory(MEMORY_CACHE)?)
     }
 
+    /// A store on `file` (opened by the caller, as tests open one on storage that fails on
+    /// command), without a sweeper.
+    pub fn with_file(file: StoreFile) -> Result<EmbeddedStore, StoreError> {
+        EmbeddedStore::start(file)
+    }
+
+    /// The store's file handle.
+    pub fn file(&self) -> &StoreFile {
+        &self.inner.file
+    }
+
     fn start(file: StoreFile) -> Result<EmbeddedStore, StoreError> {
         let file = Arc::new(file);
         with_tables(&*file.current()?)?;

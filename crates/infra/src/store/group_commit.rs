@@ -221,11 +221,12 @@ fn commit(file: &StoreFile, batch: Vec<Box<dyn Pending>>) {
         }
         tx.commit().map_err(db_err)
     })();
-    let failed = outcome.is_err();
+    // The handle is replaced before the callers hear of the failure, so that what they do
+    // next (a read, say) meets a handle that works.
+    if outcome.is_err() && file.needs_reopen() {
+        let _ = file.reopen();
+    }
     for pending in batch {
         pending.finish(outcome.clone());
-    }
-    if failed && file.needs_reopen() {
-        let _ = file.reopen();
     }
 }
