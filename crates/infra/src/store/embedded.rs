@@ -19,8 +19,9 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTran
 
 use super::{
     Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture,
-    embedded_file::{Room, StoreFile, db_err},
+    embedded_file::{StoreFile, db_err},
     embedded_log::{self, LOGS},
+    embedded_room::Room,
     embedded_tally::{self, SETS, TALLIES},
     group_commit::Writer,
 };
@@ -32,6 +33,8 @@ const LISTS: TableDefinition<&str, &[u8]> = TableDefinition::new("lists");
 pub const FILE_NAME: &str = "wrench.redb";
 /// How often expired entries are deleted.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
+/// The key of `writable`'s probe write: no feature's key starts with a zero byte.
+const ROOM_PROBE: &str = "\0room-probe";
 /// The page cache of a store in memory (tests): the file's is a setting.
 const MEMORY_CACHE: usize = 16 << 20;
 
@@ -523,13 +526,18 @@ impl Store for EmbeddedStore {
         })
     }
 
-    /// The disk's room, read now (the writer reads it again before each batch).
+    /// The disk's room, read now; below the reserve, a probe write when one is due (a write of
+    /// nothing that expires at once), which finds room the file itself has.
     fn writable(&self) -> StoreFuture<'_, ()> {
         let file = self.inner.file.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || file.writable())
+            let room = tokio::task::spawn_blocking(move || file.writable())
                 .await
-                .map_err(|e| StoreError::Unavailable(e.to_string()))?
+                .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            match room {
+                Err(StoreError::Full(_)) => self.put(ROOM_PROBE, b"", Some(Duration::from_secs(1))).await,
+                other => other,
+            }
         })
     }
 

@@ -11,15 +11,11 @@
 //! failing. While no handle can be opened, calls fail with the reason and the writer tries
 //! again every [`RETRY`].
 //!
-//! Room is checked before writes rather than discovered by failing them ([`StoreFile::room`]):
-//! the filesystem's free space is read (one `statvfs`) before each batch, and writes that add
-//! data are refused while it is under [`RESERVE`], which keeps room for the writes that only
-//! count or spend (a paste's last view, a link's visit) and for deletions, which make room.
-//! What the check cannot foresee (another program filling the disk between the check and the
-//! write, a quota) ends in a failed commit and a reopen, and the next batch is checked again.
+//! Room on the disk is checked before writes are applied (`embedded_room`); this module
+//! holds the room of the file's disk for the writer.
 
 use std::{
-    path::{Path, PathBuf},
+    path::Path,
     sync::{
         Arc, Mutex, RwLock,
         atomic::{AtomicU64, Ordering},
@@ -29,29 +25,12 @@ use std::{
 
 use redb::{Builder, Database, ReadableDatabase};
 
-use super::StoreError;
+use super::{StoreError, embedded_room::DiskRoom};
 
-/// Free space below which writes that add data are refused: room for counts, spent uses,
-/// deletions and the sweep of expired entries, which need a few pages each.
-pub const RESERVE: u64 = 8 << 20;
-/// Free space below which writes that only count or spend are refused too; deletions still go.
-pub const KEEP_FLOOR: u64 = 1 << 20;
 /// How often the writer tries again to open a file it could not reopen.
 pub const RETRY: Duration = Duration::from_secs(1);
 /// Longest the writer waits for reads started on the old handle before it reopens anyway later.
 const READERS_WAIT: Duration = Duration::from_secs(5);
-
-/// What a write does to the disk, declared with the write and checked before it is applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Room {
-    /// Adds about this many bytes (a value, an entry, a batch of visits).
-    Grows(usize),
-    /// Counts, stamps or spends a use: a few pages rewritten.
-    Keeps,
-    /// Removes data (deletions, clearing a log, the sweep): always let through, since it is
-    /// how room is made.
-    Frees,
-}
 
 /// Opens the database (again).
 pub type Opener = Box<dyn Fn() -> Result<Database, redb::DatabaseError> + Send + Sync>;
@@ -60,8 +39,8 @@ pub type Opener = Box<dyn Fn() -> Result<Database, redb::DatabaseError> + Send +
 pub struct StoreFile {
     /// How to open the database again; `None` for a store in memory (tests), which cannot be.
     open: Option<Opener>,
-    /// The directory whose filesystem's room is checked; `None` in memory.
-    dir: Option<PathBuf>,
+    /// The room on the file's disk.
+    pub room: DiskRoom,
     /// The handle; `None` while the file could not be opened again.
     db: RwLock<Option<Arc<Database>>>,
     /// Why the file could not be opened again, while it cannot.
@@ -100,19 +79,19 @@ impl StoreFile {
     pub fn open(path: &Path, cache: usize) -> Result<StoreFile, StoreError> {
         let shown = path.display().to_string();
         let path = path.to_path_buf();
-        let dir = path.parent().map(Path::to_path_buf);
+        let room = DiskRoom::of_dir(path.parent().map(Path::to_path_buf).unwrap_or_default());
         // redb's builder is not `Send`, so one is made for each open.
         let open: Opener = Box::new(move || builder(cache).create(&path));
-        StoreFile::with_opener(dir, open).map_err(|e| StoreError::Unavailable(format!("cannot open {shown}: {e}")))
+        StoreFile::with_opener(open, room).map_err(|e| StoreError::Unavailable(format!("cannot open {shown}: {e}")))
     }
 
-    /// A store opened (and opened again) by `open`, whose room is that of `dir`'s filesystem;
-    /// tests give a backend that fails as a full disk does.
-    pub fn with_opener(dir: Option<PathBuf>, open: Opener) -> Result<StoreFile, StoreError> {
+    /// A store opened (and opened again) by `open`, on a disk whose room `room` tells; tests
+    /// give storage that fails as a full disk does.
+    pub fn with_opener(open: Opener, room: DiskRoom) -> Result<StoreFile, StoreError> {
         let db = open().map_err(db_err)?;
         Ok(StoreFile {
             open: Some(open),
-            dir,
+            room,
             db: RwLock::new(Some(Arc::new(db))),
             broken: Mutex::new(None),
             reopened: AtomicU64::new(0),
@@ -124,7 +103,7 @@ impl StoreFile {
         let db = builder(cache).create_with_backend(redb::backends::InMemoryBackend::new()).map_err(db_err)?;
         Ok(StoreFile {
             open: None,
-            dir: None,
+            room: DiskRoom::new(None),
             db: RwLock::new(Some(Arc::new(db))),
             broken: Mutex::new(None),
             reopened: AtomicU64::new(0),
@@ -218,47 +197,12 @@ impl StoreFile {
         self.reopened.load(Ordering::Relaxed)
     }
 
-    /// Bytes free to an unprivileged writer on the file's filesystem; `None` in memory or
-    /// when the filesystem does not say.
-    pub fn free_bytes(&self) -> Option<u64> {
-        let stats = rustix::fs::statvfs(self.dir.as_deref()?).ok()?;
-        Some(stats.f_bavail.saturating_mul(stats.f_frsize))
-    }
-
-    /// Whether a write of this kind has room, given `free` bytes and `admitted` bytes already
-    /// let through in the same batch; the reason when it has not.
-    pub fn room(room: Room, free: Option<u64>, admitted: u64) -> Result<(), StoreError> {
-        let Some(free) = free else { return Ok(()) };
-        let need = match room {
-            Room::Frees => return Ok(()),
-            Room::Keeps => KEEP_FLOOR,
-            // Twice the bytes: the pages a commit writes before the old ones are freed.
-            Room::Grows(bytes) => RESERVE + 2 * (bytes as u64 + admitted),
-        };
-        if free >= need {
-            return Ok(());
-        }
-        Err(StoreError::Full(match room {
-            Room::Grows(_) => format!(
-                "the disk holding the embedded store has {} free; this write needs {} with the {} kept in reserve",
-                mib(free),
-                mib(need),
-                mib(RESERVE)
-            ),
-            _ => format!(
-                "the disk holding the embedded store has {} free, under the {} kept for counts",
-                mib(free),
-                mib(KEEP_FLOOR)
-            ),
-        }))
-    }
-
-    /// `Ok` when a write of new data would find room now; for `/health`.
+    /// `Ok` when a write of new data would go ahead now; for `/health`.
     pub fn writable(&self) -> Result<(), StoreError> {
-        if lock(&self.broken).is_some() {
+        if self.is_broken() {
             return Err(self.broken_error());
         }
-        StoreFile::room(Room::Grows(0), self.free_bytes(), 0)
+        self.room.writable()
     }
 
     /// Checks a read transaction can be begun (for pings).
@@ -267,31 +211,36 @@ impl StoreFile {
     }
 }
 
-/// Bytes in MiB with one decimal, for messages.
-fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
-}
-
 #[cfg(test)]
 mod tests {
-    use std::{
-        collections::HashSet,
-        sync::atomic::{AtomicBool, Ordering},
-    };
+    use std::collections::{HashMap, HashSet};
 
     use redb::{StorageBackend, backends::InMemoryBackend};
 
     use super::*;
-    use crate::store::{Store, embedded::EmbeddedStore};
+    use crate::store::{Store, embedded::EmbeddedStore, embedded_room::PROBE_EVERY};
 
-    /// Storage that fails as a full disk fails: once `full` is set, a write that touches a
-    /// 4 KiB block never written before gets `StorageFull` (setting the length allocates
-    /// nothing, as on tmpfs or ext4), while blocks already written can be written again.
+    /// A disk of `size` bytes shared by the store's file and `ballast` (another program's
+    /// files). Writing a 4 KiB block never written before takes a block of the disk, and
+    /// fails with `StorageFull` when none is left; blocks already written can be written
+    /// again, and setting the file's length takes nothing, as on tmpfs or ext4.
+    #[derive(Debug, Default)]
+    struct DiskState {
+        size: u64,
+        ballast: u64,
+        written: HashSet<u64>,
+    }
+
+    impl DiskState {
+        fn free(&self) -> u64 {
+            self.size.saturating_sub(self.ballast + 4096 * self.written.len() as u64)
+        }
+    }
+
     #[derive(Debug)]
     struct Disk {
         bytes: Arc<InMemoryBackend>,
-        written: Arc<Mutex<HashSet<u64>>>,
-        full: Arc<AtomicBool>,
+        state: Arc<Mutex<DiskState>>,
     }
 
     impl StorageBackend for Disk {
@@ -308,97 +257,119 @@ mod tests {
             self.bytes.sync_data()
         }
         fn write(&self, offset: u64, data: &[u8]) -> Result<(), std::io::Error> {
+            let mut disk = lock(&self.state);
             let blocks = offset / 4096..=(offset + data.len().max(1) as u64 - 1) / 4096;
-            let mut written = lock(&self.written);
-            if self.full.load(Ordering::SeqCst) && blocks.clone().any(|b| !written.contains(&b)) {
+            let new = blocks.clone().filter(|b| !disk.written.contains(b)).count() as u64;
+            if new * 4096 > disk.free() {
                 return Err(std::io::Error::from(std::io::ErrorKind::StorageFull));
             }
-            written.extend(blocks);
+            disk.written.extend(blocks);
             self.bytes.write(offset, data)
         }
     }
 
-    #[test]
-    fn room_is_refused_below_the_reserve_for_new_data_and_below_the_floor_for_counts() {
-        assert!(StoreFile::room(Room::Grows(1 << 20), None, 0).is_ok(), "in memory nothing is checked");
-        assert!(StoreFile::room(Room::Grows(1 << 20), Some(RESERVE + (2 << 20)), 0).is_ok());
-        let full = StoreFile::room(Room::Grows(1 << 20), Some(RESERVE + (2 << 20) - 1), 0);
-        assert!(
-            matches!(&full, Err(StoreError::Full(why)) if why.contains("10.0 MiB") && !why.contains('/')),
-            "{full:?}"
-        );
-        assert!(StoreFile::room(Room::Grows(1 << 20), Some(RESERVE + (4 << 20)), 1 << 20).is_ok());
-        assert!(
-            StoreFile::room(Room::Grows(1 << 20), Some(RESERVE + (4 << 20)), (1 << 20) + 1).is_err(),
-            "the batch's earlier writes count"
-        );
-        assert!(StoreFile::room(Room::Keeps, Some(KEEP_FLOOR), 0).is_ok());
-        assert!(StoreFile::room(Room::Keeps, Some(KEEP_FLOOR - 1), 0).is_err());
-        assert!(StoreFile::room(Room::Frees, Some(0), 0).is_ok(), "deleting is how room is made");
+    /// A store on `disk`, with a page cache small enough that reads go to the disk (and
+    /// would fail on a handle redb stopped trusting).
+    fn store_on(bytes: &Arc<InMemoryBackend>, disk: &Arc<Mutex<DiskState>>) -> EmbeddedStore {
+        let (b, d) = (bytes.clone(), disk.clone());
+        let open: Opener =
+            Box::new(move || builder(64 << 10).create_with_backend(Disk { bytes: b.clone(), state: d.clone() }));
+        let d = disk.clone();
+        let room = DiskRoom::new(Some(Box::new(move || Some(lock(&d).free()))));
+        EmbeddedStore::with_file(StoreFile::with_opener(open, room).unwrap()).unwrap()
+    }
+
+    fn value(i: usize) -> Vec<u8> {
+        (0..64 * 1024 + i).map(|n| (n * 7 + i) as u8).collect()
+    }
+
+    async fn all_read_back(store: &EmbeddedStore, kept: &HashMap<String, Vec<u8>>) {
+        for (key, v) in kept {
+            assert_eq!(store.get(key).await.unwrap().as_ref(), Some(v), "{key}");
+        }
     }
 
     #[tokio::test]
-    async fn a_full_disk_refuses_writes_keeps_reads_and_heals_without_a_restart() {
-        let written: Arc<Mutex<HashSet<u64>>> = Arc::default();
-        let (bytes, full) = (Arc::new(InMemoryBackend::new()), Arc::new(AtomicBool::new(false)));
-        let disk = (bytes.clone(), Arc::clone(&written), full.clone());
-        // A small cache, so that reads go to the storage and would fail on a handle redb
-        // stopped trusting.
-        let open: Opener = Box::new(move || {
-            builder(64 << 10).create_with_backend(Disk {
-                bytes: disk.0.clone(),
-                written: disk.1.clone(),
-                full: disk.2.clone(),
-            })
-        });
-        let file = StoreFile::with_opener(None, open).unwrap();
-        let store = EmbeddedStore::with_file(file).unwrap();
-        let value = |i: usize| vec![i as u8; 3000 + i];
-        for i in 0..200 {
-            store.put(&format!("paste:{i}"), &value(i), None).await.unwrap();
-        }
+    async fn a_full_disk_refuses_new_data_keeps_reads_and_heals_without_a_restart() {
+        let bytes = Arc::new(InMemoryBackend::new());
+        let disk = Arc::new(Mutex::new(DiskState { size: 16 << 20, ..DiskState::default() }));
+        let store = store_on(&bytes, &disk);
+        let mut kept = HashMap::new();
 
-        full.store(true, Ordering::SeqCst);
-        let refused = store.put("big", &vec![7; 200_000], None).await;
-        assert!(matches!(&refused, Err(StoreError::Full(_))), "{refused:?}");
-        assert_eq!(store.file().reopened(), 1, "the handle redb stopped trusting was replaced");
-        // Reads go on after the failed commit: every acknowledged value, none torn.
-        for i in 0..200 {
-            assert_eq!(store.get(&format!("paste:{i}")).await.unwrap(), Some(value(i)), "paste:{i}");
+        // The store fills its disk: new data is refused at the reserve, before any commit fails.
+        let mut refused = None;
+        for i in 0..1000 {
+            let key = format!("paste:{i}");
+            match store.put(&key, &value(i), None).await {
+                Ok(()) => {
+                    kept.insert(key, value(i));
+                }
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
         }
-        assert_eq!(store.get("big").await.unwrap(), None, "the refused write left nothing");
-        // More refusals cost a reopen each and nothing else.
+        let refused = refused.expect("the disk filled up");
+        assert!(matches!(&refused, StoreError::Full(why) if why.contains("reserve")), "{refused:?}");
+        assert!(kept.len() >= 20, "only {} values fitted", kept.len());
+        assert!(store.writable().await.is_err());
+        all_read_back(&store, &kept).await;
+        // Counting still works below the reserve, and so does deleting.
+        assert_eq!(store.incr("views", None).await.unwrap().0, 1);
+
+        // Another program takes the rest of the disk: probes now fail in the commit, which
+        // costs a reopen of the file and nothing else.
+        let left = lock(&disk).free();
+        lock(&disk).ballast = left;
+        let mut failed_commits = 0;
         for _ in 0..3 {
-            assert!(matches!(store.put("big", &vec![7; 200_000], None).await, Err(StoreError::Full(_))));
+            tokio::time::sleep(PROBE_EVERY).await;
+            assert!(matches!(store.put("big", &vec![1; 300_000], None).await, Err(StoreError::Full(_))));
+            failed_commits = store.file().reopened();
         }
-        assert!(store.get("paste:3").await.unwrap().is_some());
+        assert!(failed_commits >= 1, "a probe's commit met the full disk");
+        all_read_back(&store, &kept).await;
+        assert_eq!(store.get("big").await.unwrap(), None, "a refused write leaves nothing");
 
-        // Room returns: the next write works, with no restart.
-        full.store(false, Ordering::SeqCst);
-        store.put("after", b"room again", None).await.unwrap();
-        assert_eq!(store.get("after").await.unwrap().as_deref(), Some(&b"room again"[..]));
-        assert_eq!(store.incr("n", None).await.unwrap().0, 1);
+        // Deleting makes room inside the file, which the next probe finds: writes resume
+        // although the disk itself has no more room than before.
+        let gone: Vec<String> = kept.keys().take(kept.len() / 2).cloned().collect();
+        for key in &gone {
+            store.delete(&[key]).await.unwrap();
+            kept.remove(key);
+        }
+        let resumed = std::time::Instant::now();
+        let mut written = 0;
+        while resumed.elapsed() < 2 * PROBE_EVERY + Duration::from_secs(1) && written < 5 {
+            let key = format!("again:{written}");
+            if store.put(&key, &value(written), None).await.is_ok() {
+                kept.insert(key, value(written));
+                written += 1;
+            } else {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        assert_eq!(written, 5, "writes did not resume in the file's freed pages");
+        assert!(store.writable().await.is_ok());
 
-        // And a store opened afresh on the same bytes has everything acknowledged.
+        // The other program's files go: the disk's room is back.
+        lock(&disk).ballast = 0;
+        store.put("after", &value(1), None).await.unwrap();
+        kept.insert("after".into(), value(1));
+        all_read_back(&store, &kept).await;
+
+        // A store opened afresh on the same disk has everything acknowledged, nothing torn.
         drop(store);
-        let reopened = EmbeddedStore::with_file(
-            StoreFile::with_opener(
-                None,
-                Box::new(move || {
-                    Builder::new().create_with_backend(Disk {
-                        bytes: bytes.clone(),
-                        written: written.clone(),
-                        full: Arc::new(AtomicBool::new(false)),
-                    })
-                }),
-            )
-            .unwrap(),
-        )
-        .unwrap();
-        for i in 0..200 {
-            assert_eq!(reopened.get(&format!("paste:{i}")).await.unwrap(), Some(value(i)));
+        let reopened = store_on(&bytes, &disk);
+        all_read_back(&reopened, &kept).await;
+        for key in &gone {
+            assert_eq!(reopened.get(key).await.unwrap(), None);
         }
-        assert_eq!(reopened.get("after").await.unwrap().as_deref(), Some(&b"room again"[..]));
-        assert_eq!(reopened.get("big").await.unwrap(), None);
+        eprintln!(
+            "{} values kept, {failed_commits} reopen(s) after failed commits, writes resumed in the file after {:?}",
+            kept.len(),
+            resumed.elapsed()
+        );
     }
 }

@@ -13,10 +13,11 @@
 //! storage error aborts the whole transaction and every write of the batch is answered with
 //! it; nothing of the batch is kept.
 //!
-//! The writer also keeps the file usable ([`super::embedded_file`]): each write declares what
-//! it does to the disk ([`Room`]), and before a batch is applied the writes that would not fit
-//! are answered `Full` and left out; after a commit that failed on an I/O error it opens the
-//! file again at once, and while the file cannot be opened it tries again every second.
+//! The writer also keeps the file usable: each write declares what it does to the disk
+//! ([`Room`]), and before a batch is applied the writes that would not fit are answered `Full`
+//! and left out (`embedded_room`); after a commit that failed on an I/O error it opens the
+//! file again at once, and while the file cannot be opened it tries again every second
+//! (`embedded_file`).
 
 use std::sync::Arc;
 
@@ -25,7 +26,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::{
     StoreError,
-    embedded_file::{RETRY, Room, StoreFile, db_err},
+    embedded_file::{RETRY, StoreFile, db_err},
+    embedded_room::Room,
 };
 
 /// Most writes in one transaction: bounds the time a batch holds the writer.
@@ -190,17 +192,11 @@ where
 /// failed on an I/O error leaves redb's handle refusing every later transaction, so the file
 /// is opened again before the next batch.
 fn commit(file: &StoreFile, batch: Vec<Box<dyn Pending>>) {
-    let free = file.free_bytes();
-    let mut admitted = 0u64;
+    let mut room = file.room.check();
     let mut batch: Vec<Box<dyn Pending>> = batch
         .into_iter()
-        .filter_map(|pending| match StoreFile::room(pending.room(), free, admitted) {
-            Ok(()) => {
-                if let Room::Grows(bytes) = pending.room() {
-                    admitted += bytes as u64;
-                }
-                Some(pending)
-            }
+        .filter_map(|pending| match file.room.admit(&mut room, pending.room()) {
+            Ok(()) => Some(pending),
             Err(full) => {
                 pending.finish(Err(full));
                 None
@@ -221,6 +217,7 @@ fn commit(file: &StoreFile, batch: Vec<Box<dyn Pending>>) {
         }
         tx.commit().map_err(db_err)
     })();
+    file.room.after_commit(&room, outcome.is_ok());
     // The handle is replaced before the callers hear of the failure, so that what they do
     // next (a read, say) meets a handle that works.
     if outcome.is_err() && file.needs_reopen() {

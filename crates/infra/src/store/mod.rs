@@ -35,6 +35,7 @@ pub mod counted;
 pub mod embedded;
 pub mod embedded_file;
 mod embedded_log;
+pub mod embedded_room;
 mod embedded_tally;
 pub mod gated;
 pub mod group_commit;

@@ -470,7 +470,7 @@ impl Store for RedisStore {
                 Value::Array(parts) => parts,
                 other => return Err(unexpected(&other)),
             };
-            let [stored, open] = parts.as_slice() else { return Err(unexpected(&Value::Array(parts))) };
+            let [stored, open] = parts.as_slice() else { return Err(unexpected(Value::Array(parts))) };
             let value = super::gated::split(stored.as_bytes().ok_or_else(|| unexpected(stored))?).1.to_vec();
             Ok(Some(if open.as_i64() == Some(1) { super::Counted::Open(value) } else { super::Counted::Closed(value) }))
         })
