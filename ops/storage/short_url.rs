@@ -550,7 +550,12 @@ pub(super) async fn follow(ctx: &Ctx, slug: &str, now: SystemTime) -> Result<Red
     match counted {
         Counted::Open(raw) => {
             let link = read(&raw)?;
-            visits::record(ctx, slug, now).await?;
+            // The visit is counted; its description waits for the store (the day's salt).
+            // A store that cannot give it now (full, failing) loses the description, never
+            // the redirect.
+            if let Err(e) = visits::record(ctx, slug, now).await {
+                ctx.tallies.undescribed(&e);
+            }
             Ok(Redirect { location: link.url, status: link.redirect_status, forward_query: link.forward_query })
         }
         Counted::Closed(raw) => {

@@ -53,18 +53,8 @@ pub async fn count(
             crate::metrics::store_error();
             // Every request meets the same failure while it lasts: say so once in a while,
             // not once a request (`wrench_store_errors_total` counts them all).
-            static LAST_SAID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-            let last = LAST_SAID.load(std::sync::atomic::Ordering::Relaxed);
-            if now >= last + 10
-                && LAST_SAID
-                    .compare_exchange(
-                        last,
-                        now,
-                        std::sync::atomic::Ordering::Relaxed,
-                        std::sync::atomic::Ordering::Relaxed,
-                    )
-                    .is_ok()
-            {
+            static WARNED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            if crate::store::warn_now(&WARNED) {
                 tracing::warn!(error = %e, "rate limits not counted (requests go through meanwhile)");
             }
             return Ok(Vec::new());

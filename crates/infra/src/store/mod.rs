@@ -95,6 +95,15 @@ impl StoreError {
 /// write made after this finds the room that was freed meanwhile.
 pub const FULL_RETRY_AFTER: u64 = 5;
 
+/// Whether a warning of a kind last given at `last` (Unix seconds) may be given now: at most
+/// one every ten seconds, for failures that every request meets while they last (a full
+/// store, say), which the metrics count one by one.
+pub fn warn_now(last: &std::sync::atomic::AtomicU64) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (now, before) = (crate::time::unix_secs(), last.load(Relaxed));
+    now >= before + 10 && last.compare_exchange(before, now, Relaxed, Relaxed).is_ok()
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
         // The detail of an outage can name hosts or paths; it is logged, and the client gets
@@ -102,7 +111,10 @@ impl From<StoreError> for ApiError {
         crate::metrics::store_error();
         match e {
             StoreError::Full(why) => {
-                tracing::warn!(reason = %why, "store write refused: no room");
+                static WARNED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+                if warn_now(&WARNED) {
+                    tracing::warn!(reason = %why, "store writes refused: no room (said at most every 10 s; wrench_store_full_total counts them)");
+                }
                 crate::metrics::store_full();
                 ApiError::new(
                     ErrorCode::StoreFull,

@@ -152,6 +152,13 @@ impl TallyQueue {
         }))
     }
 
+    /// Counts a visit that could not be described at all (its description needed the store,
+    /// which failed): the visit itself was counted, and its redirect answered.
+    pub fn undescribed(&self, why: &dyn std::fmt::Display) {
+        crate::metrics::visits_dropped(1);
+        tracing::debug!(error = %why, "a visit was counted but not described");
+    }
+
     /// Queues `visit`, starting a writer if none is running.
     pub fn push(&self, visit: TallyVisit) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
