@@ -1,6 +1,7 @@
 //! Redis going away and coming back, with a Redis server this test starts and stops itself
-//! (on a free port, keeping nothing on disk). Skipped, with a message, where `redis-server`
-//! is not installed; CI machines have it.
+//! (on a free port, keeping nothing on disk, or its append-only file in a directory of its own
+//! when it is killed under writers and started again). Skipped, with a message, where
+//! `redis-server` is not installed; CI machines have it.
 
 mod common;
 
@@ -192,4 +193,141 @@ async fn an_outage_costs_stateless_requests_nothing_and_stateful_ones_at_most_tw
     serving.abort();
     server.kill().unwrap();
     server.wait().unwrap();
+}
+
+/// Redis killed (SIGKILL) and started again on its append-only file while eight writers create
+/// pastes: during the outage each write answers 503 `STORE_UNAVAILABLE` within 2 s, writes
+/// resume by themselves once Redis is back, and every paste acknowledged before, during or
+/// after reads back (Redis writes each command to its file before answering,
+/// `appendfsync always`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_killed_and_restarted_under_writers_loses_nothing_acknowledged() {
+    let port = free_port();
+    let dir = std::env::temp_dir().join(format!("wrench-aof-test-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let durable = |port: u16| {
+        Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+    };
+    let Ok(server) = durable(port) else {
+        common::skipped("redis-server does not start here");
+        return;
+    };
+    let mut server = common::Killed(server);
+    let config = Config {
+        redis_url: Some(format!("redis://127.0.0.1:{port}")),
+        redis_prefix: "wrench-restart-test:".into(),
+        anon_quota: wrench_infra::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
+        ..Config::default()
+    };
+    let store = wrench_infra::store::open(&config).unwrap();
+    let app = wrench::http::app_with_store(Arc::new(config), store.clone(), wrench::operations()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(
+        poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
+    );
+    assert!(
+        until(Duration::from_secs(5), || {
+            let s = store.clone();
+            async move { s.ping().await.is_ok() }
+        })
+        .await
+    );
+
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+                let (mut kept, mut refused, mut slowest) = (Vec::new(), 0, Duration::ZERO);
+                let mut i = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let content = format!("writer {w} paste {i}");
+                    let body = serde_json::json!({"content": content}).to_string();
+                    let sent = Instant::now();
+                    let (head, body) =
+                        common::exchange(&mut conn, &common::json_request("POST", "/v1/paste/create", "", &body)).await;
+                    slowest = slowest.max(sent.elapsed());
+                    if head.starts_with("http/1.1 200") {
+                        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+                        kept.push((v["data"]["id"].as_str().unwrap().to_string(), content));
+                    } else {
+                        assert!(
+                            head.starts_with("http/1.1 503") && body.contains("STORE_UNAVAILABLE"),
+                            "{head} {body}"
+                        );
+                        refused += 1;
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    i += 1;
+                }
+                (kept, refused, slowest)
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    server.0.kill().unwrap();
+    server.0.wait().unwrap();
+    // Longer than a command's time limit (1.5 s): a shorter outage is waited out by the
+    // client, whose commands wait for the connection to come back.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let Ok(again) = durable(port) else { panic!("redis-server did not start again") };
+    let _server = common::Killed(again);
+    let restarted = Instant::now();
+    // Writes resume by themselves; then a second more of them.
+    let paste = common::json_request("POST", "/v1/paste/create", "", r#"{"content":"back"}"#);
+    assert!(
+        until(Duration::from_secs(15), || {
+            let paste = paste.clone();
+            async move {
+                let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+                common::exchange(&mut s, &paste).await.0.starts_with("http/1.1 200")
+            }
+        })
+        .await,
+        "writes did not resume once Redis was back"
+    );
+    let resumed = restarted.elapsed();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut kept, mut refused, mut slowest) = (Vec::new(), 0, Duration::ZERO);
+    for w in writers {
+        let (k, r, s) = w.await.unwrap();
+        kept.extend(k);
+        refused += r;
+        slowest = slowest.max(s);
+    }
+    assert!(refused > 0, "no write met the outage: the test stopped nothing ({} acknowledged)", kept.len());
+    assert!(slowest < Duration::from_secs(2), "a write took {slowest:?}");
+    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut lost = Vec::new();
+    for (id, content) in &kept {
+        let (head, body) =
+            common::exchange(&mut conn, &format!("GET /v1/paste/{id} HTTP/1.1\r\nHost: x\r\n\r\n")).await;
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        if !head.starts_with("http/1.1 200") || v["data"]["content"] != content.as_str() {
+            lost.push(id.clone());
+        }
+    }
+    serving.abort();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        lost.is_empty(),
+        "{} of {} acknowledged pastes lost: {:?}",
+        lost.len(),
+        kept.len(),
+        &lost[..lost.len().min(5)]
+    );
+    eprintln!(
+        "{} pastes acknowledged around a kill -9 of Redis, all read back; {refused} writes refused during the outage, \
+         the slowest answer {slowest:?}; writes resumed {resumed:?} after Redis started again",
+        kept.len()
+    );
 }
