@@ -11,7 +11,6 @@
 
 // The lower layers' modules, under the names the operation files use for them.
 use wrench_contract::{decode, op, prelude, validate};
-#[cfg(test)]
 use wrench_infra::config;
 use wrench_infra::{bounds, connection, cpu, datasets, envelope, net, random, rate, store, time};
 
@@ -33,7 +32,12 @@ pub fn registry() -> op::Registry {
     let mut operations: Vec<op::Operation> = placed().into_iter().map(|(_, op)| op).collect();
     operations.sort_by_key(|o| (o.routes[0].path, o.routes[0].method));
     let startup = op::StartupTask { name: "embedded tables", run: warm_up };
-    op::Registry { operations, startup: vec![startup], tables: TABLES.iter().map(|t| t.task).collect() }
+    op::Registry {
+        operations,
+        startup: vec![startup],
+        tables: TABLES.iter().map(|t| t.task).collect(),
+        mounts: vec![storage::short_url::MOUNT],
+    }
 }
 
 /// An embedded table an operation builds on first use.

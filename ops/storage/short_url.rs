@@ -13,6 +13,8 @@ use std::time::SystemTime;
 
 use super::short_url_visits as visits;
 use crate::{
+    config::Config,
+    op,
     prelude::*,
     random,
     store::{Counted, CountedRead, gated},
@@ -31,6 +33,20 @@ const RESERVED: &[&str] =
 const MAX_URL: usize = 2048;
 /// Most links one batch creates.
 const MAX_BATCH: usize = 100;
+
+/// Short links at their own base (`WRENCH_SHORT_URL_BASE`): the server redirects
+/// `{base path}{slug}` as it redirects `/v1/short-url/r/{slug}`.
+pub(crate) const MOUNT: op::Mount =
+    op::Mount { operation: "followShortUrl", prefix: Config::short_url_path, setting: "WRENCH_SHORT_URL_BASE" };
+
+/// The absolute short URL of `slug`: the short base and the slug when one is set, else the
+/// redirect route under the public URL.
+pub(super) fn short_url(config: &Config, slug: &str) -> String {
+    match &config.short_url_base {
+        Some(base) => format!("{base}{slug}"),
+        None => format!("{}/v1/short-url/r/{slug}", config.public_base()),
+    }
+}
 
 pub(super) fn key(slug: &str) -> String {
     format!("link:{{{slug}}}")
@@ -150,11 +166,25 @@ impl Validate for RedirectStatus {
 
 /// Most characters of a tag.
 const MAX_TAG: usize = 32;
+/// What a tag is made of: a letter or digit of any script, then letters, combining marks
+/// (the vowel signs of Devanagari, say, or an accent typed apart), digits, spaces, `.`, `_` or
+/// `-`. The document declares this pattern (Unicode property classes, as ECMA-262 reads them
+/// in Unicode mode) and the server checks the same one.
+const TAG_PATTERN: &str = r"^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._-]*$";
 
-/// A tag: 1 to 32 letters, digits, spaces, `.`, `_` or `-`, starting with a letter or digit.
+/// A tag: 1 to 32 characters as [`TAG_PATTERN`] allows, kept in Unicode normalisation form C
+/// (so `café` typed with a combining accent is the same tag as `café` typed whole).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(transparent)]
 pub(super) struct Tag(pub String);
+
+impl Tag {
+    /// The tag as kept: NFC.
+    pub(super) fn normalized(self) -> String {
+        use unicode_normalization::UnicodeNormalization;
+        self.0.nfc().collect()
+    }
+}
 
 impl JsonSchema for Tag {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -166,25 +196,52 @@ impl JsonSchema for Tag {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "minLength": 1, "maxLength": MAX_TAG, "pattern": "^[A-Za-z0-9][A-Za-z0-9 ._-]*$"})
+        schemars::json_schema!({"type": "string", "minLength": 1, "maxLength": MAX_TAG, "pattern": TAG_PATTERN})
     }
 }
 
 impl Validate for Tag {
     fn validate(&self, path: &str) -> Result<(), wrench_contract::validate::FieldError> {
+        static SHAPE: std::sync::LazyLock<regex::Regex> =
+            std::sync::LazyLock::new(|| regex::Regex::new(TAG_PATTERN).expect("the tag pattern compiles"));
         let t = &self.0;
-        let ok = (1..=MAX_TAG).contains(&t.chars().count())
-            && t.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && t.chars().all(|c| c.is_ascii_alphanumeric() || " ._-".contains(c));
-        if ok {
+        if (1..=MAX_TAG).contains(&t.chars().count()) && SHAPE.is_match(t) {
             return Ok(());
         }
         Err(wrench_contract::validate::FieldError {
             path: path.to_string(),
             message: format!(
-                "{t:?} is not a tag: 1 to {MAX_TAG} letters, digits, spaces, ., _ or -, starting with a letter or digit"
+                "{t:?} is not a tag: 1 to {MAX_TAG} letters (of any script), digits, combining marks, spaces, ., _ or -, starting with a letter or digit"
             ),
         })
+    }
+}
+
+/// A custom slug as given. Its shape is declared in the document (length and characters) and
+/// checked by the operation, which answers 400 `INVALID_SLUG` (the original service's code)
+/// rather than `VALIDATION_ERROR` for a slug that breaks it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(transparent)]
+struct CustomSlug(String);
+
+impl JsonSchema for CustomSlug {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CustomSlug".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "minLength": SLUG_MIN, "maxLength": SLUG_MAX, "pattern": "^[A-Za-z0-9_-]+$"})
+    }
+}
+
+impl Validate for CustomSlug {
+    /// Checked by the operation, with its own code (`slug_problem`).
+    fn validate(&self, _: &str) -> Result<(), wrench_contract::validate::FieldError> {
+        Ok(())
     }
 }
 
@@ -197,12 +254,13 @@ struct ShortUrlCreateInput {
     #[schemars(length(min = 1, max = 2048), pattern("^[\\x00-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:"))]
     url: String,
     /// Your own slug: 3 to 64 letters, digits, `-` or `_`, not a reserved word (r, create,
-    /// stats, get, list, new, delete, api, admin, docs, health, batch). Generated (6
-    /// characters) when absent.
+    /// stats, get, list, new, delete, api, admin, docs, health, batch) nor, when short links
+    /// have a base of their own at the server's root (`WRENCH_SHORT_URL_BASE`), one of the
+    /// server's own top-level paths. Generated (6 characters) when absent. A slug that breaks
+    /// these rules is 400 `INVALID_SLUG`, naming the rule.
     /// Also accepted as `custom_slug`, the original service's spelling.
     #[serde(default, alias = "custom_slug")]
-    #[schemars(length(max = 200))]
-    custom_slug: Option<String>,
+    custom_slug: Option<CustomSlug>,
     /// The link redirects from this instant on (RFC 3339); before it, 410 `LINK_EXPIRED`.
     #[serde(default)]
     #[schemars(length(min = 1, max = 64))]
@@ -259,10 +317,9 @@ pub(super) struct ShortUrlCreated {
 
 impl ShortUrlCreated {
     pub(super) fn of(ctx: &Ctx, slug: String, r: LinkRecord) -> ShortUrlCreated {
-        let base = ctx.config.public_base();
         ShortUrlCreated {
-            short_url: format!("{base}/v1/short-url/r/{slug}"),
-            qr_url: format!("{base}/v1/short-url/{slug}/qr"),
+            short_url: short_url(&ctx.config, &slug),
+            qr_url: format!("{}/v1/short-url/{slug}/qr", ctx.config.public_base()),
             slug,
             url: r.url,
             created_at: r.created_at,
@@ -320,9 +377,18 @@ pub(super) fn check_period(since: &Option<String>, until: &Option<String>) -> Re
 }
 
 /// Why a custom slug is refused, if it is.
-fn slug_problem(slug: &str) -> Option<String> {
+fn slug_problem(config: &Config, slug: &str) -> Option<String> {
     shape_problem(slug)
         .or_else(|| RESERVED.iter().any(|r| r.eq_ignore_ascii_case(slug)).then(|| format!("{slug:?} is reserved")))
+        .or_else(|| shadows(config, slug))
+}
+
+/// Why `slug` would shadow one of the server's own paths, if it would: only when short links
+/// sit at the root of the server (a base path of `/`).
+fn shadows(config: &Config, slug: &str) -> Option<String> {
+    (config.short_url_path() == Some("/") && op::is_server_path(slug)).then(|| {
+        format!("{slug:?} would shadow the server's own path /{slug}, since short links sit at the root of this server (WRENCH_SHORT_URL_BASE)")
+    })
 }
 
 /// Why `slug` has a shape no link can have (length, characters), if it has.
@@ -351,13 +417,13 @@ async fn create(ctx: &Ctx, input: ShortUrlCreateInput) -> Result<ShortUrlCreated
         max_visits: input.max_visits,
         forward_query: input.forward_query,
         redirect_status: input.redirect_status.map_or(302, |s| s.0),
-        tags: input.tags.into_iter().map(|t| t.0).collect(),
+        tags: input.tags.into_iter().map(Tag::normalized).collect(),
         manage_token_sha256: Some(digest),
     };
     let bytes = record.stored(0)?;
     let slug = match input.custom_slug {
-        Some(slug) => {
-            if let Some(why) = slug_problem(&slug) {
+        Some(CustomSlug(slug)) => {
+            if let Some(why) = slug_problem(&ctx.config, &slug) {
                 let mut e = ApiError::new(ErrorCode::InvalidSlug, format!("customSlug: {why}"));
                 e.field = Some("customSlug".into());
                 return Err(e);
@@ -577,6 +643,12 @@ mod tests {
     use crate::testing::json_of;
 
     fn client() -> TestClient<wrench::http::App> {
+        client_with(Config::default())
+    }
+
+    /// The short-link operations, on `config`, with the server's mount of short links at their
+    /// own base as the registry declares it.
+    fn client_with(config: Config) -> TestClient<wrench::http::App> {
         use crate::storage::short_url_manage as manage;
         let ops = vec![
             __op_create_short_url(),
@@ -587,7 +659,164 @@ mod tests {
             manage::__op_delete_short_url(),
             manage::__op_get_short_url_qr(),
         ];
-        TestClient::new(wrench::http::app(Arc::new(Config::default()), ops).unwrap())
+        let registry = crate::op::Registry { operations: ops, startup: vec![], tables: vec![], mounts: vec![MOUNT] };
+        let store = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        TestClient::new(wrench::http::app_from_registry(Arc::new(config), store, &registry).unwrap())
+    }
+
+    fn at_base(base: &str) -> Config {
+        let vars = [("WRENCH_SHORT_URL_BASE".to_string(), base.to_string())];
+        Config::from_vars(&vars).unwrap()
+    }
+
+    #[tokio::test]
+    async fn tags_take_letters_and_digits_of_any_script_kept_in_nfc() {
+        let cli = client();
+        let (status, v) = json_of(
+            cli.post("/v1/short-url/create")
+                .body_json(&json!({"url": "https://example.com/", "tags": ["café", "Ünïcode", "東京", "हिन्दी", "٣٤", "cafe\u{301} 2.0"]}))
+                .send()
+                .await,
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        // The tag typed with a combining accent is kept composed, as the first one was typed.
+        assert_eq!(v["data"]["tags"], json!(["café", "Ünïcode", "東京", "हिन्दी", "٣٤", "café 2.0"]));
+        for bad in ["\u{301}accent first", "-dash", "tab\there", "emoji😀", "a/b", "", &"x".repeat(33)] {
+            let (status, v) = json_of(
+                cli.post("/v1/short-url/create")
+                    .body_json(&json!({"url": "https://example.com/", "tags": [bad]}))
+                    .send()
+                    .await,
+            )
+            .await;
+            assert_eq!((status, v["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{bad:?}: {v}");
+        }
+    }
+
+    #[tokio::test]
+    async fn custom_slugs_are_declared_as_the_operation_checks_them() {
+        let doc = wrench::openapi_document();
+        let input = &doc["components"]["schemas"]["ShortUrlCreateInput"]["properties"]["customSlug"];
+        let declared = input
+            .get("anyOf")
+            .and_then(|a| a.as_array())
+            .and_then(|a| a.iter().find(|s| s["type"] == "string"))
+            .unwrap_or(input);
+        assert_eq!((declared["minLength"].as_u64(), declared["maxLength"].as_u64()), (Some(3), Some(64)), "{input}");
+        let pattern = regex::Regex::new(declared["pattern"].as_str().unwrap()).unwrap();
+        let cli = client();
+        for (slug, ok) in [
+            ("abc", true),
+            (&*"a".repeat(64), true),
+            ("A_b-9", true),
+            ("ab", false),
+            (&*"a".repeat(65), false),
+            ("a b", false),
+            ("é-slug", false),
+        ] {
+            let declared_ok = pattern.is_match(slug) && (3..=64).contains(&slug.chars().count());
+            assert_eq!(declared_ok, ok, "the document on {slug:?}");
+            let (status, v) = json_of(
+                cli.post("/v1/short-url/create")
+                    .body_json(&json!({"url": "https://example.com/", "customSlug": slug}))
+                    .send()
+                    .await,
+            )
+            .await;
+            assert_eq!(status == 200, ok, "{slug:?}: {v}");
+            if !ok {
+                assert_eq!(v["error"]["code"], "INVALID_SLUG", "{slug:?}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_short_base_of_their_own_gives_short_urls_and_redirects_them() {
+        let cli = client_with(at_base("https://go.example.com"));
+        let (status, v) = json_of(
+            cli.post("/v1/short-url/create")
+                .body_json(&json!({"url": "https://example.com/target", "customSlug": "launch", "forwardQuery": true}))
+                .send()
+                .await,
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(v["data"]["shortUrl"], "https://go.example.com/launch");
+        // The base's own path redirects as /v1/short-url/r/ does, and counts the same.
+        assert_eq!(
+            follow(&cli, "/launch?utm_source=mail").await,
+            (302, "https://example.com/target?utm_source=mail".into())
+        );
+        let head = cli.head("/launch").send().await;
+        assert_eq!(head.0.status().as_u16(), 302);
+        assert_eq!(follow(&cli, "/v1/short-url/r/launch").await.0, 302);
+        let (_, stats) = json_of(cli.get("/v1/short-url/launch/stats").send().await).await;
+        assert_eq!(stats["data"]["shortUrl"], "https://go.example.com/launch");
+        assert_eq!(stats["data"]["clicks"], 3, "{stats}");
+        // Other paths at the root are left alone: the server's own, and deeper ones.
+        assert_eq!(cli.get("/health").send().await.0.status().as_u16(), 200);
+        assert_eq!(follow(&cli, "/launch/more").await.0, 404);
+        assert_eq!(follow(&cli, "/nothing-here").await.0, 404);
+        // A custom slug that would shadow one of the server's own paths is refused, saying so.
+        // (`docs` and `health` are reserved words anyway.)
+        for slug in ["metrics", "Metrics", "inbox-assets", "paste-assets", "ready", "inbox"] {
+            let (status, v) = json_of(
+                cli.post("/v1/short-url/create")
+                    .body_json(&json!({"url": "https://example.com/", "customSlug": slug}))
+                    .send()
+                    .await,
+            )
+            .await;
+            assert_eq!((status, v["error"]["code"].as_str()), (400, Some("INVALID_SLUG")), "{slug}: {v}");
+            assert!(v["error"]["message"].as_str().unwrap().contains("shadow"), "{v}");
+        }
+
+        // Under a path of its own the base shadows nothing.
+        let cli = client_with(at_base("https://example.com/s/"));
+        let (status, v) = json_of(
+            cli.post("/v1/short-url/create")
+                .body_json(&json!({"url": "https://example.com/t", "customSlug": "metrics"}))
+                .send()
+                .await,
+        )
+        .await;
+        assert_eq!((status, v["data"]["shortUrl"].as_str()), (200, Some("https://example.com/s/metrics")), "{v}");
+        assert_eq!(follow(&cli, "/s/metrics").await, (302, "https://example.com/t".into()));
+        assert_eq!(follow(&cli, "/metrics").await.0, 200, "the server's own page");
+    }
+
+    #[test]
+    fn a_short_base_is_an_http_url_with_a_free_path_and_generated_slugs_never_shadow() {
+        assert_eq!(at_base("https://go.example.com").short_url_base.as_deref(), Some("https://go.example.com/"));
+        assert_eq!(at_base("https://go.example.com").short_url_path(), Some("/"));
+        assert_eq!(at_base("http://example.com:8080/s").short_url_path(), Some("/s/"));
+        for bad in [
+            "go.example.com",
+            "ftp://example.com/",
+            "https://example.com/?q=1",
+            "https://u:p@example.com/",
+            "https://example.com/#f",
+        ] {
+            let vars = [("WRENCH_SHORT_URL_BASE".to_string(), bad.to_string())];
+            assert!(Config::from_vars(&vars).is_err(), "{bad}");
+        }
+        // A base under the server's own paths would hide them: the server refuses to start.
+        let registry = crate::op::Registry {
+            operations: vec![__op_follow_short_url()],
+            startup: vec![],
+            tables: vec![],
+            mounts: vec![MOUNT],
+        };
+        let store = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let refused = wrench::http::app_from_registry(Arc::new(at_base("https://example.com/v1/")), store, &registry);
+        assert!(refused.err().is_some_and(|e| e.starts_with("WRENCH_SHORT_URL_BASE")));
+        // Generated slugs are six characters of the alphabet: none can be a server path.
+        assert!(
+            !crate::op::SERVER_PATHS
+                .iter()
+                .any(|p| p.len() == AUTO_SLUG_LEN && p.bytes().all(|b| SLUG_ALPHABET.contains(&b)))
+        );
     }
 
     async fn create(cli: &TestClient<wrench::http::App>, body: Value) -> (String, String) {

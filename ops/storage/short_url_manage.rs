@@ -90,7 +90,7 @@ async fn update_short_url(input: ShortUrlUpdateInput, ctx: &Ctx) -> Result<Short
         record.redirect_status = status.0;
     }
     if let Some(tags) = input.tags {
-        record.tags = tags.into_iter().map(|t| t.0).collect();
+        record.tags = tags.into_iter().map(Tag::normalized).collect();
     }
     // The uses left follow from the clicks counted: each open is counted in the step that
     // spends its use, so limit minus clicks is what is left (less any visit in flight now).
@@ -174,7 +174,7 @@ struct ShortUrlQrInput {
      example(other_shape, {"slug": "bad slug!", "format": "png"}, status = 404))]
 async fn get_short_url_qr(input: ShortUrlQrInput, ctx: &Ctx) -> Result<Image, ApiError> {
     find(ctx, &input.slug).await?;
-    let text = format!("{}/v1/short-url/r/{}", ctx.config.public_base(), input.slug);
+    let text = super::short_url::short_url(&ctx.config, &input.slug);
     crate::cpu::run(move || {
         qr::draw(&QrSpec {
             text: &text,

@@ -337,7 +337,7 @@ async fn stats(ctx: &Ctx, input: StatsInput) -> Result<ShortUrlStats, ApiError> 
         .collect();
     let (recent_visits, next_before) = recent(ctx, &slug, input.visits, input.before).await?;
     Ok(ShortUrlStats {
-        short_url: format!("{}/v1/short-url/r/{slug}", ctx.config.public_base()),
+        short_url: super::short_url::short_url(&ctx.config, &slug),
         slug,
         url: link.url,
         clicks,

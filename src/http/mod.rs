@@ -34,7 +34,7 @@ use crate::{
     config::Config,
     envelope::{ApiError, ErrorCode, error_response},
     keys::KeyRing,
-    op::{HttpMethod, Operation, Registry, Route},
+    op::{self, HttpMethod, Operation, Registry, Route},
     store::{Store, embedded::EmbeddedStore, tally_queue::TallyQueue},
 };
 
@@ -112,6 +112,60 @@ pub struct App {
     tallies: Arc<TallyQueue>,
     cors: crate::config::CorsOrigins,
     startup: Arc<startup::Startup>,
+    /// Routes also served under paths the operator chose (`op::Mount`).
+    mounts: Vec<PathMount>,
+}
+
+/// A GET route served also under `prefix`: `{prefix}{value}` is answered as `{target}{value}`.
+struct PathMount {
+    prefix: String,
+    target: String,
+}
+
+impl PathMount {
+    /// The route's own path for `path` (with `query`), when `path` is under the prefix: one
+    /// segment after it, and at the root never one of the server's own first segments.
+    fn route(&self, path: &str, query: Option<&str>) -> Option<String> {
+        let value = path.strip_prefix(self.prefix.as_str())?;
+        if value.is_empty() || value.contains('/') || (self.prefix == "/" && op::is_server_path(value)) {
+            return None;
+        }
+        Some(match query {
+            Some(q) => format!("{}{value}?{q}", self.target),
+            None => format!("{}{value}", self.target),
+        })
+    }
+}
+
+/// The mounts the settings turn on, each checked against the server's own paths and tied to
+/// its operation's GET route.
+fn path_mounts(config: &Config, ops: &[Operation], mounts: &[op::Mount]) -> Result<Vec<PathMount>, String> {
+    let mut out = Vec::new();
+    for mount in mounts {
+        let Some(prefix) = (mount.prefix)(config) else { continue };
+        let first = prefix.trim_start_matches('/').split('/').next().unwrap_or_default();
+        if !prefix.starts_with('/') || !prefix.ends_with('/') || (!first.is_empty() && op::is_server_path(first)) {
+            return Err(format!(
+                "{}: its path {prefix} is not free: it must end in / and not start with one of the server's own paths ({})",
+                mount.setting,
+                op::SERVER_PATHS.join(", ")
+            ));
+        }
+        let route = ops
+            .iter()
+            .flat_map(|o| o.routes)
+            .find(|r| r.id == mount.operation && r.method == HttpMethod::Get)
+            .ok_or_else(|| format!("{}: no GET route {} to serve", mount.setting, mount.operation))?;
+        let template = route.template();
+        let params: Vec<&str> = template.params().collect();
+        let target = match params.as_slice() {
+            [param] => route.path.strip_suffix(&format!("{{{param}}}")),
+            _ => None,
+        }
+        .ok_or_else(|| format!("{}: {} does not end in its one parameter", mount.setting, route.path))?;
+        out.push(PathMount { prefix: prefix.to_string(), target: target.to_string() });
+    }
+    Ok(out)
 }
 
 /// Builds the app with a store that lives in memory only: for tests and throw-away use.
@@ -123,6 +177,17 @@ pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
 /// Builds the app from a config, a store and a list of operations. Refuses duplicate
 /// operationIds or routes.
 pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>) -> Result<App, String> {
+    build(config, store, ops, &[])
+}
+
+/// Builds the app from a config, a store and a registry: its operations and the paths some of
+/// them are also served under.
+pub fn app_from_registry(config: Arc<Config>, store: Arc<dyn Store>, registry: &Registry) -> Result<App, String> {
+    build(config, store, registry.operations.clone(), &registry.mounts)
+}
+
+fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts: &[op::Mount]) -> Result<App, String> {
+    let mounts = path_mounts(&config, &ops, mounts)?;
     let mut ids = std::collections::HashSet::new();
     let mut by_path: BTreeMap<String, Vec<Mounted>> = BTreeMap::new();
     for op in &ops {
@@ -166,7 +231,7 @@ pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Opera
     let route = Arc::new(site::mount(route, state));
     let tools = mcp::Tools::new(&ops, route.clone());
     let mcp = mcp::McpEndpoint::new(tools.clone(), &config);
-    Ok(App { route, mcp, tools, datasets, tallies, cors, startup })
+    Ok(App { route, mcp, tools, datasets, tallies, cors, startup, mounts })
 }
 
 /// One route of an operation, as the router holds it.
@@ -221,6 +286,12 @@ impl Endpoint for App {
         let method = req.method().clone();
         // A clone shares the request target's bytes: no copy for the log line.
         let uri = req.uri().clone();
+        if method == Method::GET || method == Method::HEAD {
+            let routed = self.mounts.iter().find_map(|m| m.route(uri.path(), uri.query()));
+            if let Some(Ok(target)) = routed.map(|t| t.parse::<poem::http::Uri>()) {
+                *req.uri_mut() = target;
+            }
+        }
         let cors = cors::allowed(&self.cors, &req);
         let routed = match edge_error(&req) {
             Some(err) => Ok(error_response(&err, &meta.envelope_meta().as_meta())),
@@ -314,7 +385,7 @@ pub async fn serve_mcp_stdio(config: Config, registry: Registry, key: Option<Str
     let _log_guard = crate::logging::init(&config);
     let config = Arc::new(config);
     let store = crate::store::open(&config)?;
-    let app = app_with_store(config, store, registry.operations)?;
+    let app = app_from_registry(config, store, &registry)?;
     let warm = app.datasets.clone();
     tokio::spawn(async move { warm.load_all().await });
     let tools = match key {
@@ -334,7 +405,7 @@ pub async fn serve(config: Config, registry: Registry) -> Result<(), String> {
         // Not fatal: stateless operations work, and the store answers 503 until it is back.
         Err(e) => tracing::warn!(backend = store.backend(), error = %e, "store not answering yet"),
     }
-    let app = app_with_store(config.clone(), store, registry.operations)?;
+    let app = app_from_registry(config.clone(), store, &registry)?;
     // The data sets load in the background: the server answers at once, and a request that
     // needs one before it is ready waits for that load (see `datasets::slot`).
     let warm = app.datasets.clone();

@@ -82,24 +82,30 @@ pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
             .persist_authorization(true)
             .display_operation_id(true),
     );
-    let ep = |page| SiteEndpoint { page, state: state.clone(), swagger: swagger.clone() };
-    route
-        .at("/openapi.json", ep(Page::OpenApi))
-        .at("/openapi-3.0.json", ep(Page::OpenApi30))
-        .at("/docs", ep(Page::DocsRoot))
-        .at("/docs/*tail", ep(Page::DocsFile))
-        .at("/", ep(Page::Index))
-        .at("/health", ep(Page::Health))
-        .at("/ready", ep(Page::Ready))
-        .at("/metrics", ep(Page::Metrics))
-        .at("/inbox/:id", ep(Page::Inbox))
-        .at("/inbox-assets/app.js", ep(Page::InboxScript))
-        .at("/inbox-assets/app.css", ep(Page::InboxStyle))
-        .at("/p/", ep(Page::Paste))
-        .at("/p/:id", ep(Page::Paste))
-        .at("/paste-assets/app.js", ep(Page::PasteScript))
-        .at("/paste-assets/app.css", ep(Page::PasteStyle))
+    PAGES.iter().fold(route, |route, (path, page)| {
+        route.at(*path, SiteEndpoint { page: *page, state: state.clone(), swagger: swagger.clone() })
+    })
 }
+
+/// Every page of the site and where it is. Their first segments are among the server's own
+/// (`op::SERVER_PATHS`), which a short link at the root may not shadow; a test checks it.
+const PAGES: &[(&str, Page)] = &[
+    ("/openapi.json", Page::OpenApi),
+    ("/openapi-3.0.json", Page::OpenApi30),
+    ("/docs", Page::DocsRoot),
+    ("/docs/*tail", Page::DocsFile),
+    ("/", Page::Index),
+    ("/health", Page::Health),
+    ("/ready", Page::Ready),
+    ("/metrics", Page::Metrics),
+    ("/inbox/:id", Page::Inbox),
+    ("/inbox-assets/app.js", Page::InboxScript),
+    ("/inbox-assets/app.css", Page::InboxStyle),
+    ("/p/", Page::Paste),
+    ("/p/:id", Page::Paste),
+    ("/paste-assets/app.js", Page::PasteScript),
+    ("/paste-assets/app.css", Page::PasteStyle),
+];
 
 impl Endpoint for SiteEndpoint {
     type Output = Response;
@@ -217,5 +223,32 @@ impl Endpoint for SiteEndpoint {
                 }
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The list a short link at the root is checked against holds every first segment the
+    /// server answers: its pages, `/mcp`, and `/v1` for the operations.
+    #[test]
+    fn the_server_paths_name_every_page_and_route() {
+        let first = |path: &str| path.trim_start_matches('/').split('/').next().unwrap_or_default().to_string();
+        for (path, _) in super::PAGES {
+            let segment = first(path);
+            assert!(
+                segment.is_empty() || crate::op::is_server_path(&segment),
+                "{path} is missing from op::SERVER_PATHS"
+            );
+        }
+        for op in crate::operations() {
+            for route in op.routes {
+                assert!(
+                    crate::op::is_server_path(&first(route.path)),
+                    "{} is missing from op::SERVER_PATHS",
+                    route.path
+                );
+            }
+        }
+        assert!(crate::op::is_server_path("mcp"));
     }
 }

@@ -46,6 +46,10 @@ pub(super) fn response(codes: &[ErrorCode]) -> Value {
             headers.insert((*name).into(), json!({"$ref": format!("#/components/headers/{name}")}));
         }
     }
+    // The other answers that say when to come back: a spent provider budget, a full store.
+    if codes.iter().any(|c| matches!(c, ErrorCode::ProviderBusy | ErrorCode::StoreFull)) {
+        headers.insert("Retry-After".into(), json!({"$ref": "#/components/headers/Retry-After"}));
+    }
     json!({
         "description": format!("{}. {}", status.canonical_reason().unwrap_or("Error"), lines.join(" ")),
         "headers": headers,
@@ -133,9 +137,13 @@ pub(super) fn schema(codes: &[ErrorCode]) -> Value {
     })
 }
 
-/// Headers sent with 429, beside `X-Request-Id`.
+/// Headers sent with 429, beside `X-Request-Id` (`Retry-After` also with 503 `PROVIDER_BUSY`
+/// and 507).
 pub(super) const RATE_HEADERS: &[(&str, &str)] = &[
-    ("Retry-After", "Seconds until the exhausted window resets."),
+    (
+        "Retry-After",
+        "Seconds to wait before trying again: until the exhausted window resets (429), the provider's budget renews (503 `PROVIDER_BUSY`), or the store may have room again (507).",
+    ),
     ("RateLimit-Limit", "Requests allowed in the tighter window (per minute or per day)."),
     ("RateLimit-Remaining", "Requests left in that window."),
     ("RateLimit-Reset", "Seconds until that window resets."),

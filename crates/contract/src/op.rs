@@ -302,13 +302,53 @@ pub struct StartupTask {
     pub run: fn(),
 }
 
-/// What the operations crate hands the server: its operations, its start-up work, and every
-/// embedded table it builds on first use (for `wrench tables`, which measures them).
+/// An operation's GET route served also under a path the operator chooses: a short link at
+/// `https://go.example.com/{slug}` as at `/v1/short-url/r/{slug}`. A GET or HEAD of
+/// `{prefix}{value}` is answered as the route with its one path parameter, its last segment,
+/// set to `value`.
+#[derive(Debug, Clone, Copy)]
+pub struct Mount {
+    /// The operationId of the GET route.
+    pub operation: &'static str,
+    /// The path prefix (ending in `/`) from the settings, when the operator set one, and the
+    /// setting's name for messages.
+    pub prefix: fn(&Config) -> Option<&str>,
+    pub setting: &'static str,
+}
+
+/// The first segments of every path the server itself answers (its pages, the document, the
+/// MCP endpoint, the operations under `/v1`). A value mounted at the root ([`Mount`]) must not
+/// be one of them, and a test of the server checks that the list is whole.
+pub const SERVER_PATHS: &[&str] = &[
+    "v1",
+    "mcp",
+    "docs",
+    "openapi.json",
+    "openapi-3.0.json",
+    "health",
+    "ready",
+    "metrics",
+    "inbox",
+    "inbox-assets",
+    "p",
+    "paste-assets",
+];
+
+/// Whether `segment` is the first segment of a path the server answers itself (compared
+/// without regard to case, as people type them).
+pub fn is_server_path(segment: &str) -> bool {
+    SERVER_PATHS.iter().any(|p| p.eq_ignore_ascii_case(segment))
+}
+
+/// What the operations crate hands the server: its operations, its start-up work, every
+/// embedded table it builds on first use (for `wrench tables`, which measures them), and the
+/// routes it also serves under paths the operator chooses.
 #[derive(Debug, Clone)]
 pub struct Registry {
     pub operations: Vec<Operation>,
     pub startup: Vec<StartupTask>,
     pub tables: Vec<StartupTask>,
+    pub mounts: Vec<Mount>,
 }
 
 /// Who is calling.
