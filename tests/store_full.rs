@@ -446,12 +446,16 @@ async fn a_full_disk_refuses_writes_keeps_reads_and_heals_without_a_restart() {
     }
     let reused_after = deleted_at.elapsed();
 
-    // Another program takes every byte left: writes are refused, reads go on, the instance
-    // stays ready, and a deletion (the way to make room) gets an answer, whatever the disk
-    // could give it (a write that meets the full disk costs a reopen of the file, nothing else).
+    // Another program takes every byte left. Writes that fit in what is left of the pages the
+    // deletions freed still go ahead; the first that does not is refused (its commit meets the
+    // full disk, which costs a reopen of the file and nothing else), and so are the next. Reads
+    // go on, the instance stays ready, and a deletion (the way to make room) gets an answer,
+    // whatever the disk could give it.
     disk.run("fill");
-    for _ in 0..5 {
-        assert_full(&paste(&client, &base, "more").await.unwrap_err(), "a paste on a full disk");
+    assert_full(&fill_with_pastes(&client, &base, &mut kept, &mut tokens).await, "a paste on a full disk");
+    for i in 0..5 {
+        let content = format!("{i:06}:").repeat(128 * 1024 / 7);
+        assert_full(&paste(&client, &base, &content).await.unwrap_err(), "a paste on a full disk");
     }
     let (victim, token) = tokens.iter().find(|(id, _)| kept.contains_key(*id)).unwrap();
     let deleted = client.delete(format!("{base}/v1/paste/{victim}")).header("X-Delete-Token", token).send().await;
