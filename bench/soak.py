@@ -150,7 +150,7 @@ def client(n):
         if kind < 0.35:
             call("POST", "/v1/base64/encode", {"text": "soak " * rnd.randint(1, 200)})
             call("POST", "/v1/hash", {"text": "x" * 1024, "algorithm": "sha256"})
-            call("GET", "/v1/uuid/v4")
+            call("POST", "/v1/uuid/v4")
             call("POST", "/v1/json/format", {"json": json.dumps(doc), "indent": 2})
         elif kind < 0.6:
             content = "".join(rnd.choice("abcdefghij \n") for _ in range(rnd.randint(2048, 16384)))

@@ -166,13 +166,18 @@ impl Validate for RedirectStatus {
 
 /// Most characters of a tag.
 const MAX_TAG: usize = 32;
-/// What a tag is made of: a letter or digit of any script, then letters, combining marks
-/// (the vowel signs of Devanagari, say, or an accent typed apart), digits, spaces, `.`, `_` or
-/// `-`. The document declares this pattern (Unicode property classes, as ECMA-262 reads them
-/// in Unicode mode) and the server checks the same one.
-const TAG_PATTERN: &str = r"^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._-]*$";
+/// What a tag is made of: a letter or digit of any script, then letters, combining marks (the
+/// vowel signs of Devanagari, say, or an accent typed apart), digits, spaces, `.`, `_` or `-`.
+const TAG_RULE: &str = r"^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._-]*$";
+/// The rule as the document declares it. Unicode property classes (`\p{L}`) are not read alike
+/// by the regular expressions of the tools that read the document (Python's, ECMA-262's
+/// without its Unicode flag), so the declared pattern is exact for ASCII, where it admits what
+/// [`TAG_RULE`] admits, and admits every other character; the rest of the rule (a character
+/// beyond ASCII must be a letter, mark or digit) is stated in the operation's rejections.
+const TAG_PATTERN: &str =
+    r"^[^\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F][^\x00-\x1F\x21-\x2C\x2F\x3A-\x40\x5B-\x5E\x60\x7B-\x7F]*$";
 
-/// A tag: 1 to 32 characters as [`TAG_PATTERN`] allows, kept in Unicode normalisation form C
+/// A tag: 1 to 32 characters as [`TAG_RULE`] allows, kept in Unicode normalisation form C
 /// (so `café` typed with a combining accent is the same tag as `café` typed whole).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(transparent)]
@@ -203,7 +208,7 @@ impl JsonSchema for Tag {
 impl Validate for Tag {
     fn validate(&self, path: &str) -> Result<(), wrench_contract::validate::FieldError> {
         static SHAPE: std::sync::LazyLock<regex::Regex> =
-            std::sync::LazyLock::new(|| regex::Regex::new(TAG_PATTERN).expect("the tag pattern compiles"));
+            std::sync::LazyLock::new(|| regex::Regex::new(TAG_RULE).expect("the tag rule compiles"));
         let t = &self.0;
         if (1..=MAX_TAG).contains(&t.chars().count()) && SHAPE.is_match(t) {
             return Ok(());
@@ -454,7 +459,7 @@ async fn create(ctx: &Ctx, input: ShortUrlCreateInput) -> Result<ShortUrlCreated
 /// fetched.
 #[op(post "/v1/short-url/create" as createShortUrl, tag = Storage,
      uses(store), errors(INVALID_SLUG, SLUG_TAKEN),
-     rejects = "a URL with a user name or password, or whose host is not a valid host name or address, or a validSince or validUntil that is not RFC 3339, or a period that ends before it starts",
+     rejects = "a URL with a user name or password, or whose host is not a valid host name or address, or a validSince or validUntil that is not RFC 3339, or a period that ends before it starts, or a tag with a character beyond ASCII that is not a letter, combining mark or digit",
      redact(".data.slug", ".data.shortUrl", ".data.createdAt", ".data.qrUrl", ".data.manageToken"),
      example(generated_slug, {"url": "https://example.com/a/very/long/path?with=query"}),
      example(campaign, {"url": "https://example.com/launch", "validUntil": "2030-01-01T00:00:00Z", "maxVisits": 1000,
@@ -511,17 +516,32 @@ struct ShortUrlBatch {
 /// Each link is created as `short-url/create` would create it, on its own: one that fails (a
 /// taken or invalid slug, a bad URL) does not stop the others, and its result says why with
 /// the code a single create would answer. Results come in the request's order. A request whose
-/// shape is wrong (more than 100 links, a field of the wrong type) is refused whole with 400.
+/// shape is wrong (more than 100 links, a field of the wrong type, a `customSlug` of a length
+/// or characters the document does not admit) is refused whole with 400, `INVALID_SLUG` for
+/// the slug, naming the link.
 #[op(post "/v1/short-url/batch" as createShortUrlBatch, tag = Storage,
-     uses(store),
+     uses(store), errors(INVALID_SLUG),
+     rejects = "a link with a tag that has a character beyond ASCII that is not a letter, combining mark or digit",
      redact(".data.results[].created.slug", ".data.results[].created.shortUrl", ".data.results[].created.createdAt",
             ".data.results[].created.qrUrl", ".data.results[].created.manageToken"),
      example(two_and_a_bad_one, {"links": [{"url": "https://example.com/a"}, {"url": "https://user:pw@example.com/"},
                                            {"url": "https://example.com/b", "tags": ["b"]}]}),
-     example(too_many, {"links": []}, status = 400))]
+     example(too_many, {"links": []}, status = 400),
+     example(slug_of_no_shape, {"links": [{"url": "https://example.com/a"}, {"url": "https://example.com/b", "customSlug": "no spaces"}]}, status = 400))]
 async fn create_short_url_batch(input: ShortUrlBatchInput, ctx: &Ctx) -> Result<ShortUrlBatch, ApiError> {
     use futures_util::StreamExt;
     debug_assert!(input.links.len() <= MAX_BATCH);
+    // A slug's shape is part of the document's schema, so it refuses the whole request, as
+    // any other break of the schema does; what depends on the rest (a reserved word, a taken
+    // slug) is the link's own result.
+    for (index, link) in input.links.iter().enumerate() {
+        if let Some(why) = link.custom_slug.as_ref().and_then(|CustomSlug(slug)| shape_problem(slug)) {
+            let field = format!("links[{index}].customSlug");
+            let mut e = ApiError::new(ErrorCode::InvalidSlug, format!("{field}: {why}"));
+            e.field = Some(field);
+            return Err(e);
+        }
+    }
     // A few at a time, in order: creates share the store's writes without flooding it.
     let results: Vec<BatchItem> = futures_util::stream::iter(input.links.into_iter().enumerate())
         .map(|(index, link)| async move {
@@ -691,6 +711,24 @@ mod tests {
             )
             .await;
             assert_eq!((status, v["error"]["code"].as_str()), (400, Some("VALIDATION_ERROR")), "{bad:?}: {v}");
+        }
+    }
+
+    #[test]
+    fn the_declared_tag_pattern_is_the_rule_in_ascii_and_admits_all_it_admits() {
+        let (declared, rule) = (regex::Regex::new(TAG_PATTERN).unwrap(), regex::Regex::new(TAG_RULE).unwrap());
+        for c in (0u8..128).map(char::from) {
+            for tag in [format!("{c}"), format!("a{c}"), format!("a{c}b")] {
+                assert_eq!(declared.is_match(&tag), rule.is_match(&tag), "{tag:?}");
+            }
+        }
+        for tag in ["café", "東京", "हिन्दी", "٣٤", "cafe\u{301}", "Ünïcode 2.0", "𝒳𝒴", "ﬁ"]
+        {
+            assert!(rule.is_match(tag) && declared.is_match(tag), "{tag:?}");
+        }
+        // Beyond ASCII the rest of the rule is the operation's: symbols and marks first.
+        for tag in ["😀", "a😀", "\u{301}a", "a\u{200b}b"] {
+            assert!(declared.is_match(tag) && !rule.is_match(tag), "{tag:?}");
         }
     }
 

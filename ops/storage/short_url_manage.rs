@@ -65,7 +65,7 @@ struct ShortUrlUpdateInput {
 /// Unknown slugs are 404 `NOT_FOUND`.
 #[op(patch "/v1/short-url/{slug}" as updateShortUrl, tag = Storage,
      uses(store), errors(NOT_FOUND, TOKEN_REJECTED),
-     rejects = "a URL or instant the creation would refuse, or a period that ends before it starts",
+     rejects = "a URL, instant or tag the creation would refuse, or a period that ends before it starts",
      example(unknown, {"slug": "nothing-here", "maxVisits": 5}, status = 404),
      example(other_shape, {"slug": "bad slug!", "tags": []}, status = 404))]
 async fn update_short_url(input: ShortUrlUpdateInput, ctx: &Ctx) -> Result<ShortUrlCreated, ApiError> {
