@@ -127,26 +127,8 @@ async fn an_outage_costs_stateless_requests_nothing_and_stateful_ones_at_most_tw
     let port = free_port();
     let Some(mut server) = start_redis(port) else { return };
     // Anonymous requests are counted in the store (a quota far above what the test sends).
-    let config = Config {
-        redis_url: Some(format!("redis://127.0.0.1:{port}")),
-        redis_prefix: "wrench-outage-test:".into(),
-        anon_quota: wrench_infra::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
-        ..Config::default()
-    };
-    let store = wrench_infra::store::open(&config).unwrap();
-    let app = wrench::http::app_with_store(Arc::new(config), store.clone(), wrench::operations()).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let serving = tokio::spawn(
-        poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
-    );
-    assert!(
-        until(Duration::from_secs(5), || {
-            let s = store.clone();
-            async move { s.ping().await.is_ok() }
-        })
-        .await
-    );
+    let (store, addr, serving) = common::serve_on_redis(port, "wrench-outage-test:").await;
+    assert!(store.ping().await.is_ok(), "the test's Redis did not start");
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let normal = stateless_p99(&mut stream, 300).await;
 
@@ -219,26 +201,8 @@ async fn redis_killed_and_restarted_under_writers_loses_nothing_acknowledged() {
         return;
     };
     let mut server = common::Killed(server);
-    let config = Config {
-        redis_url: Some(format!("redis://127.0.0.1:{port}")),
-        redis_prefix: "wrench-restart-test:".into(),
-        anon_quota: wrench_infra::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
-        ..Config::default()
-    };
-    let store = wrench_infra::store::open(&config).unwrap();
-    let app = wrench::http::app_with_store(Arc::new(config), store.clone(), wrench::operations()).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let serving = tokio::spawn(
-        poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
-    );
-    assert!(
-        until(Duration::from_secs(5), || {
-            let s = store.clone();
-            async move { s.ping().await.is_ok() }
-        })
-        .await
-    );
+    let (store, addr, serving) = common::serve_on_redis(port, "wrench-restart-test:").await;
+    assert!(store.ping().await.is_ok(), "the test's Redis did not start");
 
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let writers: Vec<_> = (0..8)

@@ -18,7 +18,6 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use wrench_infra::config::{Config, Quota};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
@@ -105,25 +104,10 @@ async fn a_full_redis_refuses_writes_with_507_and_nothing_else() {
     let _redis = common::Killed(redis);
     // Anonymous callers are counted in the store, as by default: a full Redis refuses the
     // counts too, and the requests go through regardless.
-    let config = Config {
-        redis_url: Some(format!("redis://127.0.0.1:{port}")),
-        redis_prefix: "wrench-full-test:".into(),
-        anon_quota: Quota { per_minute: 1_000_000, per_day: 10_000_000 },
-        ..Config::default()
-    };
-    let store = wrench_infra::store::open(&config).unwrap();
-    let app = wrench::http::app_with_store(Arc::new(config), store.clone(), wrench::operations()).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let serving = tokio::spawn(
-        poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
-    );
+    let (store, addr, serving) = common::serve_on_redis(port, "wrench-full-test:").await;
+    assert!(store.ping().await.is_ok(), "the test's Redis did not start");
+    let base = format!("http://{addr}");
     let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    let started = Instant::now();
-    while store.ping().await.is_err() {
-        assert!(started.elapsed() < Duration::from_secs(5), "the test's Redis did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 
     // Before: pastes, a short link without limits and one with a visit limit, an inbox.
     let mut kept = HashMap::new();

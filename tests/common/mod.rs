@@ -156,3 +156,32 @@ pub async fn remove_redis_keys(url: &str, prefix: &str) {
         let _: i64 = client.del(keys).await.unwrap();
     }
 }
+
+/// The whole service on a free loopback port, on the Redis at `port` under `prefix`, counting
+/// anonymous callers in the store as by default (with a quota far above what a test sends);
+/// returns the store, the address and the serving task once the store answers (or after 5 s).
+#[allow(dead_code)]
+pub async fn serve_on_redis(
+    port: u16,
+    prefix: &str,
+) -> (std::sync::Arc<dyn wrench_infra::store::Store>, std::net::SocketAddr, tokio::task::JoinHandle<std::io::Result<()>>)
+{
+    let config = wrench_infra::config::Config {
+        redis_url: Some(format!("redis://127.0.0.1:{port}")),
+        redis_prefix: prefix.into(),
+        anon_quota: wrench_infra::config::Quota { per_minute: 1_000_000, per_day: 10_000_000 },
+        ..wrench_infra::config::Config::default()
+    };
+    let store = wrench_infra::store::open(&config).unwrap();
+    let app = wrench::http::app_with_store(std::sync::Arc::new(config), store.clone(), wrench::operations()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(
+        poem::Server::new_with_acceptor(poem::listener::TcpAcceptor::from_tokio(listener).unwrap()).run(app),
+    );
+    let started = std::time::Instant::now();
+    while store.ping().await.is_err() && started.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (store, addr, serving)
+}
