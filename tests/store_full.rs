@@ -258,7 +258,8 @@ async fn a_full_primary_of_a_cluster_refuses_its_writes_alone() {
     assert_eq!(redis_cli(victim, &["config", "set", "maxmemory", "0"]), "OK");
     store.put(&full_key, b"after", None).await.unwrap();
     assert_eq!(store.get(&full_key).await.unwrap().as_deref(), Some(&b"after"[..]));
-    assert!(store.writable().await.is_ok());
+    let state = store.writable().await;
+    assert!(state.is_ok(), "{state:?}");
 }
 
 /// The real binary with its data directory on a 24 MiB tmpfs that only it sees: a user, mount
@@ -300,7 +301,8 @@ impl SmallDisk {
         let shell = Command::new("unshare")
             .args(["-rmpf", "--kill-child", "sh", "-c", SHELL])
             .env("MNT", &mnt)
-            .env("BIN", env!("CARGO_BIN_EXE_wrench"))
+            // WRENCH_TEST_BIN runs the same against another build (a release build, say).
+            .env("BIN", std::env::var_os("WRENCH_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_wrench").into()))
             .env("LOG", &log)
             .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
             .env("WRENCH_DATA_DIR", mnt.join("data"))
