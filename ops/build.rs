@@ -1,93 +1,128 @@
-//! Generates the registry of operations from the files under `ops/`.
+//! Generates the registry of operations from the module tree under `ops/`.
 //!
-//! Each directory under `ops/` is a group module and each `.rs` file in it a module, declared
-//! by checked-in `mod` lines (`ops/mod.rs`, `ops/<group>/mod.rs`) so that rustfmt and readers
-//! see them; every `#[op(...)]` function in those files is registered. The result is one
-//! explicit list (no linker tricks, no life before main), so an operation cannot be silently
-//! dropped: a file or group without its `mod` line fails the build with the line to add, a
-//! file that does not compile fails it too, and the checked-in OpenAPI document plus the
-//! operation-count test catch anything else.
+//! The walk starts at `lib.rs` and follows its `mod` lines, and those of every folder's
+//! `mod.rs`, as deep as they go: a group folder (`lookups/`), a feature folder inside it
+//! (`lookups/dns/`) and a file (`lookups/dns/records.rs`) are all just modules. Every
+//! `#[op(...)]` function in a file the walk reaches is registered under the group of its first
+//! folder. The result is one explicit list (no linker tricks, no life before main), so an
+//! operation cannot be silently dropped: a `.rs` file the walk does not reach fails the build
+//! with the `mod` line to add, a file that does not compile fails it too, and the checked-in
+//! OpenAPI document plus the operation-count test catch anything else.
 
 use std::{
+    collections::BTreeSet,
     fmt::Write as _,
     fs,
     path::{Path, PathBuf},
 };
 
-/// One file under `ops/<group>/`: its module name and `#[op]` functions.
-struct OpsFile {
-    module: String,
-    functions: Vec<String>,
+/// What the walk found: a call per operation, and every file it reached.
+#[derive(Default)]
+struct Found {
+    calls: Vec<String>,
+    reached: BTreeSet<PathBuf>,
 }
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets this"));
+    // A directory here is scanned whole by cargo: any file added, changed or removed reruns this.
     println!("cargo:rerun-if-changed={}", root.display());
-    let mut groups: Vec<(String, Vec<OpsFile>)> = Vec::new();
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
-        .expect("ops/ exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        println!("cargo:rerun-if-changed={}", dir.display());
-        let group = module_name(&dir);
-        let mut files: Vec<PathBuf> = fs::read_dir(&dir)
-            .expect("readable ops group")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-            .collect();
-        files.sort();
-        let mut modules = Vec::new();
-        for file in files {
-            println!("cargo:rerun-if-changed={}", file.display());
-            let text = fs::read_to_string(&file).expect("readable ops file");
-            modules.push(OpsFile { module: module_name(&file), functions: op_functions(&text) });
-        }
-        groups.push((group, modules));
-    }
+    let lib = root.join("lib.rs");
+    let mut found = Found::default();
+    found.reached.insert(lib.clone());
+    found.reached.insert(root.join("build.rs"));
+    walk(&root, &read(&lib), &[], &mut found);
 
     let mut missing = Vec::new();
-    let top = fs::read_to_string(root.join("lib.rs")).unwrap_or_default();
-    let mut calls = Vec::new();
-    for (group, modules) in &groups {
-        if !declares(&top, group) {
-            missing.push(format!("add `pub(crate) mod {group};` to ops/lib.rs"));
-        }
-        let group_mod = fs::read_to_string(root.join(group).join("mod.rs")).unwrap_or_default();
-        for OpsFile { module, functions, .. } in modules {
-            if module == "mod" {
-                continue;
-            }
-            if !declares(&group_mod, module) {
-                missing.push(format!("add `pub(crate) mod {module};` to ops/{group}/mod.rs"));
-            }
-            for f in functions {
-                calls.push(format!("(\"{group}\", {group}::{module}::__op_{f}())"));
-            }
+    for file in rust_files(&root) {
+        if !found.reached.contains(&file) {
+            let rel = file.strip_prefix(&root).expect("under ops/");
+            let (parent, name) = match rel.file_stem().and_then(|s| s.to_str()) {
+                Some("mod") => (rel.parent().and_then(Path::parent), rel.parent().expect("a folder")),
+                _ => (rel.parent(), rel),
+            };
+            let module = module_name(name);
+            let holder = match parent {
+                Some(p) if !p.as_os_str().is_empty() => format!("ops/{}/mod.rs", p.display()),
+                _ => "ops/lib.rs".to_string(),
+            };
+            missing.push(format!("add `pub(crate) mod {module};` to {holder} (for ops/{})", rel.display()));
         }
     }
     if !missing.is_empty() {
-        panic!("files under ops/ that no `mod` line declares:\n  {}", missing.join("\n  "));
+        missing.sort();
+        missing.dedup();
+        panic!("files under ops/ that no `mod` line reaches:\n  {}", missing.join("\n  "));
     }
     let mut out = String::new();
-    writeln!(out, "/// Every operation declared under `ops/`, in file order, with the folder it is in.").unwrap();
+    writeln!(out, "/// Every operation declared under `ops/`, in module order, with the group folder it is in.")
+        .unwrap();
     writeln!(out, "pub(crate) fn placed() -> ::std::vec::Vec<(&'static str, crate::op::Operation)> {{").unwrap();
-    writeln!(out, "    ::std::vec![{}]", calls.join(",\n        ")).unwrap();
+    writeln!(out, "    ::std::vec![{}]", found.calls.join(",\n        ")).unwrap();
     writeln!(out, "}}").unwrap();
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this")).join("registry.rs");
     fs::write(dest, out).expect("writable OUT_DIR");
 }
 
-/// Whether `mod_rs` has a `mod name;` line (any visibility).
-fn declares(mod_rs: &str, name: &str) -> bool {
-    mod_rs.lines().any(|l| {
-        let l = l.trim();
-        l.strip_suffix(';').and_then(|l| l.rsplit_once("mod ")).is_some_and(|(vis, n)| {
-            n.trim() == name && vis.split_whitespace().all(|w| w == "pub" || w.starts_with("pub("))
+/// Follows the `mod` lines of `text` (the file of the module at `path`, whose children live in
+/// `dir`): `name.rs` is a file module, `name/mod.rs` a folder module walked in turn.
+fn walk(dir: &Path, text: &str, path: &[String], found: &mut Found) {
+    for name in declared(text) {
+        let (file, folder) = (dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs"));
+        let mut inner = path.to_vec();
+        inner.push(name.clone());
+        if file.is_file() {
+            let text = read(&file);
+            found.reached.insert(file);
+            if let Some(group) = inner.first() {
+                for f in op_functions(&text) {
+                    found.calls.push(format!("(\"{group}\", {}::__op_{f}())", inner.join("::")));
+                }
+            }
+        } else if folder.is_file() {
+            let text = read(&folder);
+            found.reached.insert(folder);
+            for f in op_functions(&text) {
+                found.calls.push(format!("(\"{}\", {}::__op_{f}())", inner[0], inner.join("::")));
+            }
+            walk(&dir.join(&name), &text, &inner, found);
+        }
+    }
+}
+
+/// The names of the `mod name;` lines of a module file (any visibility, `cfg` or not).
+fn declared(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| {
+            let l = l.trim().strip_suffix(';')?;
+            let (vis, name) = l.rsplit_once("mod ")?;
+            let plain = vis.split_whitespace().all(|w| w == "pub" || w.starts_with("pub("));
+            (plain && !name.trim().is_empty()).then(|| name.trim().to_string())
         })
-    })
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<PathBuf> =
+        fs::read_dir(dir).expect("readable ops folder").filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n != "target") {
+                out.extend(rust_files(&path));
+            }
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            module_name(&path);
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn module_name(path: &Path) -> String {

@@ -1,11 +1,13 @@
 //! The operations. One folder per tag of the document (`text` is Text and data, `dev`
 //! Developer utilities, `images`, `security` Security and validation, `lookups`, `storage`),
-//! one file per topic, one `#[op]` function per operation; a test checks that every operation
-//! sits in the folder of its tag. Code that two operations share lives in `wrench-kit`, not
-//! here. Each file is declared by a `mod` line in its group's `mod.rs` (and each group here), so
-//! rustfmt and readers see the whole tree; `build.rs` finds every `#[op]` function and
-//! generates only the registry included below, and fails the build naming any file that is not
-//! declared.
+//! inside it one folder per feature where a group holds several (`lookups/dns`,
+//! `storage/short_url`) with the stored model of a feature in its own `model.rs`, one file per
+//! topic and one `#[op]` function per operation; a test checks that every operation sits in the
+//! folder of its tag. Code that two features share lives in `wrench-kit`, not here. Each file
+//! and folder is declared by a `mod` line in its parent (`lib.rs` or a `mod.rs`), so rustfmt and
+//! readers see the whole tree; `build.rs` follows those lines as deep as they go, finds every
+//! `#[op]` function and generates only the registry included below, and fails the build naming
+//! any file that no `mod` line reaches.
 
 #![forbid(unsafe_code)]
 
@@ -36,7 +38,7 @@ pub fn registry() -> op::Registry {
         operations,
         startup: vec![startup],
         tables: TABLES.iter().map(|t| t.task).collect(),
-        mounts: vec![storage::short_url::MOUNT],
+        mounts: vec![storage::short_url::links::MOUNT],
     }
 }
 
@@ -57,17 +59,17 @@ const TABLES: &[Table] = &[
     table("phone metadata", true, lookups::phone::warm_metadata),
     table("phone carriers", false, lookups::phone::warm_carriers),
     table("land polygons", true, || {
-        let _ = lookups::on_water::land();
+        let _ = lookups::geo::on_water::land();
     }),
     table("lake polygons", true, || {
-        let _ = lookups::on_water::lakes();
+        let _ = lookups::geo::on_water::lakes();
     }),
     table("place index", true, || {
         let _ = wrench_kit::geo::places::index();
     }),
     table("time-zone boundaries", false, datasets::zones::warm_up),
     table("time-zone database (IANA names)", false, wrench_kit::geo::tzdb::warm),
-    table("holidays", false, lookups::holidays::warm),
+    table("holidays", false, lookups::geo::holidays::warm),
     table("e-mail domain lists", false, wrench_kit::mail::lists::warm),
     table("countries", false, datasets::countries::warm),
     table("SVG fonts", false, wrench_kit::render::warm),

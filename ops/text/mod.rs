@@ -8,6 +8,6 @@ pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod lorem;
 pub(crate) mod markdown;
-pub(crate) mod plain_text;
+pub(crate) mod plain;
 pub(crate) mod regex;
 pub(crate) mod xml;

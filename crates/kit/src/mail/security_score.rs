@@ -1,5 +1,5 @@
 //! The score, grade and recommendations of `email-security/report`, from what the records
-//! say. The point table is in `email_security.rs`'s description and the operation's.
+//! say. The point table is in `lookups/mail/security.rs`'s description and the operation's.
 
 use crate::mail::policies::{Dkim, DkimKey, Dmarc, MtaSts, TaggedRecord};
 use crate::mail::spf::SpfReport;
