@@ -33,16 +33,8 @@
 pub mod breaker;
 pub mod counted;
 pub mod embedded;
-pub mod embedded_file;
-mod embedded_log;
-pub mod embedded_room;
-mod embedded_tally;
 pub mod gated;
-pub mod group_commit;
 pub mod redis;
-mod redis_log;
-pub mod redis_nodes;
-mod redis_tally;
 pub mod tally_queue;
 
 use std::{

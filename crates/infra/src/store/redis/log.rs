@@ -11,7 +11,8 @@ use std::{sync::LazyLock, time::Duration};
 
 use fred::{prelude::*, types::scripts::Script};
 
-use super::{Appended, LogAppend, LogState, StoreError, redis::RedisStore};
+use super::client::{RedisStore, unexpected};
+use crate::store::{Appended, LogAppend, LogState, StoreError};
 
 /// `log_push(log, value, max_entries, max_bytes)`: appends the next entry and drops the oldest
 /// while the log is over either cap (the newest always stays). Answers seq, first, bytes.
@@ -109,7 +110,7 @@ pub(super) async fn append(store: &RedisStore, a: LogAppend<'_>) -> Result<Appen
     }
     let reply: Vec<Value> = store.run(&LOG_APPEND, keys, args).await?;
     if let [Value::Integer(3), held] = reply.as_slice() {
-        let held = held.as_bytes().ok_or_else(|| super::redis::unexpected(&reply))?;
+        let held = held.as_bytes().ok_or_else(|| unexpected(&reply))?;
         return Ok(Appended::Changed(held.to_vec()));
     }
     let reply: Vec<i64> = reply.iter().map(|v| v.as_i64().unwrap_or(-1)).collect();
@@ -120,7 +121,7 @@ pub(super) async fn append(store: &RedisStore, a: LogAppend<'_>) -> Result<Appen
         [2, seq, first, bytes] => {
             Appended::Done { seq: n(*seq), log: LogState { first: n(*first), last: n(*seq), bytes: n(*bytes) } }
         }
-        other => return Err(super::redis::unexpected(other)),
+        other => return Err(unexpected(other)),
     })
 }
 

@@ -9,11 +9,11 @@
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
-use super::{
+use crate::store::{
     StoreError, TallyBatch,
-    embedded::{VALUES, live},
-    embedded_file::db_err,
-    embedded_log,
+    embedded::file::db_err,
+    embedded::log,
+    embedded::values::{VALUES, live},
 };
 
 pub(crate) const TALLIES: TableDefinition<&str, u64> = TableDefinition::new("tallies");
@@ -97,7 +97,7 @@ pub(crate) fn record(tx: &WriteTransaction, b: &TallyBatch, now: u64) -> Result<
     drop((tallies, sets));
     if let Some(l) = &b.log {
         for entry in &l.entries {
-            embedded_log::push(&mut values, tx, &l.log, entry, (l.keep, usize::MAX), 0, now)?;
+            log::push(&mut values, tx, &l.log, entry, (l.keep, usize::MAX), 0, now)?;
         }
     }
     Ok(true)

@@ -28,7 +28,8 @@ use fred::{
 };
 use futures_util::future::select_ok;
 
-use super::StoreError;
+use super::timeouts::COMMAND_TIMEOUT;
+use crate::store::StoreError;
 
 /// How often the slot map is asked for when nothing failed.
 pub const REFRESH_EVERY: Duration = Duration::from_secs(5);
@@ -148,7 +149,7 @@ impl Nodes {
             let client = self.client(node).ok()?;
             let host = node.rsplit_once(':').map_or(node.as_str(), |(h, _)| h).to_string();
             Some(Box::pin(async move {
-                let reply: Value = tokio::time::timeout(super::redis::COMMAND_TIMEOUT, client.cluster_slots())
+                let reply: Value = tokio::time::timeout(COMMAND_TIMEOUT, client.cluster_slots())
                     .await
                     .map_err(|_| "timed out".to_string())?
                     .map_err(|e| e.to_string())?;

@@ -1,7 +1,7 @@
 //! The room the embedded store has on its disk, checked before a batch of writes is applied.
 //!
 //! Room is checked before writes rather than discovered by failing them: a write that fails on
-//! a full disk costs a reopen of the file (`embedded_file`), during which reads wait. The
+//! a full disk costs a reopen of the file (`embedded::file`), during which reads wait. The
 //! filesystem's free space is read once per batch (one `statvfs`); writes that add data are
 //! refused while it is under [`RESERVE`], which keeps room for the writes that only count or
 //! spend (a paste's last view, a link's visit, refused under [`KEEP_FLOOR`]) and for
@@ -23,7 +23,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::StoreError;
+use crate::store::StoreError;
 
 /// Free space below which writes that add data are refused: room for counts, spent uses,
 /// deletions and the sweep of expired entries, which need a few pages each.

@@ -12,7 +12,8 @@ use std::sync::LazyLock;
 
 use fred::{prelude::*, types::scripts::Script};
 
-use super::{StoreError, TallyBatch, redis::RedisStore};
+use super::client::RedisStore;
+use crate::store::{StoreError, TallyBatch};
 
 /// KEYS: guard, tally, index, set, log (a key given for an absent part is not touched). ARGV:
 /// the tally's name for the index, values per group, the set's TTL in ms, entries the log

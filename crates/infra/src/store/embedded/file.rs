@@ -11,7 +11,7 @@
 //! failing. While no handle can be opened, calls fail with the reason and the writer tries
 //! again every [`RETRY`].
 //!
-//! Room on the disk is checked before writes are applied (`embedded_room`); this module
+//! Room on the disk is checked before writes are applied (`embedded::room`); this module
 //! holds the room of the file's disk for the writer.
 
 use std::{
@@ -25,7 +25,7 @@ use std::{
 
 use redb::{Builder, Database, ReadableDatabase};
 
-use super::{StoreError, embedded_room::DiskRoom};
+use crate::store::{StoreError, embedded::room::DiskRoom};
 
 /// How often the writer tries again to open a file it could not reopen.
 pub const RETRY: Duration = Duration::from_secs(1);
@@ -218,7 +218,7 @@ mod tests {
     use redb::{StorageBackend, backends::InMemoryBackend};
 
     use super::*;
-    use crate::store::{Store, embedded::EmbeddedStore, embedded_room::PROBE_EVERY};
+    use crate::store::{Store, embedded::EmbeddedStore, embedded::room::PROBE_EVERY};
 
     /// A disk of `size` bytes shared by the store's file and `ballast` (another program's
     /// files). Writing a 4 KiB block never written before takes a block of the disk, and

@@ -3,9 +3,9 @@
 //! Each value is stored with its expiry (Unix milliseconds, 0 for never) in front of it, so
 //! reads can refuse expired data without waiting for the sweeper, which deletes expired entries
 //! in the background every minute. Lists are one value each (short, such as a rate window's
-//! keys); logs store each entry on its own (`embedded_log`), and tallies and sets each counter
-//! and member (`embedded_tally`). Writes go through one writer thread that commits concurrent
-//! writes together, one fsync per batch ([`super::group_commit`]); running them one after
+//! keys); logs store each entry on its own (`log.rs`), and tallies and sets each counter
+//! and member (`tally.rs`). Writes go through one writer thread that commits concurrent
+//! writes together, one fsync per batch (`group_commit.rs`); running them one after
 //! another is what makes `put_new`, `incr` and `push_capped` atomic. Reads block, so they run
 //! on the blocking pool.
 
@@ -17,17 +17,24 @@ use std::{
 
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
-use super::{
+use crate::store::{
     Appended, CountedRead, GuardedPush, LogAppend, LogState, Pushed, Store, StoreError, StoreFuture,
-    embedded_file::{StoreFile, db_err},
-    embedded_log::{self, LOGS},
-    embedded_room::Room,
-    embedded_tally::{self, SETS, TALLIES},
-    group_commit::Writer,
+    embedded::file::{StoreFile, db_err},
+    embedded::group_commit::Writer,
+    embedded::log::LOGS,
+    embedded::room::Room,
+    embedded::tally::{SETS, TALLIES},
+    embedded::values::{Table, VALUES, bump, encode, expiry_from, live},
 };
 use crate::time::unix_ms;
 
-pub(crate) const VALUES: TableDefinition<&str, &[u8]> = TableDefinition::new("values");
+pub mod file;
+pub mod group_commit;
+mod log;
+pub mod room;
+mod tally;
+mod values;
+
 const LISTS: TableDefinition<&str, &[u8]> = TableDefinition::new("lists");
 /// File name inside the data directory.
 pub const FILE_NAME: &str = "wrench.redb";
@@ -51,20 +58,6 @@ struct Inner {
 
 fn now_ms() -> u64 {
     unix_ms(SystemTime::now())
-}
-
-pub(crate) fn encode(expires_at: u64, payload: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(8 + payload.len());
-    v.extend_from_slice(&expires_at.to_be_bytes());
-    v.extend_from_slice(payload);
-    v
-}
-
-/// (expiry, payload) of a live entry; `None` when expired or malformed.
-pub(crate) fn live(raw: &[u8], now: u64) -> Option<(u64, &[u8])> {
-    let (head, payload) = raw.split_at_checked(8)?;
-    let expires_at = u64::from_be_bytes(head.try_into().ok()?);
-    (expires_at == 0 || expires_at > now).then_some((expires_at, payload))
 }
 
 fn encode_list(items: &[Vec<u8>]) -> Vec<u8> {
@@ -176,7 +169,7 @@ fn sweep(tx: &WriteTransaction, now: u64) -> Result<usize, StoreError> {
             })
             .map_err(db_err)?;
     }
-    removed += embedded_tally::sweep(tx, now)?;
+    removed += tally::sweep(tx, now)?;
     Ok(removed)
 }
 
@@ -190,28 +183,6 @@ async fn sweeper(inner: Weak<Inner>) {
             _ => {}
         }
     }
-}
-
-type Table<'t> = redb::Table<'t, &'static str, &'static [u8]>;
-
-/// Adds one to the counter at `key` in `values` (a missing or expired one counts from zero and
-/// gets `ttl`; a live one keeps its expiry). The new count and the counter's expiry.
-pub(crate) fn bump(
-    values: &mut Table<'_>,
-    key: &str,
-    now: u64,
-    ttl: Option<Duration>,
-) -> Result<(i64, u64), StoreError> {
-    let current = values
-        .get(key)
-        .map_err(db_err)?
-        .and_then(|v| live(v.value(), now).map(|(exp, p)| (i64::from_be_bytes(p.try_into().unwrap_or_default()), exp)));
-    let (count, expires_at) = match current {
-        Some((n, exp)) => (n + 1, exp),
-        None => (1, expiry_from(now, ttl)),
-    };
-    values.insert(key, encode(expires_at, &count.to_be_bytes()).as_slice()).map_err(db_err)?;
-    Ok((count, expires_at))
 }
 
 /// Puts `value` in front of the list at `key` in `lists`, keeps the `cap` newest entries and
@@ -233,12 +204,6 @@ fn push_front(
     items.truncate(cap);
     lists.insert(key, encode(expires_at, &encode_list(&items)).as_slice()).map_err(db_err)?;
     Ok(items.len())
-}
-
-/// The expiry instant for `ttl` from `now` (0: never). Callers that also report time left
-/// pass the same `now`, so the two agree to the millisecond.
-fn expiry_from(now: u64, ttl: Option<Duration>) -> u64 {
-    ttl.map_or(0, |t| now + (t.as_millis() as u64).max(1))
 }
 
 fn expiry(ttl: Option<Duration>) -> u64 {
@@ -350,8 +315,8 @@ impl Store for EmbeddedStore {
         }))
     }
 
-    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<super::Counted>> {
-        use super::{Counted, gated};
+    fn get_and_count<'a>(&'a self, read: CountedRead<'a>) -> StoreFuture<'a, Option<crate::store::Counted>> {
+        use crate::store::{Counted, gated};
         let (stamp_key, stamp, counter) = (read.stamp_key.to_string(), encode(0, read.stamp), read.counter.to_string());
         Box::pin(async move {
             // Read on the calling thread, not the blocking pool: a counted read is a short
@@ -424,23 +389,23 @@ impl Store for EmbeddedStore {
         })
     }
 
-    fn record(&self, batch: Arc<super::TallyBatch>) -> StoreFuture<'_, bool> {
+    fn record(&self, batch: Arc<crate::store::TallyBatch>) -> StoreFuture<'_, bool> {
         let room = Room::Grows(batch.bytes());
-        Box::pin(self.writer().write(room, true, move |tx| embedded_tally::record(tx, &batch, now_ms())))
+        Box::pin(self.writer().write(room, true, move |tx| tally::record(tx, &batch, now_ms())))
     }
 
     fn tallies<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, Vec<Vec<(String, i64)>>> {
         let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
-        Box::pin(self.blocking(move |db| embedded_tally::read(db, &keys)))
+        Box::pin(self.blocking(move |db| tally::read(db, &keys)))
     }
 
     fn members<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Vec<String>> {
         let key = key.to_string();
-        Box::pin(self.blocking(move |db| embedded_tally::members(db, &key, now_ms())))
+        Box::pin(self.blocking(move |db| tally::members(db, &key, now_ms())))
     }
 
-    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<super::counted::Taken>> {
-        use super::counted::{self, Taken};
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<crate::store::counted::Taken>> {
+        use crate::store::counted::{self, Taken};
         Box::pin(async move {
             // Most values have no count: a read, without a write or an fsync.
             let Some(found) = self.get(key).await? else { return Ok(None) };
@@ -478,29 +443,29 @@ impl Store for EmbeddedStore {
 
     fn log_append<'a>(&'a self, append: LogAppend<'a>) -> StoreFuture<'a, Appended> {
         let room = Room::Grows(append.log.len() + append.value.len());
-        let append = embedded_log::OwnedAppend::from(append);
-        Box::pin(self.writer().write(room, true, move |tx| embedded_log::append(tx, &append, now_ms())))
+        let append = log::OwnedAppend::from(append);
+        Box::pin(self.writer().write(room, true, move |tx| log::append(tx, &append, now_ms())))
     }
 
     fn log_state<'a>(&'a self, log: &'a str) -> StoreFuture<'a, LogState> {
         let log = log.to_string();
-        Box::pin(self.blocking(move |db| embedded_log::state(db, &log, now_ms())))
+        Box::pin(self.blocking(move |db| log::state(db, &log, now_ms())))
     }
 
     fn log_read<'a>(&'a self, log: &'a str, from: u64, to: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
         let log = log.to_string();
-        Box::pin(self.blocking(move |db| embedded_log::read(db, &log, from, to, now_ms())))
+        Box::pin(self.blocking(move |db| log::read(db, &log, from, to, now_ms())))
     }
 
     fn log_update<'a>(&'a self, log: &'a str, seq: u64, value: &'a [u8]) -> StoreFuture<'a, bool> {
         let (log, value) = (log.to_string(), value.to_vec());
         let room = Room::Grows(log.len() + value.len());
-        Box::pin(self.writer().write(room, true, move |tx| embedded_log::update(tx, &log, seq, &value, now_ms())))
+        Box::pin(self.writer().write(room, true, move |tx| log::update(tx, &log, seq, &value, now_ms())))
     }
 
     fn log_clear<'a>(&'a self, log: &'a str) -> StoreFuture<'a, ()> {
         let log = log.to_string();
-        Box::pin(self.writer().write(Room::Frees, true, move |tx| embedded_log::clear(tx, &log, now_ms())))
+        Box::pin(self.writer().write(Room::Frees, true, move |tx| log::clear(tx, &log, now_ms())))
     }
 
     fn delete<'a>(&'a self, keys: &'a [&'a str]) -> StoreFuture<'a, ()> {
@@ -510,8 +475,8 @@ impl Store for EmbeddedStore {
                 for def in [VALUES, LISTS] {
                     tx.open_table(def).map_err(db_err)?.remove(key.as_str()).map_err(db_err)?;
                 }
-                embedded_log::remove_entries(tx, key)?;
-                embedded_tally::remove(tx, key)?;
+                log::remove_entries(tx, key)?;
+                tally::remove(tx, key)?;
             }
             Ok(())
         }))

@@ -15,19 +15,19 @@
 //!
 //! The writer also keeps the file usable: each write declares what it does to the disk
 //! ([`Room`]), and before a batch is applied the writes that would not fit are answered `Full`
-//! and left out (`embedded_room`); after a commit that failed on an I/O error it opens the
+//! and left out (`embedded::room`); after a commit that failed on an I/O error it opens the
 //! file again at once, and while the file cannot be opened it tries again every second
-//! (`embedded_file`).
+//! (`embedded::file`).
 
 use std::sync::Arc;
 
 use redb::{Durability, WriteTransaction};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{
+use crate::store::{
     StoreError,
-    embedded_file::{RETRY, StoreFile, db_err},
-    embedded_room::Room,
+    embedded::file::{RETRY, StoreFile, db_err},
+    embedded::room::Room,
 };
 
 /// Most writes in one transaction: bounds the time a batch holds the writer.

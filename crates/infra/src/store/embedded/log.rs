@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition, WriteTransaction};
 
-use super::{
+use crate::store::{
     Appended, LogAppend, LogState, StoreError,
-    embedded::{VALUES, bump, encode, live},
-    embedded_file::db_err,
+    embedded::file::db_err,
+    embedded::values::{VALUES, bump, encode, live},
 };
 
 pub(crate) const LOGS: TableDefinition<&str, &[u8]> = TableDefinition::new("logs");
