@@ -57,7 +57,8 @@ fn main() {
     let mut out = String::new();
     writeln!(out, "/// Every operation declared under `ops/`, in module order, with the group folder it is in.")
         .unwrap();
-    writeln!(out, "pub(crate) fn placed() -> ::std::vec::Vec<(&'static str, crate::op::Operation)> {{").unwrap();
+    writeln!(out, "pub(crate) fn placed() -> ::std::vec::Vec<(&'static str, wrench_contract::op::Operation)> {{")
+        .unwrap();
     writeln!(out, "    ::std::vec![{}]", found.calls.join(",\n        ")).unwrap();
     writeln!(out, "}}").unwrap();
     let dest = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets this")).join("registry.rs");

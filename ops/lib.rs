@@ -11,10 +11,8 @@
 
 #![forbid(unsafe_code)]
 
-// The lower layers' modules, under the names the operation files use for them.
-use wrench_contract::{decode, op, prelude, validate};
-use wrench_infra::config;
-use wrench_infra::{bounds, connection, cpu, datasets, envelope, net, random, rate, store, time};
+use wrench_contract::op;
+use wrench_infra::datasets;
 
 pub(crate) mod dev;
 pub(crate) mod images;

@@ -10,10 +10,8 @@ use poem::http::{HeaderMap, header};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::{
-    envelope::{ApiError, ErrorCode},
-    op::Caller,
-};
+use wrench_contract::op::Caller;
+use wrench_infra::envelope::{ApiError, ErrorCode};
 
 /// The configured digests.
 #[derive(Debug, Clone, Default)]

@@ -8,10 +8,6 @@
 
 #![forbid(unsafe_code)]
 
-// The lower layers' modules, under the names this crate's code uses for them.
-use wrench_contract::{op, path_template};
-use wrench_infra::{bounds, config, connection, datasets, envelope, metrics, net, rate, store};
-
 mod access_log;
 pub mod http;
 pub mod keys;
@@ -24,12 +20,12 @@ mod op_fixtures;
 pub mod testing;
 
 /// Every operation of the service, sorted by the path then the method of its main route.
-pub fn operations() -> Vec<op::Operation> {
+pub fn operations() -> Vec<wrench_contract::op::Operation> {
     wrench_ops::operations()
 }
 
 /// The operations and their start-up work, as `wrench-ops` declares them.
-pub fn registry() -> op::Registry {
+pub fn registry() -> wrench_contract::op::Registry {
     wrench_ops::registry()
 }
 

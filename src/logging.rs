@@ -3,7 +3,7 @@
 //! client input). The line each request writes is the HTTP layer's (`http::App`), built by
 //! `access_log`; this module sets up where lines go.
 
-use crate::config::{Config, LogFormat};
+use wrench_infra::config::{Config, LogFormat};
 
 /// Flushes the log when dropped: first the pending access lines (`access_log`), then the
 /// background writer's queue.

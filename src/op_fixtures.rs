@@ -76,7 +76,7 @@ async fn go(input: Go) -> Result<Redirect, ApiError> {
     Ok(Redirect::found(format!("https://example.com/{}", input.to)))
 }
 
-fn fixtures() -> Vec<crate::op::Operation> {
+fn fixtures() -> Vec<wrench_contract::op::Operation> {
     vec![__op_get_item(), __op_square(), __op_go()]
 }
 
@@ -86,7 +86,7 @@ mod tests {
     use poem::{http::StatusCode, test::TestClient};
 
     use super::fixtures;
-    use crate::config::Config;
+    use wrench_infra::config::Config;
 
     fn client() -> TestClient<crate::http::App> {
         TestClient::new(crate::http::app(Arc::new(Config::default()), fixtures()).unwrap())

@@ -12,10 +12,8 @@ use poem::test::TestClient;
 
 use serde_json::Value;
 
-use crate::{
-    config::Config,
-    op::{Example, InputKind, Operation, OutputKind, Route},
-};
+use wrench_contract::op::{Example, InputKind, Operation, OutputKind, Route};
+use wrench_infra::config::Config;
 
 /// Default settings, with the outbound layer pointed at the local fakes (DNS, web sites and the
 /// tests' certificate authority), which the documentation's examples name.
@@ -26,13 +24,13 @@ pub fn test_config() -> Config {
 /// A context for calling an operation directly: the test settings with `extra` applied on
 /// top (`("WRENCH_PROVIDER_OPENPAGERANK_KEY", "")` to unset one), an in-memory store, and an
 /// outbound layer built from those settings.
-pub fn fake_ctx(extra: &[(&str, &str)]) -> crate::op::Ctx {
+pub fn fake_ctx(extra: &[(&str, &str)]) -> wrench_contract::op::Ctx {
     let mut vars = wrench_fakes::shared().settings();
     vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let config = Config::from_vars(&vars).expect("the test settings parse");
-    let mut ctx = crate::op::Ctx::for_tests();
-    ctx.net = Arc::new(crate::net::Net::new(&config.outbound, "http://test").expect("the layer builds"));
-    ctx.datasets = Arc::new(crate::datasets::Datasets::new(&config.datasets));
+    let mut ctx = wrench_contract::op::Ctx::for_tests();
+    ctx.net = Arc::new(wrench_infra::net::Net::new(&config.outbound, "http://test").expect("the layer builds"));
+    ctx.datasets = Arc::new(wrench_infra::datasets::Datasets::new(&config.datasets));
     ctx.config = Arc::new(config);
     ctx
 }

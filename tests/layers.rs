@@ -13,7 +13,7 @@ use std::{
 
 /// The workspace's crates, bottom layer first, with the folder of each.
 const LAYERS: &[&[(&str, &str)]] = &[
-    &[("wrench-paths", "crates/paths"), ("wrench-fakes", "tests/fakes")],
+    &[("wrench-path-template", "crates/path_template"), ("wrench-fakes", "tests/fakes")],
     &[("wrench-infra", "crates/infra"), ("wrench-macros", "macros")],
     &[("wrench-contract", "crates/contract")],
     &[("wrench-kit", "crates/kit")],
@@ -173,8 +173,8 @@ fn no_module_reaches_up_in_any_crate() {
     for (name, dir) in LAYERS.iter().flat_map(|l| l.iter()) {
         let src = if *name == "wrench-ops" { root().join(dir) } else { root().join(dir).join("src") };
         let graph = dependencies(&src);
-        // wrench-paths is one file; every other crate has modules to walk.
-        assert!(!graph.is_empty() || *name == "wrench-paths", "the walk over {} found no modules", src.display());
+        // wrench-path-template is one file; every other crate has modules to walk.
+        assert!(!graph.is_empty() || *name == "wrench-path-template", "the walk over {} found no modules", src.display());
         let layers = layered(name, &graph);
         eprintln!("{name}, bottom first: {layers:?}");
         if *name == "wrench-infra" {
@@ -183,6 +183,138 @@ fn no_module_reaches_up_in_any_crate() {
                 assert!(depth(low) < depth(high), "{low} must sit below {high}: {layers:?}");
             }
         }
+    }
+}
+
+/// The module path of each `.rs` file under `dir` (`a/b.rs` and `a/b/mod.rs` are `a::b`; the
+/// crate root is the empty path).
+fn file_modules(dir: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut out = BTreeMap::new();
+    for (_, path) in sources(dir) {
+        let rel = path.strip_prefix(dir).unwrap().with_extension("");
+        let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().to_string()).collect();
+        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+            parts.pop();
+        }
+        if parts.last().is_some_and(|p| p == "build") && parts.len() == 1 {
+            continue;
+        }
+        out.insert(parts, path);
+    }
+    out
+}
+
+/// Every path a file's non-test code names from `crate::`, `super::` or `self::`, absolute
+/// (each item of a `{a, b::c}` group apart), as segments.
+fn named_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let starts = ["crate::", "super::", "self::"];
+        let Some(head) = starts.iter().find(|h| rest.starts_with(**h)) else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':') {
+            i += head.len();
+            continue;
+        }
+        // The module a relative path starts from: a file `a/b.rs` is module a::b, whose
+        // `super` is a; `self` is the module itself.
+        let mut base: Vec<String> = match *head {
+            "crate::" => vec![],
+            "self::" => module.to_vec(),
+            _ => module[..module.len().saturating_sub(1)].to_vec(),
+        };
+        let mut j = i + head.len();
+        while code[j..].starts_with("super::") {
+            base.pop();
+            j += "super::".len();
+        }
+        let (paths, end) = path_items(&code[j..]);
+        for p in paths {
+            let mut full = base.clone();
+            full.extend(p);
+            out.push(full);
+        }
+        i = j + end.max(1);
+    }
+    out
+}
+
+/// The paths at the start of `s` (`a::b`, `a::{b, c::d}`), as segments, and where they end.
+fn path_items(s: &str) -> (Vec<Vec<String>>, usize) {
+    let mut segs = Vec::new();
+    let mut k = 0;
+    loop {
+        let ident: String = s[k..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if ident.is_empty() {
+            if s[k..].starts_with('{') {
+                // A group: each top-level item is a path of its own after the prefix.
+                let mut out = Vec::new();
+                let mut depth = 0usize;
+                let mut start = k + 1;
+                let mut end = s.len();
+                for (n, c) in s[k + 1..].char_indices() {
+                    let at = k + 1 + n;
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            end = at;
+                            break;
+                        }
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            let (inner, _) = path_items(s[start..at].trim_start());
+                            out.extend(inner.into_iter().map(|p| [segs.clone(), p].concat()));
+                            start = at + 1;
+                        }
+                        _ => {}
+                    }
+                }
+                let (inner, _) = path_items(s[start..end].trim_start());
+                out.extend(inner.into_iter().map(|p| [segs.clone(), p].concat()));
+                return (out, end + 1);
+            }
+            return (vec![segs], k);
+        }
+        k += ident.len();
+        segs.push(ident);
+        if s[k..].starts_with("::") {
+            k += 2;
+        } else {
+            return (vec![segs], k);
+        }
+    }
+}
+
+/// Files in no circle: in every crate, the graph of its files (an edge from a file to the file
+/// of each module it names, its own ancestors aside, since a parent declares its children and
+/// holds what they share) has no circle, so each file reads without the files that read it.
+#[test]
+fn no_files_name_each_other_in_a_circle() {
+    for (name, dir) in LAYERS.iter().flat_map(|l| l.iter()) {
+        let src = if *name == "wrench-ops" { root().join(dir) } else { root().join(dir).join("src") };
+        let modules = file_modules(&src);
+        let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (module, path) in &modules {
+            let text = std::fs::read_to_string(path).unwrap();
+            let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
+            let me = module.join("::");
+            let deps = graph.entry(me.clone()).or_default();
+            for named in named_paths(code, module) {
+                // The deepest module the path reaches is the file it names.
+                let target = (0..=named.len()).rev().map(|n| &named[..n]).find(|p| modules.contains_key(*p));
+                let Some(target) = target else { continue };
+                if target.len() <= module.len() && module.starts_with(target) {
+                    continue; // itself or an ancestor
+                }
+                deps.insert(target.join("::"));
+            }
+        }
+        layered(&format!("{name}'s files"), &graph);
     }
 }
 
@@ -203,4 +335,21 @@ fn operation_groups_never_name_each_other() {
 fn references_are_read_from_use_groups_too() {
     let code = "use crate::{config::Config, envelope::{ApiError, ErrorCode}, store};\nfn f() { crate::time::now(); }";
     assert_eq!(referenced(code), ["config", "envelope", "store", "time"]);
+}
+
+#[test]
+fn named_paths_are_resolved_from_the_file_that_names_them() {
+    let module: Vec<String> = ["store", "embedded", "log"].map(String::from).to_vec();
+    let code = "use super::{values::{VALUES, live}, file::db_err};\nuse crate::time;\nlet x = self::inner::f();";
+    let got: Vec<String> = named_paths(code, &module).iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        got,
+        [
+            "store::embedded::values::VALUES",
+            "store::embedded::values::live",
+            "store::embedded::file::db_err",
+            "time",
+            "store::embedded::log::inner::f"
+        ]
+    );
 }

@@ -17,7 +17,6 @@ mod expansion_tests;
 mod op_expand;
 mod op_parse;
 // The one reader of `{name}` path templates, shared with the runtime.
-use wrench_paths as path_template;
 mod validate_derive;
 
 use proc_macro::TokenStream;

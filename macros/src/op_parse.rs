@@ -34,7 +34,8 @@ use syn::{
     punctuated::Punctuated,
 };
 
-use crate::{errors::Errors, path_template::PathTemplate};
+use crate::errors::Errors;
+use wrench_path_template::PathTemplate;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Method {

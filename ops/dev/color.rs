@@ -8,7 +8,7 @@
 
 use wrench_kit::color::rgb_of;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

@@ -3,7 +3,8 @@
 
 use indexmap::IndexMap;
 
-use crate::{prelude::*, time};
+use wrench_contract::prelude::*;
+use wrench_infra::time;
 use wrench_kit::cron::Schedule;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

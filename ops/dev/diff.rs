@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use similar::{ChangeTag, TextDiff};
 
-use crate::{bounds::OutputBudget, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::bounds::OutputBudget;
 use wrench_kit::json_diff::{ChangeType, diff as json_diff};
 
 /// How long the minimal-diff search may run before it settles for a coarser (still correct)
@@ -119,7 +120,7 @@ async fn text_diff(ctx: &Ctx, input: DiffInput) -> Result<DiffOutput, ApiError> 
         for op in &group {
             for change in diff.iter_changes(op) {
                 let line = change.value().as_bytes();
-                budget.add(2 * crate::bounds::json_escaped_len(line) + 72)?;
+                budget.add(2 * wrench_infra::bounds::json_escaped_len(line) + 72)?;
             }
         }
     }

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256, Sha384, Sha512};
 
 use wrench_kit::crypto::{self, MacHash};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
@@ -207,7 +207,8 @@ mod tests {
     #[tokio::test]
     async fn the_trailing_slash_alias_answers_too() {
         let app =
-            wrench::http::app(std::sync::Arc::new(crate::config::Config::default()), vec![__op_hash_text()]).unwrap();
+            wrench::http::app(std::sync::Arc::new(wrench_infra::config::Config::default()), vec![__op_hash_text()])
+                .unwrap();
         let cli = poem::test::TestClient::new(app);
         for path in ["/v1/hash", "/v1/hash/"] {
             let (status, v) = crate::testing::json_of(

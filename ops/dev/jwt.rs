@@ -9,7 +9,7 @@ use serde_json::Map;
 
 use wrench_kit::crypto::{self, MacHash};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Base64url without padding, as JWS requires; padded input is tolerated when decoding.
 fn b64_decode(part: &str, what: &str) -> Result<Vec<u8>, String> {
@@ -17,10 +17,13 @@ fn b64_decode(part: &str, what: &str) -> Result<Vec<u8>, String> {
 }
 
 fn json_object(bytes: &[u8], what: &str) -> Result<Map<String, Value>, String> {
-    if crate::bounds::json_deeper_than(bytes, crate::bounds::MAX_NESTING) {
-        return Err(format!("the {what} is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING));
+    if wrench_infra::bounds::json_deeper_than(bytes, wrench_infra::bounds::MAX_NESTING) {
+        return Err(format!(
+            "the {what} is nested deeper than {} levels, the limit",
+            wrench_infra::bounds::MAX_NESTING
+        ));
     }
-    match crate::bounds::parse_checked_json(bytes) {
+    match wrench_infra::bounds::parse_checked_json(bytes) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(format!("the {what} is JSON but not an object")),
         Err(e) => Err(format!("the {what} is not JSON: {e}")),
@@ -97,7 +100,7 @@ async fn jwt_decode(input: JwtDecodeInput) -> Result<JwtDecodeOutput, ApiError> 
     let payload = json_object(&b64_decode(parts[1], "payload").map_err(bad)?, "payload").map_err(bad)?;
     b64_decode(parts[2], "signature").map_err(bad)?;
     let exp = time_claim(&payload, "exp");
-    let now = crate::time::unix_secs() as i64;
+    let now = wrench_infra::time::unix_secs() as i64;
     Ok(JwtDecodeOutput {
         algorithm: header.get("alg").and_then(Value::as_str).map(str::to_string),
         expires_at: exp.and_then(rfc3339_secs),
@@ -155,7 +158,7 @@ async fn jwt_generate(input: JwtGenerateInput) -> Result<JwtGenerateOutput, ApiE
     let iat = match payload.get("iat").and_then(Value::as_i64) {
         Some(t) => t,
         None => {
-            let t = crate::time::unix_secs() as i64;
+            let t = wrench_infra::time::unix_secs() as i64;
             payload.insert("iat".into(), json!(t));
             t
         }

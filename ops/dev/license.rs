@@ -4,7 +4,7 @@
 
 use std::{collections::BTreeMap, sync::LazyLock};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize)]
 struct Rule {
@@ -217,7 +217,7 @@ mod tests {
     #[tokio::test]
     async fn unknown_ids_are_404_with_suggestions() {
         let e = lookup("Apache2").await.err().unwrap();
-        assert_eq!(e.code, crate::envelope::ErrorCode::NotFound);
+        assert_eq!(e.code, wrench_infra::envelope::ErrorCode::NotFound);
         assert!(e.message.contains("closest: Apache-2.0"), "{}", e.message);
         let e = lookup("BSD3Clause").await.err().unwrap();
         assert!(e.message.contains("BSD-3-Clause"), "{}", e.message);

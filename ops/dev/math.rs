@@ -1,7 +1,7 @@
 //! Arithmetic expressions evaluated safely: no variables, no code, bounded size and nesting.
 //! The language is in `math_expr`.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::math_expr::{Angle, evaluate};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]

@@ -18,7 +18,7 @@ use icu_locale::Locale;
 use icu_plurals::{PluralCategory, PluralRules};
 use writeable::Writeable;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::number_units;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]

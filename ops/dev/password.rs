@@ -2,7 +2,8 @@
 //! zxcvbn (Dropbox's estimator, as its paper and reference implementation define score,
 //! guesses, crack times, warnings and suggestions).
 
-use crate::{prelude::*, random};
+use wrench_contract::prelude::*;
+use wrench_infra::random;
 
 const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
@@ -23,13 +24,13 @@ struct PasswordGenerateInput {
     #[schemars(range(min = 1, max = 50))]
     count: u32,
     /// Include upper-case letters A-Z.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     uppercase: bool,
     /// Include lower-case letters a-z.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     lowercase: bool,
     /// Include digits 0-9.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     numbers: bool,
     /// Include the symbols `!@#$%^&*()-_=+[]{};:,.<>?/~|`.
     #[serde(default)]

@@ -15,7 +15,7 @@ use fake::{
     rand::{Rng, SeedableRng, rngs::StdRng},
 };
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]

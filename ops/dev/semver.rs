@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use semver::Version;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// The version, or why `text` is not one.
 fn parse(text: &str) -> Result<Version, String> {

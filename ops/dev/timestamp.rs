@@ -8,7 +8,8 @@
 
 use jiff::{Timestamp, fmt::rfc2822};
 
-use crate::{prelude::*, time};
+use wrench_contract::prelude::*;
+use wrench_infra::time;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -39,10 +40,10 @@ enum Stamp {
     Number(serde_json::Number),
 }
 
-impl crate::validate::Validate for Stamp {
-    fn validate(&self, path: &str) -> Result<(), crate::validate::FieldError> {
+impl wrench_contract::validate::Validate for Stamp {
+    fn validate(&self, path: &str) -> Result<(), wrench_contract::validate::FieldError> {
         match self {
-            Stamp::Text(t) => crate::validate::check_length(t, path, None, Some(64)),
+            Stamp::Text(t) => wrench_contract::validate::check_length(t, path, None, Some(64)),
             Stamp::Number(_) => Ok(()),
         }
     }

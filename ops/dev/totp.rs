@@ -8,7 +8,7 @@ use subtle::ConstantTimeEq;
 
 use wrench_kit::crypto::{self, MacHash};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
@@ -123,7 +123,7 @@ struct TotpGenerateOutput {
      example(not_base32, {"secret": "not base32!"}, status = 400))]
 async fn totp_generate(input: TotpGenerateInput) -> Result<TotpGenerateOutput, ApiError> {
     let key = base32_decode(&input.secret).map_err(|e| ApiError::invalid("secret", e))?;
-    let t = input.timestamp.unwrap_or_else(crate::time::unix_secs);
+    let t = input.timestamp.unwrap_or_else(wrench_infra::time::unix_secs);
     let period = u64::from(input.period);
     let step = t / period;
     Ok(TotpGenerateOutput {
@@ -185,7 +185,7 @@ struct TotpValidateOutput {
 async fn totp_validate(input: TotpValidateInput) -> Result<TotpValidateOutput, ApiError> {
     let key = base32_decode(&input.secret).map_err(|e| ApiError::invalid("secret", e))?;
     let code: String = input.code.chars().filter(|c| !c.is_whitespace()).collect();
-    let t = input.timestamp.unwrap_or_else(crate::time::unix_secs);
+    let t = input.timestamp.unwrap_or_else(wrench_infra::time::unix_secs);
     let step = (t / u64::from(input.period)) as i64;
     let window = i64::from(input.window);
     let mut matched = None;

@@ -9,7 +9,7 @@
 //! and a twelfth of that).
 
 use super::math::to_text;
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

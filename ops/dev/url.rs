@@ -8,7 +8,7 @@
 
 use indexmap::IndexMap;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Characters `encodeURIComponent` leaves alone besides letters and digits.
 const COMPONENT_SAFE: &[u8] = b"-_.!~*'()";
@@ -67,7 +67,7 @@ struct UrlCodecInput {
     text: String,
     /// true: a URI component (`encodeURIComponent` / `decodeURIComponent`); false: a whole URI
     /// (`encodeURI` / `decodeURI`), which leaves `;,/?:@&=+$#` alone.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     component: bool,
 }
 

@@ -11,7 +11,8 @@ use std::{
 
 use uuid::{Uuid, Variant};
 
-use crate::{prelude::*, time};
+use wrench_contract::prelude::*;
+use wrench_infra::time;
 
 #[derive(Debug, Serialize, JsonSchema)]
 struct UuidOutput {
@@ -256,7 +257,7 @@ mod tests {
     #[tokio::test]
     async fn ulids_and_v7_are_time_ordered_and_strictly_increasing() {
         const CROCKFORD: &str = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-        let now = crate::time::unix_ms(SystemTime::now());
+        let now = wrench_infra::time::unix_ms(SystemTime::now());
         let mut last_ulid = String::new();
         let mut last_v7 = String::new();
         for _ in 0..2000 {

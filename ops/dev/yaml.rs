@@ -8,7 +8,7 @@
 
 use serde_saphyr::{Budget, Options, SerializerOptions};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// The limits one request's YAML is parsed under.
 fn budget() -> Budget {
@@ -18,7 +18,7 @@ fn budget() -> Budget {
     b.max_aliases = 10_000;
     b.max_anchors = 10_000;
     b.max_recorded_anchor_events = 200_000;
-    b.max_depth = crate::bounds::MAX_NESTING;
+    b.max_depth = wrench_infra::bounds::MAX_NESTING;
     b.max_documents = 100;
     b.max_total_scalar_bytes = 4 << 20;
     b
@@ -196,7 +196,7 @@ fn write_yaml(data: &Value, indent: usize, limit: usize) -> Result<String, ApiEr
     // YAML 1.1 quoting rules: `yes`, `on`, `y` are quoted too, so the text reads back the
     // same in 1.1 readers (PyYAML, older libraries) as in 1.2 ones.
     options.yaml_12 = false;
-    let mut out = crate::bounds::CappedText::new(limit);
+    let mut out = wrench_infra::bounds::CappedText::new(limit);
     let written = serde_saphyr::to_fmt_writer_with_options(&mut out, data, options);
     let text = out.finish()?;
     written.map_err(|e| ApiError::internal(format!("writing YAML failed: {e}")))?;

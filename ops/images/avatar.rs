@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 use wrench_kit::render::{self, Rgb, SvgOrPng};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -96,7 +96,7 @@ fn draw(input: AvatarInput) -> Result<Image, ApiError> {
      example(empty_seed, {"seed": ""}, status = 400),
      example(missing_seed, {}, status = 400))]
 async fn avatar(input: AvatarInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || draw(input)).await
+    wrench_infra::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Linear barcodes as SVG or PNG: Code 128 (set B), EAN-13, EAN-8, UPC-A, ITF-14 and MSI.
 //! The encoders are in `wrench_kit::barcode`.
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 use wrench_kit::barcode as sym;
 use wrench_kit::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 
@@ -42,7 +42,7 @@ struct BarcodeInput {
     #[schemars(range(min = 20, max = 2048))]
     height: u32,
     /// Print the human-readable text under the bars.
-    #[serde(default = "crate::decode::yes", rename = "show_text", alias = "showText")]
+    #[serde(default = "wrench_contract::decode::yes", rename = "show_text", alias = "showText")]
     show_text: bool,
     /// svg or png.
     #[serde(default)]
@@ -151,7 +151,7 @@ fn draw(input: BarcodeInput) -> Result<Image, ApiError> {
      example(ean13_png, {"data": "400638133393", "type": "ean13", "format": "png", "width": 300, "height": 150}),
      example(wrong_check_digit, {"data": "4006381333932", "type": "ean13"}, status = 400))]
 async fn barcode(input: BarcodeInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || draw(input)).await
+    wrench_infra::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 use wrench_kit::render::{self, FONT_FAMILY, Rgb, SvgOrPng, xml_escape};
 
 /// Builds the embedded table now (the warm-up and `wrench tables` call it).
@@ -317,7 +317,7 @@ fn draw(input: OgInput) -> Result<Image, ApiError> {
      example(bold_png_light, {"title": "Release 1.0", "template": "bold", "theme": "light", "format": "png", "width": 600, "height": 315}),
      example(bad_colour, {"title": "x", "bgColor": "navy"}, status = 400))]
 async fn og_generate(input: OgInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || draw(input)).await
+    wrench_infra::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Placeholder images: a coloured box with its dimensions (or any text) in the middle.
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 use wrench_kit::render::{self, FONT_FAMILY, SvgOrPng, xml_escape};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -81,7 +81,7 @@ fn draw(input: PlaceholderInput) -> Result<Image, ApiError> {
      example(too_wide, {"width": 5000}, status = 400),
      example(missing_width, {}, status = 400))]
 async fn placeholder(input: PlaceholderInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || draw(input)).await
+    wrench_infra::cpu::run(move || draw(input)).await
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! QR codes (ISO/IEC 18004) as SVG, PNG or a PNG data URI, by POST with a JSON body or by GET
 //! with the same parameters in the query string (so a code can be an `<img src>`).
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 use wrench_kit::qr::{self, Ecc, QrFormat, QrSpec};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -80,7 +80,7 @@ fn generate(input: QrInput) -> Result<Image, ApiError> {
      example(too_small, {"text": "x", "size": 50, "margin": 20}, status = 400),
      example(missing_text, {}, status = 400))]
 async fn qr_generate(input: QrInput) -> Result<Image, ApiError> {
-    crate::cpu::run(move || generate(input)).await
+    wrench_infra::cpu::run(move || generate(input)).await
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@ use std::{collections::HashMap, sync::OnceLock};
 
 use phonenumber::{Metadata, Mode, PhoneNumber, Type, country, metadata::DATABASE};
 
-use crate::{datasets::countries, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::datasets::countries;
 
 /// Builds the numbering-plan metadata now (the warm-up and `wrench tables` call it).
 pub(crate) fn warm_metadata() {

@@ -4,7 +4,7 @@
 //! rules of our own (`wrench_kit::useragent`), and the `Sec-CH-UA*` client hints when the
 //! caller's own headers are described.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::{
     uap::{self, REGEXES_VERSION},
     useragent::{ClientHints, Engine, device_type, engine, hints},

@@ -11,7 +11,8 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue};
 use sha1::{Digest, Sha1};
 
-use crate::{net::provider::Provider, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::provider::Provider;
 
 /// Pwned Passwords publishes no rate limit.
 const HIBP: Provider = Provider {

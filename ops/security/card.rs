@@ -5,7 +5,7 @@
 
 use wrench_kit::{card_brands::brand_of, checksum};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

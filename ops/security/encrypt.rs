@@ -24,7 +24,8 @@ use aes_gcm::{
 use argon2::{Algorithm, Argon2, Params, Version};
 use base64::{Engine, engine::general_purpose::STANDARD};
 
-use crate::{envelope::ErrorCode, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::envelope::ErrorCode;
 
 const VERSION: u8 = 1;
 const HEADER: usize = 38;
@@ -170,7 +171,7 @@ struct EncryptOutput {
      example(typical, {"plaintext": "meet at noon", "password": "correct horse battery staple"}),
      example(empty_password, {"plaintext": "x", "password": ""}, status = 400))]
 async fn encrypt_text(input: EncryptInput) -> Result<EncryptOutput, ApiError> {
-    let blob = crate::cpu::run(move || seal(input.plaintext.as_bytes(), &input.password, DEFAULT_KDF)).await?;
+    let blob = wrench_infra::cpu::run(move || seal(input.plaintext.as_bytes(), &input.password, DEFAULT_KDF)).await?;
     Ok(EncryptOutput {
         ciphertext: STANDARD.encode(blob),
         algorithm: "AES-256-GCM",
@@ -218,7 +219,7 @@ async fn decrypt_text(input: DecryptInput) -> Result<DecryptOutput, ApiError> {
     let blob = STANDARD
         .decode(compact.as_bytes())
         .map_err(|e| ApiError::invalid("ciphertext", format!("is not Base64 ({e})")))?;
-    let bytes = crate::cpu::run(move || open(&blob, &input.password)).await?;
+    let bytes = wrench_infra::cpu::run(move || open(&blob, &input.password)).await?;
     let plaintext = String::from_utf8(bytes)
         .map_err(|_| ApiError::invalid("ciphertext", "decrypts to bytes that are not UTF-8 text"))?;
     Ok(DecryptOutput { plaintext })

@@ -4,7 +4,7 @@
 //! The scoring table is ours, written out in the operation's description and applied here in
 //! one function per header, so that each point gained or lost comes with its reason.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::network::http_fetch::{fetch_headers, header, hsts_max_age as max_age, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -231,7 +231,7 @@ async fn security_grade(input: GradeInput, ctx: &Ctx) -> Result<GradeOutput, Api
         score,
         max_score,
         checks,
-        checked_at: crate::time::now_rfc3339(),
+        checked_at: wrench_infra::time::now_rfc3339(),
     })
 }
 

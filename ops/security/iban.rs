@@ -1,7 +1,7 @@
 //! IBANs (ISO 13616): the MOD 97-10 check (ISO 7064) and each country's BBAN structure from
 //! the SWIFT IBAN registry (`wrench_kit::iban`, every country and territory it lists).
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::iban::{entry, segments};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

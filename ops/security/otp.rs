@@ -1,6 +1,7 @@
 //! One-time passcodes: random digits for e-mail or SMS verification.
 
-use crate::{prelude::*, random, time};
+use wrench_contract::prelude::*;
+use wrench_infra::{random, time};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -19,12 +19,10 @@ use std::{
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use crate::{
-    net::{
-        feed::{Feed, FeedSpec},
-        provider::{self, Provider},
-    },
-    prelude::*,
+use wrench_contract::prelude::*;
+use wrench_infra::net::{
+    feed::{Feed, FeedSpec},
+    provider::{self, Provider},
 };
 
 /// Most lines of a feed; OpenPhish's community feed holds a few hundred to a few thousand.

@@ -3,7 +3,7 @@
 //! whether a number is registered needs the member state's register (VIES), which is not
 //! consulted here.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::vat::{COUNTRIES, Check};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

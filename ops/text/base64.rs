@@ -5,7 +5,7 @@ use base64::{
     engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig},
 };
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Encoders: standard with padding; URL-safe without (the spec's form).
 const STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;

@@ -6,10 +6,8 @@
 
 use indexmap::IndexMap;
 
-use crate::{
-    bounds::{OutputBudget, json_escaped_len},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::bounds::{OutputBudget, json_escaped_len};
 
 /// Printable ASCII other than the double quote, or tab: the characters that can separate.
 const DELIMITER_PATTERN: &str = "^[\\t !#-~]$";
@@ -25,7 +23,7 @@ struct CsvToJsonInput {
     #[schemars(pattern("^[\\t !#-~]$"))]
     delimiter: String,
     /// Whether the first row names the columns.
-    #[serde(default = "crate::decode::yes", rename = "has_header", alias = "hasHeader")]
+    #[serde(default = "wrench_contract::decode::yes", rename = "has_header", alias = "hasHeader")]
     has_header: bool,
 }
 
@@ -162,7 +160,7 @@ struct CsvToCsvInput {
     #[schemars(pattern("^[\\t !#-~]$"))]
     delimiter: String,
     /// Whether to write a header row with the column names.
-    #[serde(default = "crate::decode::yes", rename = "include_header", alias = "includeHeader")]
+    #[serde(default = "wrench_contract::decode::yes", rename = "include_header", alias = "includeHeader")]
     include_header: bool,
     /// Line terminator.
     #[serde(default = "lf")]

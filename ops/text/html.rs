@@ -10,7 +10,7 @@ use ego_tree::iter::Edge;
 use scraper::{Html, Node};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::web::html_depth::check_depth;
 
 /// Elements whose content is never text.

@@ -9,13 +9,14 @@
 
 use wrench_kit::json_diff::{Difference, diff};
 
-use crate::{bounds::OutputBudget, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::bounds::OutputBudget;
 
 /// Checks `text` is one JSON value; on failure, a message and the position of the error.
-/// Nesting is checked first (see [`crate::bounds::check_json_nesting`]): parsing into
+/// Nesting is checked first (see [`wrench_infra::bounds::check_json_nesting`]): parsing into
 /// `IgnoredAny` does not count levels.
 fn check(field: &str, text: &str) -> Result<Result<(), JsonProblem>, ApiError> {
-    crate::bounds::check_json_nesting(field, text)?;
+    wrench_infra::bounds::check_json_nesting(field, text)?;
     Ok(serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ()).map_err(|e| problem(text, &e)))
 }
 
@@ -74,7 +75,7 @@ struct EscapedSize(usize);
 
 impl Sink for EscapedSize {
     fn byte(&mut self, b: u8) {
-        self.0 += crate::bounds::json_escaped_byte_len(b);
+        self.0 += wrench_infra::bounds::json_escaped_byte_len(b);
     }
 
     fn spaces(&mut self, n: usize) {
@@ -199,7 +200,7 @@ struct JsonFormatOutput {
 async fn json_format(ctx: &Ctx, input: JsonFormatInput) -> Result<JsonFormatOutput, ApiError> {
     check("json", &input.json)?.map_err(|p| invalid("json", &p))?;
     let indent = input.indent as usize;
-    crate::bounds::OutputBudget::new(ctx.config.response_limit).add(formatted_size(&input.json, indent))?;
+    wrench_infra::bounds::OutputBudget::new(ctx.config.response_limit).add(formatted_size(&input.json, indent))?;
     Ok(JsonFormatOutput { formatted: reformat(&input.json, indent), valid: true })
 }
 
@@ -293,11 +294,11 @@ struct JsonDiffOutput {
     differences: Vec<Difference>,
 }
 
-/// Parses a document already checked to nest at most [`crate::bounds::MAX_NESTING`] levels;
+/// Parses a document already checked to nest at most [`wrench_infra::bounds::MAX_NESTING`] levels;
 /// serde_json's own guard (which stops one level short of that) is off so that the one limit
 /// holds.
 fn parse_value(field: &str, text: &str) -> Result<Value, ApiError> {
-    crate::bounds::parse_checked_json(text.as_bytes()).map_err(|e| invalid(field, &problem(text, &e)))
+    wrench_infra::bounds::parse_checked_json(text.as_bytes()).map_err(|e| invalid(field, &problem(text, &e)))
 }
 
 /// Compare two JSON documents.
@@ -314,8 +315,8 @@ fn parse_value(field: &str, text: &str) -> Result<Value, ApiError> {
      example(type_change, {"a": "{\"weird key\":\"1\"}", "b": "{\"weird key\":1}"}),
      cpu)]
 async fn json_diff(ctx: &Ctx, input: JsonDiffInput) -> Result<JsonDiffOutput, ApiError> {
-    crate::bounds::check_json_nesting("a", &input.a)?;
-    crate::bounds::check_json_nesting("b", &input.b)?;
+    wrench_infra::bounds::check_json_nesting("a", &input.a)?;
+    wrench_infra::bounds::check_json_nesting("b", &input.b)?;
     let a = parse_value("a", &input.a)?;
     let b = parse_value("b", &input.b)?;
     let mut differences = Vec::new();

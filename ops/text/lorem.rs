@@ -1,6 +1,6 @@
 //! Placeholder text.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate, Clone, Copy, Serialize, PartialEq)]
 #[serde(rename_all = "lowercase")]

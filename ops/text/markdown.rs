@@ -12,7 +12,7 @@ use comrak::{
     nodes::{AstNode, NodeValue},
 };
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 fn options(gfm: bool) -> Options<'static> {
     let mut o = Options::default();
@@ -28,14 +28,14 @@ fn options(gfm: bool) -> Options<'static> {
     o
 }
 
-/// Parses `md` and refuses a tree deeper than [`crate::bounds::MAX_NESTING`] (the document
+/// Parses `md` and refuses a tree deeper than [`wrench_infra::bounds::MAX_NESTING`] (the document
 /// node itself not counted).
 fn parse<'a>(arena: &'a Arena<'a>, md: &str, options: &Options) -> Result<&'a AstNode<'a>, ApiError> {
     let root = comrak::parse_document(arena, md, options);
     let mut stack = vec![(root, 0usize)];
     while let Some((node, depth)) = stack.pop() {
-        if depth > crate::bounds::MAX_NESTING {
-            return Err(crate::bounds::too_deep("markdown"));
+        if depth > wrench_infra::bounds::MAX_NESTING {
+            return Err(wrench_infra::bounds::too_deep("markdown"));
         }
         stack.extend(node.children().map(|c| (c, depth + 1)));
     }
@@ -61,7 +61,7 @@ struct MarkdownToHtmlInput {
     markdown: String,
     /// GitHub-flavoured extensions: tables, strikethrough, autolinks, task lists and
     /// footnotes. Plain CommonMark when false.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     gfm: bool,
     /// Clean the HTML with an allow-list: removes scripts, event handlers, iframes, objects,
     /// embeds, styles and `javascript:` links.
@@ -93,7 +93,7 @@ async fn markdown_to_html(ctx: &Ctx, input: MarkdownToHtmlInput) -> Result<Markd
     let arena = Arena::new();
     let opts = options(input.gfm);
     let root = parse(&arena, &input.markdown, &opts)?;
-    let mut out = crate::bounds::CappedText::new(ctx.config.response_limit);
+    let mut out = wrench_infra::bounds::CappedText::new(ctx.config.response_limit);
     let rendered = comrak::format_html(root, &opts, &mut out);
     let html = out.finish()?;
     rendered.map_err(|_| ApiError::internal("rendering the Markdown failed"))?;
@@ -260,7 +260,7 @@ mod tests {
     #[test]
     fn nesting_is_refused_past_the_shared_limit() {
         // 127 block quotes hold a paragraph holding text: 129 levels below the document.
-        let limit = crate::bounds::MAX_NESTING;
+        let limit = wrench_infra::bounds::MAX_NESTING;
         assert_eq!(markdown_text(&(">".repeat(limit - 2) + " deep")).unwrap(), "deep");
         let e = markdown_text(&(">".repeat(limit - 1) + " deep")).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("markdown"));

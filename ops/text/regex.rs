@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use fancy_regex::{Captures, Regex, RegexBuilder};
 use serde_json::Map;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Most matches `regex/test` lists.
 const MAX_MATCHES: usize = 1_000;
@@ -297,11 +297,11 @@ fn run_test(input: RegexTestInput, response_limit: usize) -> Result<RegexTestOut
     let mut matches = Vec::new();
     // A group can capture the rest of the text at every one of 1,000 matches: count each
     // match's text before keeping it.
-    let mut budget = crate::bounds::OutputBudget::new(response_limit);
+    let mut budget = wrench_infra::bounds::OutputBudget::new(response_limit);
     let truncated = each_match(&re, flags, text, MAX_MATCHES, |caps| {
         budget.add(64)?;
         for g in caps.iter().flatten() {
-            budget.add(2 * crate::bounds::json_escaped_len(g.as_str().as_bytes()) + 8)?;
+            budget.add(2 * wrench_infra::bounds::json_escaped_len(g.as_str().as_bytes()) + 8)?;
         }
         let m = caps.get(0).expect("group 0");
         let mut groups = Map::new();

@@ -7,10 +7,10 @@
 use quick_xml::{Reader, events::Event};
 use serde_json::Map;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Deepest element nesting accepted.
-const MAX_DEPTH: usize = crate::bounds::MAX_NESTING;
+const MAX_DEPTH: usize = wrench_infra::bounds::MAX_NESTING;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -115,7 +115,7 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
                     return Err(ApiError::invalid("xml", "has more than one root element"));
                 }
                 if stack.len() >= MAX_DEPTH {
-                    return Err(crate::bounds::too_deep("xml"));
+                    return Err(wrench_infra::bounds::too_deep("xml"));
                 }
                 stack.push(open(&e, strip)?);
             }

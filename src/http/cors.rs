@@ -16,7 +16,7 @@ use poem::{
     http::{HeaderMap, HeaderValue, Method, StatusCode, header},
 };
 
-use crate::config::CorsOrigins;
+use wrench_infra::config::CorsOrigins;
 
 const ALLOW_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 const ALLOW_HEADERS: &str = "X-API-Key, Authorization, Content-Type";

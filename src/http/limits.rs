@@ -1,7 +1,7 @@
 //! Rate limits of callers: who is counted, and from which address.
 //!
 //! Anonymous callers are counted per client IP, key holders per key (unlimited unless the
-//! operator sets a quota), in the windows of `crate::rate`. Every limited response carries
+//! operator sets a quota), in the windows of `wrench_infra::rate`. Every limited response carries
 //! `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds) for the tighter of
 //! the two windows, and a refusal is 429 `RATE_LIMITED` with `Retry-After`. Webhook receive
 //! URLs are not counted here: their callers are providers, bounded per inbox by the operation.
@@ -15,7 +15,8 @@ use std::net::IpAddr;
 use ipnet::IpNet;
 use poem::http::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::{config::Quota, envelope::ApiError, op::Caller, store::Store};
+use wrench_contract::op::Caller;
+use wrench_infra::{config::Quota, envelope::ApiError, store::Store};
 
 /// The client's address: the peer, or what trusted proxies say it is.
 pub fn client_ip(peer: Option<IpAddr>, headers: &HeaderMap, trusted: &[IpNet]) -> Option<IpAddr> {
@@ -80,9 +81,9 @@ pub async fn check(
     key: Quota,
 ) -> Result<Vec<(HeaderName, HeaderValue)>, ApiError> {
     let Some((who, quota)) = subject(caller, ip, keys, anon, key) else { return Ok(Vec::new()) };
-    let counted = crate::rate::count(store, &who, quota, "requests", " or use an API key").await;
-    if counted.as_ref().is_err_and(|e| e.code == crate::envelope::ErrorCode::RateLimited) {
-        crate::metrics::rate_limited(matches!(caller, Caller::Key(_)));
+    let counted = wrench_infra::rate::count(store, &who, quota, "requests", " or use an API key").await;
+    if counted.as_ref().is_err_and(|e| e.code == wrench_infra::envelope::ErrorCode::RateLimited) {
+        wrench_infra::metrics::rate_limited(matches!(caller, Caller::Key(_)));
     }
     counted
 }

@@ -30,11 +30,11 @@ use poem::{
 };
 use tracing::info;
 
-use crate::{
+use crate::keys::KeyRing;
+use wrench_contract::op::{self, HttpMethod, Operation, Registry, Route};
+use wrench_infra::{
     config::Config,
     envelope::{ApiError, ErrorCode, error_response},
-    keys::KeyRing,
-    op::{self, HttpMethod, Operation, Registry, Route},
     store::{Store, embedded::EmbeddedStore, tally_queue::TallyQueue},
 };
 
@@ -44,8 +44,8 @@ pub(crate) struct State {
     pub(crate) store: Arc<dyn Store>,
     /// Short-link visits waiting to be described in the store.
     pub(crate) tallies: Arc<TallyQueue>,
-    pub(crate) net: Arc<crate::net::Net>,
-    pub(crate) datasets: Arc<crate::datasets::Datasets>,
+    pub(crate) net: Arc<wrench_infra::net::Net>,
+    pub(crate) datasets: Arc<wrench_infra::datasets::Datasets>,
     pub(crate) keys: KeyRing,
     /// The document, shared by every answer that serves it.
     pub(crate) openapi: bytes::Bytes,
@@ -108,9 +108,9 @@ pub struct App {
     /// `/mcp`, whose tool calls go to `route`.
     mcp: mcp::McpEndpoint,
     tools: mcp::Tools,
-    datasets: Arc<crate::datasets::Datasets>,
+    datasets: Arc<wrench_infra::datasets::Datasets>,
     tallies: Arc<TallyQueue>,
-    cors: crate::config::CorsOrigins,
+    cors: wrench_infra::config::CorsOrigins,
     startup: Arc<startup::Startup>,
     /// Routes also served under paths the operator chose (`op::Mount`).
     mounts: Vec<PathMount>,
@@ -206,8 +206,8 @@ fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts
         }
     }
     let doc = crate::openapi::with_public_url(crate::openapi::document(&ops), &config.public_url);
-    let net = Arc::new(crate::net::Net::new(&config.outbound, &config.public_base())?);
-    let datasets = Arc::new(crate::datasets::Datasets::new(&config.datasets));
+    let net = Arc::new(wrench_infra::net::Net::new(&config.outbound, &config.public_base())?);
+    let datasets = Arc::new(wrench_infra::datasets::Datasets::new(&config.datasets));
     let state = Arc::new(State {
         net,
         datasets: datasets.clone(),
@@ -333,7 +333,7 @@ impl Endpoint for App {
         let duration_ms = meta.elapsed_ms();
         // Operations are counted by the pipeline (MCP tool calls included); here the rest.
         if meta.op.get().is_none() {
-            crate::metrics::request(None, status, std::time::Duration::from_secs_f64(duration_ms / 1e3));
+            wrench_infra::metrics::request(None, status, std::time::Duration::from_secs_f64(duration_ms / 1e3));
         }
         let line = crate::access_log::Line {
             request_id: &meta.id,
@@ -384,7 +384,7 @@ fn edge_error(req: &Request) -> Option<ApiError> {
 pub async fn serve_mcp_stdio(config: Config, registry: Registry, key: Option<String>) -> Result<(), String> {
     let _log_guard = crate::logging::init(&config);
     let config = Arc::new(config);
-    let store = crate::store::open(&config)?;
+    let store = wrench_infra::store::open(&config)?;
     let app = app_from_registry(config, store, &registry)?;
     let warm = app.datasets.clone();
     tokio::spawn(async move { warm.load_all().await });
@@ -399,7 +399,7 @@ pub async fn serve_mcp_stdio(config: Config, registry: Registry, key: Option<Str
 pub async fn serve(config: Config, registry: Registry) -> Result<(), String> {
     let _log_guard = crate::logging::init(&config);
     let config = Arc::new(config);
-    let store = crate::store::open(&config)?;
+    let store = wrench_infra::store::open(&config)?;
     match store.ping().await {
         Ok(()) => info!(backend = store.backend(), "store ready"),
         // Not fatal: stateless operations work, and the store answers 503 until it is back.

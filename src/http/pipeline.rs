@@ -17,10 +17,8 @@ use poem::{
 };
 
 use super::{Mounted, RequestMeta, State, drain::Read};
-use crate::{
-    envelope::{self, ApiError, ErrorCode},
-    op::{Caller, Ctx, InputKind, OpRequest, OutputKind, RawBody, Reply},
-};
+use wrench_contract::op::{Caller, Ctx, InputKind, OpRequest, OutputKind, RawBody, Reply};
+use wrench_infra::envelope::{self, ApiError, ErrorCode};
 
 pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta: &RequestMeta) -> Response {
     let mut limit_headers = Vec::new();
@@ -30,7 +28,7 @@ pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta
     if let Ok(Reply::Image(img)) = &result
         && img.bytes.len() > state.config.response_limit
     {
-        result = Err(crate::bounds::result_too_large(img.bytes.len(), false, state.config.response_limit));
+        result = Err(wrench_infra::bounds::result_too_large(img.bytes.len(), false, state.config.response_limit));
     }
     if let Ok(Reply::Raw(raw)) = &result
         && !raw.delay.is_zero()
@@ -49,7 +47,7 @@ pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta
         resp.headers_mut().insert(k, v);
     }
     let took = std::time::Duration::from_secs_f64(meta.elapsed_ms() / 1e3);
-    crate::metrics::request(Some(mounted.route.id), resp.status().as_u16(), took);
+    wrench_infra::metrics::request(Some(mounted.route.id), resp.status().as_u16(), took);
     resp
 }
 
@@ -160,7 +158,7 @@ async fn call(
         request_id: meta.id.clone(),
         caller,
         client_ip,
-        tls: req.extensions().get::<Arc<crate::connection::TlsConnection>>().cloned(),
+        tls: req.extensions().get::<Arc<wrench_infra::connection::TlsConnection>>().cloned(),
         // Nothing reads the request's headers after this point.
         headers: std::mem::take(req.headers_mut()),
     };

@@ -51,7 +51,7 @@ use tokio::{
 use tokio_rustls::TlsAcceptor;
 
 use super::App;
-use crate::{config::Config, connection::TlsConnection};
+use wrench_infra::{config::Config, connection::TlsConnection};
 
 /// Longest header section hyper buffers; beyond it hyper answers 431 itself (rewritten into
 /// the envelope). The app refuses far smaller sections first (see `MAX_HEADER_BYTES`).
@@ -155,7 +155,7 @@ async fn serve_tls_connection(stream: TcpStream, acceptor: &TlsAcceptor, conn: C
     match tokio::time::timeout(limits.header, super::tls::accept(stream, acceptor)).await {
         Ok(Ok((tls, connection))) => serve_with(tls, activity, Some(connection), conn).await,
         Ok(Err(super::tls::Refused::PlainHttp(mut stream))) => {
-            use crate::envelope::{ApiError, ErrorCode};
+            use wrench_infra::envelope::{ApiError, ErrorCode};
             let err = ApiError::new(
                 ErrorCode::HttpsRequired,
                 "this port speaks HTTPS (TLS); a plain HTTP request was sent to it: use an https:// URL",
@@ -412,7 +412,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
 
 /// The envelope for hyper's bare `414` or `431`, as a whole HTTP/1.1 response.
 fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
-    use crate::envelope::{ApiError, ErrorCode};
+    use wrench_infra::envelope::{ApiError, ErrorCode};
     let err = if head.starts_with(b"HTTP/1.1 431 ") {
         ApiError::new(
             ErrorCode::HeadersTooLarge,
@@ -430,10 +430,10 @@ fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
 
 /// `err` as a whole HTTP/1.1 response that closes the connection, for answers written
 /// outside hyper.
-fn raw_envelope(err: &crate::envelope::ApiError) -> Vec<u8> {
+fn raw_envelope(err: &wrench_infra::envelope::ApiError) -> Vec<u8> {
     let meta = super::RequestMeta::new();
     let id = &meta.id;
-    let body = crate::envelope::error_bytes(err, &meta.envelope_meta().as_meta());
+    let body = wrench_infra::envelope::error_bytes(err, &meta.envelope_meta().as_meta());
     let status = err.status();
     let mut out = format!(
         "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",

@@ -17,7 +17,7 @@ use poem::{
 };
 
 use super::{State, meta_of, method_not_allowed};
-use crate::{
+use wrench_infra::{
     envelope::{self, ApiError, ErrorCode},
     store::StoreError,
 };
@@ -132,7 +132,7 @@ impl Endpoint for SiteEndpoint {
                 .body(self.state.openapi.clone()),
             Page::Metrics => Response::builder()
                 .content_type("text/plain; version=0.0.4; charset=utf-8")
-                .body(crate::metrics::render()),
+                .body(wrench_infra::metrics::render()),
             Page::OpenApi30 => Response::builder()
                 .content_type("application/json")
                 .header(header::CACHE_CONTROL, "no-cache")
@@ -236,19 +236,19 @@ mod tests {
         for (path, _) in super::PAGES {
             let segment = first(path);
             assert!(
-                segment.is_empty() || crate::op::is_server_path(&segment),
+                segment.is_empty() || wrench_contract::op::is_server_path(&segment),
                 "{path} is missing from op::SERVER_PATHS"
             );
         }
         for op in crate::operations() {
             for route in op.routes {
                 assert!(
-                    crate::op::is_server_path(&first(route.path)),
+                    wrench_contract::op::is_server_path(&first(route.path)),
                     "{} is missing from op::SERVER_PATHS",
                     route.path
                 );
             }
         }
-        assert!(crate::op::is_server_path("mcp"));
+        assert!(wrench_contract::op::is_server_path("mcp"));
     }
 }

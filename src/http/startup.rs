@@ -16,7 +16,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use crate::op::StartupTask;
+use wrench_contract::op::StartupTask;
 
 static FREED: OnceLock<fn()> = OnceLock::new();
 

@@ -1,5 +1,5 @@
 //! The HTTPS listener's handshake: the ClientHello is read off the socket before rustls sees
-//! it, described ([`crate::connection::client_hello`]), and then replayed into the rustls
+//! it, described ([`wrench_infra::connection::client_hello`]), and then replayed into the rustls
 //! acceptor byte for byte, so the handshake is the one the client started. The description
 //! and what the handshake agreed travel with every request of the connection, for
 //! `tls/fingerprint`.
@@ -22,7 +22,7 @@ use tokio::{
 };
 use tokio_rustls::{TlsAcceptor, server::TlsStream};
 
-use crate::{
+use wrench_infra::{
     config::TlsListener,
     connection::{TlsConnection, client_hello, names},
 };
@@ -44,7 +44,7 @@ pub fn acceptor(settings: &TlsListener) -> Result<TlsAcceptor, String> {
     }
     let key = PrivateKeyDer::from_pem_file(&settings.key)
         .map_err(|e| format!("WRENCH_TLS_KEY ({}): no PEM private key read: {e}", settings.key.display()))?;
-    let mut config = rustls::ServerConfig::builder_with_provider(crate::net::crypto_provider())
+    let mut config = rustls::ServerConfig::builder_with_provider(wrench_infra::net::crypto_provider())
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS: {e}"))?
         .with_no_client_auth()

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
 
-use crate::envelope::ErrorCode;
+use wrench_infra::envelope::ErrorCode;
 
 /// The component name of a group: `NotFoundError`, `ValidationOrResultTooLargeError`.
 pub(super) fn group_name(codes: &[ErrorCode]) -> String {

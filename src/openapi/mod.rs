@@ -26,10 +26,8 @@ use heck::ToUpperCamelCase;
 use schemars::{SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use crate::{
-    envelope::ErrorCode,
-    op::{HttpMethod, Operation, Tag},
-};
+use wrench_contract::op::{HttpMethod, Operation, Tag};
+use wrench_infra::envelope::ErrorCode;
 
 /// The API version of the contract (not the crate version).
 pub const API_VERSION: &str = "1.0.0";

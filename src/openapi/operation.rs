@@ -7,10 +7,8 @@
 use serde_json::{Map, Value, json};
 
 use super::errors;
-use crate::{
-    op::{InputKind, Operation, OutputKind, Route},
-    path_template::{PathTemplate, Segment},
-};
+use wrench_contract::op::{InputKind, Operation, OutputKind, Route};
+use wrench_path_template::{PathTemplate, Segment};
 
 /// The input schema of an operation as the document holds it.
 pub(super) struct InputSchema<'a> {

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
-use crate::op::{Ctx, InputKind, OpRequest, Operation, OutputKind, Reply};
+use wrench_contract::op::{Ctx, InputKind, OpRequest, Operation, OutputKind, Reply};
 
 /// What an image operation's examples produced, by media type.
 #[derive(Debug, Clone, Default)]

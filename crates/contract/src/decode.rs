@@ -9,10 +9,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, de::DeserializeOwned};
 
 use crate::{
-    envelope::{ApiError, ErrorCode},
     op::{InputKind, OpRequest},
     validate::Validate,
 };
+use wrench_infra::envelope::{ApiError, ErrorCode};
 
 /// JSON's whitespace (RFC 8259 section 2): space, tab, line feed, carriage return. Not form
 /// feed or vertical tab, which `u8::is_ascii_whitespace` would also accept.
@@ -45,10 +45,10 @@ pub fn body<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Res
     }
     // The shared nesting limit holds for the values of fields, one level below the body's
     // object; serde_json's own guard, one level short of that, is off once it is checked.
-    if crate::bounds::json_deeper_than(bytes, crate::bounds::MAX_NESTING + 1) {
+    if wrench_infra::bounds::json_deeper_than(bytes, wrench_infra::bounds::MAX_NESTING + 1) {
         return Err(ApiError::invalid(
             "body",
-            format!("a field's value is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING),
+            format!("a field's value is nested deeper than {} levels, the limit", wrench_infra::bounds::MAX_NESTING),
         ));
     }
     // A route with path parameters (`PATCH /v1/webhook/inbox/{id}`) reads them as fields of
@@ -77,10 +77,10 @@ pub fn body<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Res
         merged = serde_json::to_vec(&object).map_err(|e| ApiError::internal(e.to_string()))?;
         &merged
     };
-    if crate::bounds::json_deeper_than(bytes, crate::bounds::MAX_NESTING + 1) {
+    if wrench_infra::bounds::json_deeper_than(bytes, wrench_infra::bounds::MAX_NESTING + 1) {
         return Err(ApiError::invalid(
             "body",
-            format!("a field's value is nested deeper than {} levels, the limit", crate::bounds::MAX_NESTING),
+            format!("a field's value is nested deeper than {} levels, the limit", wrench_infra::bounds::MAX_NESTING),
         ));
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);

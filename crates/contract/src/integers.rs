@@ -11,7 +11,7 @@
 use schemars::JsonSchema;
 use serde_json::{Map, Number, Value};
 
-use crate::envelope::ApiError;
+use wrench_infra::envelope::ApiError;
 
 /// The schema of `T`, with its definitions, as JSON.
 pub(crate) fn schema_of<T: JsonSchema>() -> Value {

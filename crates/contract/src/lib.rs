@@ -12,9 +12,6 @@
 // inside it as well as from outside.
 extern crate self as wrench_contract;
 
-// The lower layer's modules, under the names this crate's code uses for them.
-use wrench_infra::{bounds, config, connection, datasets, envelope, net, store};
-
 pub mod decode;
 mod integers;
 pub mod op;
@@ -22,7 +19,6 @@ pub mod prelude;
 pub mod validate;
 
 pub use wrench_infra::envelope::{ApiError, ErrorCode};
-pub use wrench_paths as path_template;
 
 /// Re-exports used by generated code; not part of the API.
 #[doc(hidden)]

@@ -27,11 +27,11 @@ use poem::http::HeaderMap;
 use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 
-use crate::{
+use wrench_infra::{
     config::Config,
     envelope::{ApiError, ErrorCode},
-    path_template::PathTemplate,
 };
+use wrench_path_template::PathTemplate;
 
 /// HTTP methods an operation can be declared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -364,13 +364,13 @@ pub enum Caller {
 pub struct Ctx {
     pub config: Arc<Config>,
     /// The configured store (embedded or Redis), for the stateful features.
-    pub store: Arc<dyn crate::store::Store>,
+    pub store: Arc<dyn wrench_infra::store::Store>,
     /// Short-link visits waiting to be described in `store` (`store::tally_queue`).
-    pub tallies: Arc<crate::store::tally_queue::TallyQueue>,
+    pub tallies: Arc<wrench_infra::store::tally_queue::TallyQueue>,
     /// The outbound layer, for everything that contacts a host.
-    pub net: Arc<crate::net::Net>,
+    pub net: Arc<wrench_infra::net::Net>,
     /// The large data sets given as files (IP geolocation, ASN).
-    pub datasets: Arc<crate::datasets::Datasets>,
+    pub datasets: Arc<wrench_infra::datasets::Datasets>,
     pub request_id: Arc<str>,
     pub caller: Caller,
     pub client_ip: Option<IpAddr>,
@@ -378,7 +378,7 @@ pub struct Ctx {
     /// operations that describe the caller (`User-Agent`, `Sec-CH-UA*` client hints).
     pub headers: HeaderMap,
     /// The TLS session the request came on, when wrench's HTTPS listener terminated it.
-    pub tls: Option<Arc<crate::connection::TlsConnection>>,
+    pub tls: Option<Arc<wrench_infra::connection::TlsConnection>>,
 }
 
 impl Ctx {
@@ -390,16 +390,17 @@ impl Ctx {
     /// Default settings, an in-memory store and no request behind it: for running an
     /// operation's declared examples outside a server.
     pub fn offline() -> Ctx {
-        let store: Arc<dyn crate::store::Store> =
-            Arc::new(crate::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens"));
+        let store: Arc<dyn wrench_infra::store::Store> =
+            Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens"));
         Ctx {
             config: Arc::new(Config::default()),
-            tallies: Arc::new(crate::store::tally_queue::TallyQueue::new(store.clone())),
+            tallies: Arc::new(wrench_infra::store::tally_queue::TallyQueue::new(store.clone())),
             store,
             net: Arc::new(
-                crate::net::Net::new(&Default::default(), "http://127.0.0.1:8080").expect("the default layer builds"),
+                wrench_infra::net::Net::new(&Default::default(), "http://127.0.0.1:8080")
+                    .expect("the default layer builds"),
             ),
-            datasets: Arc::new(crate::datasets::Datasets::new(&Default::default())),
+            datasets: Arc::new(wrench_infra::datasets::Datasets::new(&Default::default())),
             request_id: "test".into(),
             caller: Caller::Anonymous,
             client_ip: None,
@@ -498,7 +499,7 @@ impl Reply {
     /// Serialized `data`, refused with `RESULT_TOO_LARGE` past `limit` bytes (the buffer never
     /// grows past it).
     pub fn json<T: Serialize>(data: &T, limit: usize) -> Result<Reply, ApiError> {
-        crate::bounds::to_json_within(data, limit).map(Reply::Json)
+        wrench_infra::bounds::to_json_within(data, limit).map(Reply::Json)
     }
 
     pub fn image(image: Image) -> Result<Reply, ApiError> {
@@ -510,12 +511,12 @@ impl Reply {
     }
 }
 
-impl crate::net::provider::Reach for Ctx {
-    fn net(&self) -> &crate::net::Net {
+impl wrench_infra::net::provider::Reach for Ctx {
+    fn net(&self) -> &wrench_infra::net::Net {
         &self.net
     }
 
-    fn store(&self) -> &dyn crate::store::Store {
+    fn store(&self) -> &dyn wrench_infra::store::Store {
         self.store.as_ref()
     }
 }

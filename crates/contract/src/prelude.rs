@@ -6,7 +6,7 @@ pub use serde_json::{Value, json};
 pub use wrench_macros::op;
 
 pub use crate::{
-    envelope::{ApiError, ErrorCode},
     op::{Ctx, Image, Redirect},
     validate::Validate,
 };
+pub use wrench_infra::envelope::{ApiError, ErrorCode};

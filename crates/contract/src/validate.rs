@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 pub use wrench_macros::Validate;
 
-use crate::envelope::ApiError;
+use wrench_infra::envelope::ApiError;
 
 /// A rule broken by one field: the path in the client's spelling and what is wrong.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,10 +11,6 @@
 
 #![forbid(unsafe_code)]
 
-// The lower layers' modules, under the names this crate's code uses for them.
-use wrench_contract::{op, prelude};
-use wrench_infra::{config, cpu, datasets, net, time};
-
 pub mod barcode;
 pub mod card_brands;
 pub mod checksum;

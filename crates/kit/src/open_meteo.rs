@@ -10,10 +10,8 @@
 
 use std::time::Duration;
 
-use crate::{
-    net::provider::{Answer, Budget, Provider},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::provider::{Answer, Budget, Provider};
 
 const FREE_TIER: &[Budget] = &[
     Budget::per_minute(600).without_key(),

@@ -9,7 +9,7 @@ use std::sync::{Arc, LazyLock};
 
 use resvg::{tiny_skia, usvg};
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 
 /// An sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! engine's version is Chrome's), WebKit for other `AppleWebKit/` strings, Gecko for
 //! `Gecko/` with `rv:` (the version is `rv:`'s).
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Serialize, JsonSchema, PartialEq)]
 #[serde(rename_all = "camelCase")]

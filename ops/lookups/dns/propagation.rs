@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::prelude::*;
-use crate::time::now_rfc3339;
+use wrench_contract::prelude::*;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, parse_domain, unique_types};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

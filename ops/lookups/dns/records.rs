@@ -3,8 +3,9 @@
 
 use std::{net::IpAddr, time::Instant};
 
-use crate::time::now_rfc3339;
-use crate::{net::resolver::DnsRecord, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::resolver::DnsRecord;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, dns_error, parse_domain, reverse_name, unique_types};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -136,7 +137,7 @@ struct ReverseOutput {
     hostnames: Vec<String>,
     /// The records as the resolver gave them.
     records: Vec<DnsRecord>,
-    status: crate::net::resolver::DnsStatus,
+    status: wrench_infra::net::resolver::DnsStatus,
     query_time_ms: f64,
     resolver: String,
     checked_at: String,
@@ -147,8 +148,10 @@ struct ReverseOutput {
 pub(crate) async fn ptr_lookup(
     ctx: &Ctx,
     ip: IpAddr,
-) -> Result<(hickory_resolver::proto::rr::Name, crate::net::resolver::DnsAnswer, Vec<DnsRecord>, Vec<String>), ApiError>
-{
+) -> Result<
+    (hickory_resolver::proto::rr::Name, wrench_infra::net::resolver::DnsAnswer, Vec<DnsRecord>, Vec<String>),
+    ApiError,
+> {
     let name = reverse_name(&ctx.net, "ip", ip)?;
     let resolver = &ctx.net.resolver;
     let answer = resolver

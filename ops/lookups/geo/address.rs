@@ -8,7 +8,8 @@
 //! usage policy forbids autocompletion against it.
 
 use crate::lookups::geo::geocode::{Found, Qualifier, found, matches, qualifier, ranked};
-use crate::{datasets::countries, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::datasets::countries;
 use wrench_kit::geo::geocoder::{self, Hit, Origin, Question, Session};
 use wrench_kit::geo::places::{ATTRIBUTION, Place, SOURCE, country_in, fold, index};
 

@@ -7,7 +7,7 @@
 
 use geographiclib_rs::{Geodesic, InverseGeodesic};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::geo::point::Point;
 
 /// IUGG mean Earth radius R1 = (2a + b) / 3 of WGS84, in metres.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::open_meteo::{self, ATTRIBUTION, ELEVATION, rounded};
 
 /// Heights do not change: answers are reused for 30 days.

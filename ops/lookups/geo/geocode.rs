@@ -15,7 +15,8 @@
 //! result when the query named a country or it is the only result, 0.7 for its first result
 //! otherwise, 0.5 for the others.
 
-use crate::{datasets::countries, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::datasets::countries;
 use wrench_kit::geo::geocoder::{self, Hit, Origin, Question, Session};
 use wrench_kit::geo::places::{ATTRIBUTION, Index, Place, SOURCE, country_in, index};
 

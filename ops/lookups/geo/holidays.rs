@@ -13,7 +13,8 @@ use std::{
     sync::OnceLock,
 };
 
-use crate::{datasets::countries, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::datasets::countries;
 
 const TABLE_GZ: &[u8] = include_bytes!("../../../data/holidays/holidays.tsv.gz");
 const SOURCE: &str = "Python library holidays 0.108 (MIT), public holidays";

@@ -10,7 +10,7 @@
 
 use std::sync::OnceLock;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::geo::{
     grid::{Grid, at, cell, row_column},
     point::Point,

@@ -4,7 +4,7 @@
 
 use jiff::{Timestamp, tz::TimeZone};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::geo::tzdb::{Observed, observed, tzdb_version, zone, zone_name};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

@@ -9,7 +9,7 @@ use jiff::{
     tz::{AmbiguousOffset, Disambiguation, TimeZone},
 };
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::geo::tzdb::{Observed, observed, offset_text, tzdb_version, zone, zone_name};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Default)]

@@ -5,10 +5,8 @@
 
 use std::net::IpAddr;
 
-use crate::{
-    lookups::registration::whois::{WhoisInput, WhoisOutput, whois_lookup},
-    prelude::*,
-};
+use crate::lookups::registration::whois::{WhoisInput, WhoisOutput, whois_lookup};
+use wrench_contract::prelude::*;
 
 /// Most prefixes listed; `prefixCount` counts them all.
 const MAX_PREFIXES: usize = 1000;

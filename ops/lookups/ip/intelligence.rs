@@ -8,12 +8,10 @@
 
 use std::net::IpAddr;
 
+use crate::lookups::dns::records::ptr_lookup;
 use crate::lookups::ip::lookup::{parse_ip, special};
-use crate::{
-    datasets::{asn::AsnHit, city::Place},
-    lookups::dns::records::ptr_lookup,
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::datasets::{asn::AsnHit, city::Place};
 use wrench_kit::network::hosting;
 use wrench_kit::network::tor_exits;
 
@@ -103,7 +101,10 @@ async fn ip_intelligence(ctx: &Ctx, input: IntelligenceInput) -> Result<Intellig
             let city = ctx.datasets.city.get().await.map_err(|e| e.message.to_string())?;
             let found = city.data.lookup(ip).map_err(|e| e.to_string())?;
             let zone_credit = found.as_ref().is_some_and(|l| l.timezone_source == Some("coordinates"));
-            Ok::<_, String>((found, crate::datasets::zones::credit(city.summary.attribution.clone(), zone_credit)))
+            Ok::<_, String>((
+                found,
+                wrench_infra::datasets::zones::credit(city.summary.attribution.clone(), zone_credit),
+            ))
         },
         async {
             let table = ctx.datasets.asn.get().await.map_err(|e| e.message.to_string())?;

@@ -5,7 +5,8 @@
 
 use std::{net::IpAddr, sync::Arc};
 
-use crate::{
+use wrench_contract::prelude::*;
+use wrench_infra::{
     datasets::{
         asn::{AsnDb, AsnHit},
         city::{CityDb, Place},
@@ -13,7 +14,6 @@ use crate::{
         zones,
     },
     net::policy,
-    prelude::*,
 };
 
 /// Largest `ips` list of `ip/bulk`.

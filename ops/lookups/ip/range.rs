@@ -8,7 +8,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -1,7 +1,7 @@
 //! The embedded list of disposable e-mail domains, searchable and paged (`disposable-email/list`): the same list `email/validate` checks against, with its source
 //! and version.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::mail::lists::disposable_sorted;
 
 /// Largest page.

@@ -15,8 +15,8 @@
 //! Grades: A from 90, B from 75, C from 60, D from 40, F below. BIMI earns nothing (it needs
 //! an enforced DMARC policy to matter); its record is reported.
 
-use crate::prelude::*;
-use crate::time::now_rfc3339;
+use wrench_contract::prelude::*;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::mail::policies::{
     COMMON_SELECTORS, Dkim, Dmarc, MtaSts, TaggedRecord, dkim, dmarc, dmarc_empty, mta_sts, tagged,
 };

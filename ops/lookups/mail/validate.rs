@@ -7,11 +7,9 @@
 
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
 
-use crate::time::now_rfc3339;
-use crate::{
-    net::resolver::{DnsStatus, Resolver},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::resolver::{DnsStatus, Resolver};
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::mail::lists::{self, DOMAINS, LISTS_DATED, SECOND_LEVEL, TOP_LEVEL};
 use wrench_kit::mail::syntax;
 
@@ -23,7 +21,7 @@ struct EmailInput {
     email: String,
     /// Ask DNS whether the domain exists and receives mail; without it only the syntax and
     /// the lists are checked.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     check_dns: bool,
 }
 

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use crate::net::provider::{self, Budget, Provider};
+use wrench_infra::net::provider::{self, Budget, Provider};
 use wrench_kit::card_brands::brand_of;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// binlist.net allows 5 requests an hour (more in bursts it refuses with 429).
 const BINLIST: Provider = Provider {

@@ -9,10 +9,10 @@
 
 use std::time::Duration;
 
-use crate::{
+use wrench_contract::prelude::*;
+use wrench_infra::{
     datasets::countries,
     net::provider::{Budget, Provider},
-    prelude::*,
 };
 
 const CACHE_FOR: Duration = Duration::from_secs(30 * 86_400);

@@ -9,10 +9,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::{
-    net::provider::{Answer, Budget, Provider},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::provider::{Answer, Budget, Provider};
 
 const COINGECKO: Provider = Provider {
     id: "COINGECKO",

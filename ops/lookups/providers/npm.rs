@@ -13,12 +13,10 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 
-use crate::{
-    net::{
-        OutboundError,
-        provider::{self, Answer, Provider},
-    },
-    prelude::*,
+use wrench_contract::prelude::*;
+use wrench_infra::net::{
+    OutboundError,
+    provider::{self, Answer, Provider},
 };
 
 /// The largest document read; the registry's full documents of a few of its largest packages

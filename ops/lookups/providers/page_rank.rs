@@ -13,11 +13,9 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use crate::time::now_rfc3339;
-use crate::{
-    net::provider::{self, Budget, Provider},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::provider::{self, Budget, Provider};
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::site_home::{home_status, host_and_port};
 
 /// Open PageRank allows 10,000 requests an hour per key.

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::open_meteo::{self, ATTRIBUTION, FORECAST, current, observed_at, rounded};
 
 /// How long an answer is reused: the models update every 15 minutes.

@@ -10,8 +10,8 @@ use crate::lookups::{
     registration::whois::{WhoisInput, WhoisOutput, whois_lookup},
     tls::ssl::{SslInput, SslOutput, ssl_check},
 };
-use crate::prelude::*;
-use crate::time::now_rfc3339;
+use wrench_contract::prelude::*;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, parse_domain};
 use wrench_kit::network::http_fetch::header_map;
 use wrench_kit::network::tls::{default_http_port, default_https_port};
@@ -121,7 +121,7 @@ async fn domain_report(input: DomainReportInput, ctx: &Ctx) -> Result<DomainRepo
     let probe = url::Url::parse(&format!("https://{domain}:{}/", input.https_port))
         .map_err(|e| ApiError::invalid("domain", e.to_string()))?;
     // A name that does not resolve is not refused: the parts report what they find.
-    if let Err(e @ crate::net::OutboundError::Forbidden(_)) = ctx.net.target(&probe).await {
+    if let Err(e @ wrench_infra::net::OutboundError::Forbidden(_)) = ctx.net.target(&probe).await {
         return Err(e.into_api("domain"));
     }
     let timeout = ctx.net.config.timeout;
@@ -142,7 +142,7 @@ async fn domain_report(input: DomainReportInput, ctx: &Ctx) -> Result<DomainRepo
             let headers = page.headers.clone();
             let html = page.html.clone();
             let technologies =
-                crate::cpu::run(move || Ok(tech_rules::detect(&headers, &html))).await.unwrap_or_default();
+                wrench_infra::cpu::run(move || Ok(tech_rules::detect(&headers, &html))).await.unwrap_or_default();
             let home = HomePage {
                 url: page.url.to_string(),
                 final_url: page.final_url.to_string(),

@@ -10,8 +10,9 @@
 use futures_util::{StreamExt, stream};
 use hickory_resolver::proto::rr::{Name, RecordType};
 
-use crate::time::now_rfc3339;
-use crate::{net::resolver::DnsStatus, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::resolver::DnsStatus;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::rdap;
 
 /// Lookups at once.

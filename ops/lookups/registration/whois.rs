@@ -9,8 +9,9 @@
 
 use serde_json::Value;
 
-use crate::time::now_rfc3339;
-use crate::{net::OutboundError, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::OutboundError;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::{millis, parse_domain};
 use wrench_kit::network::rdap;
 use wrench_kit::network::whois_text;
@@ -201,7 +202,7 @@ impl WhoisOutput {
 
 /// A date as RFC 3339 when it reads as one (or as a bare date), as written otherwise.
 fn date(text: Option<String>) -> Option<String> {
-    text.map(|t| match crate::time::parse_iso(&t) {
+    text.map(|t| match wrench_infra::time::parse_iso(&t) {
         Ok(ts) => ts.to_string(),
         Err(_) => t,
     })
@@ -363,7 +364,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::{config::Config, net::Net};
+    use wrench_infra::{config::Config, net::Net};
 
     /// With nothing at the bootstrap URL, domains are still routed by the embedded snapshot
     /// (IANA's data has no RDAP service for `.example`, so the fake WHOIS server answers), while

@@ -4,8 +4,9 @@
 //! (`crates/infra/src/net/tls_inspect.rs`), so an expired, self-signed or misnamed certificate is reported
 //! with its details and the reason, not as a failed connection.
 
-use crate::time::now_rfc3339;
-use crate::{net::certificate::CertificateSummary, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::certificate::CertificateSummary;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::millis;
 use wrench_kit::network::tls::{
     ChainReport, chain_report, default_https_port, default_warn_days, host_input, host_target,
@@ -86,7 +87,7 @@ async fn ssl_cert_expiry(input: CertInput, ctx: &Ctx) -> Result<CertOutput, ApiE
         .first()
         .cloned()
         .ok_or_else(|| ApiError::new(ErrorCode::UpstreamError, format!("{host} presented no certificate")))?;
-    let remaining = certificate.not_after_unix - crate::time::unix_secs() as i64;
+    let remaining = certificate.not_after_unix - wrench_infra::time::unix_secs() as i64;
     // Whole days, truncated toward zero: 4.9 days left is 4, ended 10.2 days ago is -10.
     let days_remaining = remaining / 86_400;
     let expired = remaining < 0;

@@ -7,9 +7,9 @@
 //! Nothing is invented: on the plain listener, or behind a proxy that terminated TLS, the
 //! ClientHello never reached wrench, and the answer says so (`available: false` and why).
 
-use crate::connection::{TlsConnection, client_hello::is_grease, names};
+use wrench_infra::connection::{TlsConnection, client_hello::is_grease, names};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Which of wrench's listeners the request reached: `https` (`WRENCH_TLS_LISTEN`, where
 /// wrench terminates TLS itself) or `http` (`WRENCH_LISTEN`, directly or through a proxy).
@@ -197,7 +197,7 @@ fn plain_reason(ctx: &Ctx) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use crate::connection::client_hello::{MAX_HELLO, hello_bytes, parse};
+    use wrench_infra::connection::client_hello::{MAX_HELLO, hello_bytes, parse};
 
     use super::*;
 
@@ -262,7 +262,7 @@ mod tests {
             let hello = out.client_hello.as_ref().unwrap();
             assert_eq!((hello.cipher_suites.len(), hello.extensions.len()), (ciphers.into(), extensions.into()));
             let size = serde_json::to_vec(&out).unwrap().len();
-            assert!(size < crate::bounds::DEFAULT_RESPONSE_LIMIT / 2, "{size} bytes");
+            assert!(size < wrench_infra::bounds::DEFAULT_RESPONSE_LIMIT / 2, "{size} bytes");
         }
     }
 

@@ -7,11 +7,9 @@
 //! GET of `/` over HTTP. A host that answers on neither is 502; one that answers on one of
 //! them gets a report saying what failed on the other.
 
-use crate::time::now_rfc3339;
-use crate::{
-    net::{FetchOptions, Hop, Net, OutboundError},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::{FetchOptions, Hop, Net, OutboundError};
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::millis;
 use wrench_kit::network::http_fetch::{header, hsts_flag, hsts_max_age};
 use wrench_kit::network::tls::{chain_report, default_http_port, default_https_port, host_input, host_target};
@@ -194,7 +192,7 @@ pub(crate) async fn ssl_check(input: SslInput, ctx: &Ctx) -> Result<SslOutput, A
                     subject_alt_names: leaf.subject_alt_names.clone(),
                     not_before: leaf.not_before.clone(),
                     not_after: leaf.not_after.clone(),
-                    days_remaining: (leaf.not_after_unix - crate::time::unix_secs() as i64) / 86_400,
+                    days_remaining: (leaf.not_after_unix - wrench_infra::time::unix_secs() as i64) / 86_400,
                 });
             }
             if chain.valid {

@@ -9,8 +9,8 @@
 
 use scraper::Html;
 
-use crate::prelude::*;
-use crate::time::now_rfc3339;
+use wrench_contract::prelude::*;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::a11y_rules::{self, RULES};
 use wrench_kit::web::page::{MAX_TAGS, check_nesting, fetch_page};
 
@@ -104,7 +104,7 @@ async fn accessibility_check(input: AccessibilityInput, ctx: &Ctx) -> Result<Acc
     let page = fetch_page(ctx, &input.url).await?;
     check_nesting(&page, &page.html, "")?;
     let html = page.html.clone();
-    let outcome = crate::cpu::run(move || {
+    let outcome = wrench_infra::cpu::run(move || {
         let doc = Html::parse_document(&html);
         let outcome = a11y_rules::check(&doc);
         Ok(outcome)

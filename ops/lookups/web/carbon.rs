@@ -14,8 +14,9 @@ use std::{collections::HashSet, time::Duration};
 use futures_util::{StreamExt, stream};
 use reqwest::header::HeaderMap;
 
-use crate::time::now_rfc3339;
-use crate::{net::provider::Provider, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::provider::Provider;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::carbon_model::{
     self, EMBODIED_KWH_PER_GB, GLOBAL_GRID_INTENSITY, INTENSITY_SOURCE, Intensities, OPERATIONAL_KWH_PER_GB, RATINGS,
     Segments,
@@ -314,7 +315,7 @@ async fn carbon_estimate(input: CarbonInput, ctx: &Ctx) -> Result<CarbonOutput, 
             return;
         }
         let html = page.html.clone();
-        found = crate::cpu::run(move || Ok(subresource_urls(&html, &base))).await.unwrap_or_default();
+        found = wrench_infra::cpu::run(move || Ok(subresource_urls(&html, &base))).await.unwrap_or_default();
         // The futures are made here and only polled by the stream, CONCURRENCY at a time.
         let pending: Vec<_> =
             found.iter().take(MAX_SUBRESOURCES).map(|(kind, url)| weigh(ctx, kind, url.clone())).collect();

@@ -3,8 +3,8 @@
 //! addresses and phone numbers its links name (`page_links.rs`). Nothing is guessed: every
 //! value is read from the page, and the answer says from which tag.
 
-use crate::prelude::*;
-use crate::time::now_rfc3339;
+use wrench_contract::prelude::*;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::linked_data::{self, Organization, WebSite};
 use wrench_kit::web::page::{IconLink, MetaTag, absolute_values, read_page};
 use wrench_kit::web::page_links;
@@ -128,7 +128,7 @@ async fn company(input: CompanyInput, ctx: &Ctx) -> Result<CompanyOutput, ApiErr
     let base = meta.base.clone().unwrap_or_else(|| page.final_url.clone());
     let ld = {
         let (html, base) = (page.html.clone(), base.clone());
-        crate::cpu::run(move || Ok(linked_data::read(&page_links::linked_data(&html), &base))).await?
+        wrench_infra::cpu::run(move || Ok(linked_data::read(&page_links::linked_data(&html), &base))).await?
     };
     let org = ld.organization.as_ref();
     let mut social_profiles: Vec<SocialProfile> = Vec::new();

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 use wrench_kit::network::http_fetch::{fetch_headers, header_map, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -13,7 +13,7 @@ struct HeadersInput {
     url: String,
     /// Follow redirects (up to the service's limit, 5 by default) and report the last answer's
     /// headers; otherwise report the first answer's, redirect or not.
-    #[serde(default = "crate::decode::yes")]
+    #[serde(default = "wrench_contract::decode::yes")]
     follow_redirects: bool,
 }
 
@@ -69,6 +69,6 @@ async fn http_headers(input: HeadersInput, ctx: &Ctx) -> Result<HeadersOutput, A
         redirects: chain.hops.len() - 1,
         address: last.address.map(|a| a.to_string()),
         time_ms: wrench_kit::network::dns::millis(last.latency),
-        checked_at: crate::time::now_rfc3339(),
+        checked_at: wrench_infra::time::now_rfc3339(),
     })
 }

@@ -4,11 +4,9 @@
 
 use std::collections::HashSet;
 
-use crate::time::now_rfc3339;
-use crate::{
-    net::{OutboundError, fetch::follow, timed::TimedAnswer},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::{OutboundError, fetch::follow, timed::TimedAnswer};
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::network::dns::millis;
 use wrench_kit::network::http_fetch::url_input;
 
@@ -189,7 +187,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::net::Net;
+    use wrench_infra::net::Net;
 
     fn ctx() -> Ctx {
         let mut ctx = Ctx::for_tests();

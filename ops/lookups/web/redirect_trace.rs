@@ -1,10 +1,8 @@
 //! Every hop of a URL's redirects (`redirect/trace`), each judged and fetched
 //! through the outbound layer.
 
-use crate::{
-    net::{ChainEnd, FetchOptions, OutboundError},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::{ChainEnd, FetchOptions, OutboundError};
 use wrench_kit::network::http_fetch::{header, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -126,6 +124,6 @@ async fn redirect_trace(input: TraceInput, ctx: &Ctx) -> Result<TraceOutput, Api
         ended,
         reason,
         total_time_ms: wrench_kit::network::dns::millis(chain.elapsed),
-        checked_at: crate::time::now_rfc3339(),
+        checked_at: wrench_infra::time::now_rfc3339(),
     })
 }

@@ -1,8 +1,8 @@
 //! The metadata of a web page (`url-metadata`) and the share card it makes (`social-preview/extract`), both read by one parser (`page.rs`) from a page fetched
 //! through the outbound layer. Nothing the page names (images, icons, manifest) is fetched.
 
-use crate::prelude::*;
-use crate::time::now_rfc3339;
+use wrench_contract::prelude::*;
+use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::page::{HeadMeta, IconLink, MetaTag, Page, absolute_values, fetch_page, read_page};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]

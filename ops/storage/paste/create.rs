@@ -14,7 +14,8 @@ use std::time::Duration;
 use base64::Engine;
 
 use super::model::{ID_LEN, PasteRecord, key};
-use crate::{prelude::*, random, store::counted, time};
+use wrench_contract::prelude::*;
+use wrench_infra::{random, store::counted, time};
 
 /// Largest paste, in UTF-8 bytes.
 pub(in crate::storage) const MAX_CONTENT: usize = 1 << 20;

@@ -1,7 +1,7 @@
 //! A paste as the store holds it: under `paste:<id>`, with the store's own TTL, its text and
 //! what its creator asked of it.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Length of paste ids: 8 letters and digits.
 pub(in crate::storage) const ID_LEN: usize = 8;

@@ -10,11 +10,11 @@
 use http::{HeaderName, HeaderValue};
 
 use super::model::{ID_LEN, PasteRecord, key};
-use crate::{
+use wrench_contract::{
     op::{RawBody, RawReply},
     prelude::*,
-    store::counted,
 };
+use wrench_infra::store::counted;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
@@ -201,12 +201,13 @@ mod tests {
     use poem::test::TestClient;
 
     use super::*;
-    use crate::{config::Config, store::Store, testing::json_of};
+    use crate::testing::json_of;
+    use wrench_infra::{config::Config, store::Store};
 
     type Client = TestClient<wrench::http::App>;
 
     fn client() -> (Client, Arc<dyn Store>) {
-        let store: Arc<dyn Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let store: Arc<dyn Store> = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
         let ops = vec![
             crate::storage::paste::create::__op_create_paste(),
             __op_get_paste(),

@@ -1,7 +1,7 @@
 //! Serde helpers for the fields of update requests, where absent, `null` and a value mean
 //! three different things (leave, remove, replace).
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Reads an object whose fields are all optional, which serde's derive would also read from
 /// an array (`[]` as "every field absent"): the contract says object.

@@ -20,7 +20,7 @@ use std::{
 
 use bytes::Bytes;
 
-use crate::{
+use wrench_contract::{
     op::{RawBody, RawReply},
     prelude::*,
 };
@@ -73,7 +73,7 @@ pub(in crate::storage) struct Follow {
 }
 
 struct State {
-    store: std::sync::Arc<dyn crate::store::Store>,
+    store: std::sync::Arc<dyn wrench_infra::store::Store>,
     follow: Follow,
     /// The last entry number sent (or skipped as already seen).
     cursor: u64,

@@ -5,7 +5,8 @@
 
 use sha2::Digest;
 
-use crate::{prelude::*, random};
+use wrench_contract::prelude::*;
+use wrench_infra::random;
 
 /// Length of a token: 32 letters and digits, about 190 bits.
 const TOKEN_LEN: usize = 32;

@@ -16,10 +16,9 @@ use crate::storage::short_url::model::{
     read, shape_problem, short_url,
 };
 use crate::storage::short_url::visits;
-use crate::{
+use wrench_contract::{op, prelude::*};
+use wrench_infra::{
     config::Config,
-    op,
-    prelude::*,
     random,
     store::{Counted, CountedRead},
     time,
@@ -492,8 +491,8 @@ mod tests {
     use poem::test::TestClient;
 
     use super::*;
-    use crate::config::Config;
     use crate::testing::json_of;
+    use wrench_infra::config::Config;
 
     fn client() -> TestClient<wrench::http::App> {
         client_with(Config::default())
@@ -512,8 +511,9 @@ mod tests {
             manage::__op_delete_short_url(),
             manage::__op_get_short_url_qr(),
         ];
-        let registry = crate::op::Registry { operations: ops, startup: vec![], tables: vec![], mounts: vec![MOUNT] };
-        let store = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let registry =
+            wrench_contract::op::Registry { operations: ops, startup: vec![], tables: vec![], mounts: vec![MOUNT] };
+        let store = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
         TestClient::new(wrench::http::app_from_registry(Arc::new(config), store, &registry).unwrap())
     }
 
@@ -673,18 +673,18 @@ mod tests {
             assert!(Config::from_vars(&vars).is_err(), "{bad}");
         }
         // A base under the server's own paths would hide them: the server refuses to start.
-        let registry = crate::op::Registry {
+        let registry = wrench_contract::op::Registry {
             operations: vec![__op_follow_short_url()],
             startup: vec![],
             tables: vec![],
             mounts: vec![MOUNT],
         };
-        let store = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let store = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
         let refused = wrench::http::app_from_registry(Arc::new(at_base("https://example.com/v1/")), store, &registry);
         assert!(refused.err().is_some_and(|e| e.starts_with("WRENCH_SHORT_URL_BASE")));
         // Generated slugs are six characters of the alphabet: none can be a server path.
         assert!(
-            !crate::op::SERVER_PATHS
+            !wrench_contract::op::SERVER_PATHS
                 .iter()
                 .any(|p| p.len() == AUTO_SLUG_LEN && p.bytes().all(|b| SLUG_ALPHABET.contains(&b)))
         );

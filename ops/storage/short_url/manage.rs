@@ -9,7 +9,7 @@ use crate::storage::{
 };
 use wrench_kit::qr::{self, Ecc, QrFormat, QrSpec};
 
-use crate::{op::Image, prelude::*};
+use wrench_contract::{op::Image, prelude::*};
 
 /// The link, when `X-Manage-Token` is its token.
 async fn managed(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
@@ -173,7 +173,7 @@ struct ShortUrlQrInput {
 async fn get_short_url_qr(input: ShortUrlQrInput, ctx: &Ctx) -> Result<Image, ApiError> {
     find(ctx, &input.slug).await?;
     let text = crate::storage::short_url::model::short_url(&ctx.config, &input.slug);
-    crate::cpu::run(move || {
+    wrench_infra::cpu::run(move || {
         qr::draw(&QrSpec {
             text: &text,
             size: input.size,

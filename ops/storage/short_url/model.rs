@@ -3,7 +3,8 @@
 //! slug may have, and finding a link by its slug. Every short-link file reads links through
 //! this one.
 
-use crate::{config::Config, prelude::*, store::gated, time};
+use wrench_contract::prelude::*;
+use wrench_infra::{config::Config, store::gated, time};
 
 /// Length bounds of a slug, generated or custom.
 pub(in crate::storage) const SLUG_MIN: usize = 3;

@@ -13,7 +13,8 @@ use crate::storage::{
     short_url::model::{clicks_key, find, last_click_key},
     short_url::visits::{NumberedVisit, Visit, day_key, days_key, visits_key},
 };
-use crate::{prelude::*, store::LogState, time};
+use wrench_contract::prelude::*;
+use wrench_infra::{store::LogState, time};
 
 /// Most buckets one answer has: 10,000 days is 27 years, 10,000 hours 416 days.
 const MAX_BUCKETS: u64 = 10_000;

@@ -8,7 +8,7 @@ use crate::storage::{
     short_url::model::{find, key},
     short_url::visits::{NumberedVisit, Visit, visits_key},
 };
-use crate::{op::RawReply, prelude::*};
+use wrench_contract::{op::RawReply, prelude::*};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -59,7 +59,7 @@ mod tests {
 
     use poem::test::TestClient;
 
-    use crate::config::Config;
+    use wrench_infra::config::Config;
 
     /// A poll (no `Accept: text/event-stream`) after visit 1 answers visits 2 and 3 and ends;
     /// a deleted link ends a live stream with `gone`.

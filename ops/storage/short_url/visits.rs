@@ -30,8 +30,8 @@ use std::{
 
 use sha2::{Digest, Sha256};
 
-use crate::{
-    prelude::*,
+use wrench_contract::prelude::*;
+use wrench_infra::{
     random,
     store::tally_queue::{TallyVisit, Visitor},
     time,

@@ -16,8 +16,8 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use crate::prelude::*;
 use crate::storage::webhook::model::{InboxRecord, load_raw, parse};
+use wrench_contract::prelude::*;
 
 /// Inbox records kept.
 const CACHED: usize = 1024;

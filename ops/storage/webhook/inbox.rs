@@ -16,7 +16,8 @@ use super::model::{
     DEFAULT_PAYLOADS, ID_LEN, InboxAnswer, InboxRecord, legacy_key, load, log_key, meta_key, not_found, payload_count,
 };
 use crate::storage::shared::fields::{no_array, present, present_object};
-use crate::{prelude::*, random, time};
+use wrench_contract::prelude::*;
+use wrench_infra::{random, time};
 
 /// Lifetime of an inbox that does not ask for one.
 const DEFAULT_TTL: Duration = Duration::from_secs(24 * 3600);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use wrench_kit::webhook::signatures::Check;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// Payloads kept by an inbox that does not ask.
 pub(in crate::storage) const DEFAULT_PAYLOADS: usize = 50;
@@ -71,7 +71,7 @@ pub(in crate::storage) struct InboxAnswer {
 
 impl InboxAnswer {
     /// The answer as the pipeline sends it. Every part was checked when it was configured.
-    pub(in crate::storage) fn reply(&self) -> crate::op::RawReply {
+    pub(in crate::storage) fn reply(&self) -> wrench_contract::op::RawReply {
         let mut headers: Vec<(http::HeaderName, http::HeaderValue)> = self
             .headers
             .iter()
@@ -82,10 +82,10 @@ impl InboxAnswer {
         if let Some(ct) = self.content_type.as_deref().and_then(|ct| http::HeaderValue::from_str(ct).ok()) {
             headers.push((http::header::CONTENT_TYPE, ct));
         }
-        crate::op::RawReply {
+        wrench_contract::op::RawReply {
             status: self.status,
             headers,
-            body: crate::op::RawBody::Bytes(self.body.clone().into()),
+            body: wrench_contract::op::RawBody::Bytes(self.body.clone().into()),
             delay: Duration::from_millis(self.delay_ms),
         }
     }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use wrench_kit::webhook::delivery::{self, Delivery};
 
 use crate::storage::webhook::model::{legacy_key, load, log_key};
-use crate::{
+use wrench_contract::{
     op::{RawBody, RawReply},
     prelude::*,
 };
@@ -227,7 +227,7 @@ async fn payloads(ctx: &Ctx, input: PayloadsInput) -> Result<PayloadList, ApiErr
     let (mut reader, total) = Newest::open(ctx, &id).await?;
     // Newest first: skip, then take as many as the limit and the response limit allow (50
     // payloads of 1 MiB would not fit in one answer).
-    let mut budget = crate::bounds::OutputBudget::new(ctx.config.response_limit.saturating_sub(4096));
+    let mut budget = wrench_infra::bounds::OutputBudget::new(ctx.config.response_limit.saturating_sub(4096));
     let wanted = input.limit.map_or(usize::MAX, |l| l as usize);
     let (mut skipped, mut list, mut truncated) = (0usize, Vec::new(), false);
     while let Some((shown, body)) = reader.next().await? {
@@ -240,7 +240,7 @@ async fn payloads(ctx: &Ctx, input: PayloadsInput) -> Result<PayloadList, ApiErr
         }
         // What this payload costs in the answer, counted exactly: escaping can make a body
         // six times its size (control characters), once as raw text and again as form values.
-        if list.len() == wanted || budget.add(crate::bounds::json_size(&shown) + 1).is_err() {
+        if list.len() == wanted || budget.add(wrench_infra::bounds::json_size(&shown) + 1).is_err() {
             truncated = true;
             break;
         }
@@ -367,9 +367,10 @@ mod tests {
     use sha2::Digest;
 
     use super::*;
-    use crate::{config::Config, store::Store, testing::json_of};
+    use crate::testing::json_of;
+    use wrench_infra::{config::Config, store::Store};
 
-    fn ops() -> Vec<crate::op::Operation> {
+    fn ops() -> Vec<wrench_contract::op::Operation> {
         use crate::storage::webhook::{inbox, receive};
         vec![
             inbox::__op_create_webhook_inbox(),
@@ -386,7 +387,7 @@ mod tests {
     }
 
     fn client_with(config: Config) -> (TestClient<wrench::http::App>, Arc<dyn Store>) {
-        let store: Arc<dyn Store> = Arc::new(crate::store::embedded::EmbeddedStore::in_memory().unwrap());
+        let store: Arc<dyn Store> = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
         let app = wrench::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
         (TestClient::new(app), store)
     }

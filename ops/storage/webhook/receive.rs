@@ -19,9 +19,11 @@ use crate::storage::{
     webhook::cache,
     webhook::model::{InboxRecord, log_key, not_found},
 };
-use crate::{
+use wrench_contract::{
     op::{IntoReply, OpRequest, RawReply, Reply},
     prelude::*,
+};
+use wrench_infra::{
     store::{Appended, LogAppend},
     time,
 };
@@ -161,7 +163,7 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Answer, ApiError>
     // serves many inboxes); each inbox has a bound of its own instead, a window per clock
     // minute counted in the same step as the append.
     let per_minute = ctx.config.inbox_rate_per_minute;
-    let (minute, reset) = crate::rate::window_at(time::unix_secs(), 60);
+    let (minute, reset) = wrench_infra::rate::window_at(time::unix_secs(), 60);
     let window_key = format!("inbox:{{{id}}}:deliveries:{minute}");
     let window = (per_minute > 0).then(|| (window_key.as_str(), i64::from(per_minute), Duration::from_secs(reset + 1)));
     let (guard, log) = (crate::storage::webhook::model::meta_key(&id), log_key(&id));
@@ -194,7 +196,7 @@ async fn receive_webhook(input: Delivery, ctx: &Ctx) -> Result<Answer, ApiError>
                 return Err(not_found(&id));
             }
             Appended::Limited(_) => {
-                return Err(crate::rate::limited(per_minute, reset, "deliveries", " to this inbox"));
+                return Err(wrench_infra::rate::limited(per_minute, reset, "deliveries", " to this inbox"));
             }
         }
     };

@@ -9,11 +9,11 @@ use base64::Engine;
 use serde_json::Map;
 use wrench_kit::webhook::delivery;
 
-use crate::prelude::*;
 use crate::storage::{
     webhook::model::{legacy_key, load},
     webhook::payloads::{logged, payload_not_found},
 };
+use wrench_contract::prelude::*;
 
 /// Bytes of the target's answer that are kept and shown.
 const KEEP: usize = 64 * 1024;
@@ -143,7 +143,7 @@ mod tests {
         let port = url::Url::parse(recorder).unwrap().port().unwrap();
         let mut vars = wrench_fakes::shared().settings();
         vars.push(("WRENCH_OUTBOUND_PORTS".into(), format!("80,443,{port}")));
-        let config = crate::config::Config::from_vars(&vars).unwrap();
+        let config = wrench_infra::config::Config::from_vars(&vars).unwrap();
         TestClient::new(wrench::http::app(Arc::new(config), ops).unwrap())
     }
 

@@ -8,7 +8,7 @@ use crate::storage::{
     shared::log_stream::{self, Follow},
     webhook::model::{load, log_key, meta_key},
 };
-use crate::{op::RawReply, prelude::*};
+use wrench_contract::{op::RawReply, prelude::*};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

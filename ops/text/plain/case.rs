@@ -3,7 +3,7 @@
 
 use heck::{ToKebabCase, ToLowerCamelCase, ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate, Clone, Copy, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use linkify::{LinkFinder, LinkKind};
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

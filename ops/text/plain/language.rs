@@ -2,7 +2,7 @@
 //! its script and the other candidates.
 
 use super::extract::ExtractInput;
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -1,7 +1,7 @@
 //! URL slugs of any text (`text/slugify`): transliterated to ASCII, lower-cased, words joined by
 //! the separator asked for.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 enum Separator {

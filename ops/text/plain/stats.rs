@@ -3,7 +3,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

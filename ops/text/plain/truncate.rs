@@ -1,7 +1,7 @@
 //! Shortening a text to a length in code points (`text/truncate`), at a word or sentence
 //! boundary when asked, with a suffix that counts toward the length.
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]

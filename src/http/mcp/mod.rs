@@ -33,10 +33,8 @@ use rmcp::{
 };
 use serde_json::{Map, Value, json};
 
-use crate::{
-    envelope::{ApiError, ErrorCode},
-    op::{InputKind, Operation, OutputKind},
-};
+use wrench_contract::op::{InputKind, Operation, OutputKind};
+use wrench_infra::envelope::{ApiError, ErrorCode};
 
 /// The request headers a tool call passes on to the operation: who the caller is, and the
 /// proxy headers that say where it came from (read only from trusted proxies, as always).
@@ -232,7 +230,7 @@ pub(crate) struct McpEndpoint {
 }
 
 impl McpEndpoint {
-    pub(crate) fn new(tools: Tools, config: &crate::config::Config) -> Self {
+    pub(crate) fn new(tools: Tools, config: &wrench_infra::config::Config) -> Self {
         // The Host check guards a local server against DNS rebinding: loopback names, the
         // listen address and the public URL's host are accepted.
         let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
@@ -288,7 +286,7 @@ impl Endpoint for McpEndpoint {
             // The transport refused the request in plain text; answer in the envelope.
             let err =
                 transport_error(parts.status, String::from_utf8_lossy(&bytes).trim(), parts.headers.get(header::ALLOW));
-            return Ok(crate::envelope::error_response(&err, &meta.envelope_meta().as_meta()));
+            return Ok(wrench_infra::envelope::error_response(&err, &meta.envelope_meta().as_meta()));
         }
         let mut out = Response::builder().status(parts.status).body(bytes);
         *out.headers_mut() = parts.headers;

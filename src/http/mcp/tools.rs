@@ -12,7 +12,7 @@ use std::{collections::HashMap, sync::Arc};
 use schemars::{SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use crate::op::{InputKind, Operation, OutputKind, Route};
+use wrench_contract::op::{InputKind, Operation, OutputKind, Route};
 
 /// What a tool call is sent to: one route of one operation.
 pub(crate) struct Target {
@@ -40,7 +40,7 @@ fn settings() -> SchemaSettings {
 
 /// The schema `schema_fn` gives, standing alone: inlined, with any definitions it still needs
 /// under `$defs`.
-fn standalone(schema_fn: crate::op::SchemaFn, serialize: bool) -> Option<Map<String, Value>> {
+fn standalone(schema_fn: wrench_contract::op::SchemaFn, serialize: bool) -> Option<Map<String, Value>> {
     let mut generator: SchemaGenerator =
         if serialize { settings().for_serialize() } else { settings().for_deserialize() }.into_generator();
     let mut schema = schema_fn(&mut generator)?;
@@ -101,7 +101,7 @@ pub(crate) fn catalogue(ops: &[Operation]) -> Catalogue {
     let mut targets = HashMap::new();
     // A stream never ends, and a tool call waits for its end: streams are not tools. Nor is
     // an operation served only to HEAD, whose answer is headers alone.
-    let headers_only = |op: &Operation| op.routes.iter().all(|r| r.method == crate::op::HttpMethod::Head);
+    let headers_only = |op: &Operation| op.routes.iter().all(|r| r.method == wrench_contract::op::HttpMethod::Head);
     for op in ops.iter().filter(|op| !op.media.contains(&"text/event-stream") && !headers_only(op)) {
         let route = route_of(op);
         let (input, injected) = input_schema(op, &route);

@@ -16,8 +16,8 @@ use std::time::Duration;
 use reqwest::header::HeaderMap;
 use sha2::{Digest, Sha256};
 
-use crate::net::provider::{self, Provider};
-use crate::prelude::*;
+use wrench_contract::prelude::*;
+use wrench_infra::net::provider::{self, Provider};
 
 /// The budget is the turns of `take_turn`, set by `WRENCH_PROVIDER_GEOCODER_RATE`.
 const GEOCODER: Provider = Provider {

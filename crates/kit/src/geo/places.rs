@@ -12,7 +12,7 @@
 use std::{io::BufRead, sync::OnceLock};
 
 use super::grid::{Grid, at, cell, row_column};
-use crate::datasets::countries;
+use wrench_infra::datasets::countries;
 
 const CITIES_GZ: &[u8] = include_bytes!("../../../../data/places/cities.tsv.gz");
 

@@ -1,7 +1,7 @@
 //! A point on the Earth as the geographic operations take it: WGS84 latitude and longitude in
 //! decimal degrees, bounded by the schema (`lat` -90..90, `lng` -180..180).
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]

@@ -11,7 +11,7 @@ use jiff::{
     tz::{TimeZone, TimeZoneDatabase},
 };
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// The tzdb release embedded in the binary.
 pub fn tzdb_version() -> &'static str {

@@ -7,10 +7,8 @@
 use futures_util::{StreamExt, stream};
 
 use crate::mail::records::{tag, tags, txt, versioned};
-use crate::{
-    net::{FetchOptions, resolver::Resolver},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::{FetchOptions, resolver::Resolver};
 
 /// Selectors tried when none are given: those of widely used mail services and defaults of
 /// common mail software.

@@ -3,7 +3,7 @@
 
 use crate::mail::policies::{Dkim, DkimKey, Dmarc, MtaSts, TaggedRecord};
 use crate::mail::spf::SpfReport;
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

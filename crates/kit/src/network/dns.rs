@@ -10,12 +10,10 @@ use std::{net::IpAddr, time::Duration};
 
 use hickory_resolver::proto::rr::{Name, RecordType};
 
-use crate::{
-    net::{
-        Net,
-        resolver::{DnsAnswer, DnsFailure, DnsRecord, DnsStatus, Resolver},
-    },
-    prelude::*,
+use wrench_contract::prelude::*;
+use wrench_infra::net::{
+    Net,
+    resolver::{DnsAnswer, DnsFailure, DnsRecord, DnsStatus, Resolver},
 };
 
 /// The record types the DNS operations ask for.

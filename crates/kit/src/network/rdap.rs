@@ -21,8 +21,8 @@ use ipnet::IpNet;
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use crate::net::Net;
 use crate::network::whois_text::DomainRecord;
+use wrench_infra::net::Net;
 
 /// The embedded snapshot (`wrench_infra::embedded::RDAP_DNS`): npm package `freewhois` 1.2.6,
 /// `tlds.json` (MIT), itself a copy of the `services` of IANA's RDAP bootstrap file for DNS.
@@ -172,7 +172,7 @@ pub async fn bootstrap(net: &Net, registry: Registry) -> Option<Arc<Bootstrap>> 
             (status, _) => Err(format!("answered {status:?}")),
         })
         .and_then(|body| {
-            let at = crate::time::rfc3339(crate::time::now());
+            let at = wrench_infra::time::rfc3339(wrench_infra::time::now());
             Bootstrap::parse(&String::from_utf8_lossy(&body), format!("{url} (fetched {at})"))
         });
     match fetched {

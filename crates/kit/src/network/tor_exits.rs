@@ -6,10 +6,8 @@
 
 use std::{collections::HashSet, net::IpAddr, sync::Arc, time::Duration};
 
-use crate::{
-    net::feed::{Feed, FeedSpec, Fetched},
-    prelude::*,
-};
+use wrench_contract::prelude::*;
+use wrench_infra::net::feed::{Feed, FeedSpec, Fetched};
 
 const MAX_ENTRIES: usize = 200_000;
 

@@ -12,7 +12,7 @@ use std::{collections::HashMap, sync::LazyLock};
 
 use serde_json::Value;
 
-use crate::config::outbound::WhoisServer;
+use wrench_infra::config::outbound::WhoisServer;
 
 /// A server and the query it expects (`$addr` stands for the domain).
 #[derive(Debug, Clone, PartialEq, Eq)]

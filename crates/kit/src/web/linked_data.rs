@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 use url::Url;
 
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// How deep into a block nodes are looked for.
 const MAX_DEPTH: usize = 16;

@@ -15,7 +15,7 @@ use scraper::{Html, Selector};
 use url::Url;
 
 use crate::network::http_fetch::{header, url_input};
-use crate::prelude::*;
+use wrench_contract::prelude::*;
 
 /// The most entries of one kind (meta tags, icons) an answer lists; the rest are counted.
 pub const MAX_TAGS: usize = 200;
@@ -268,7 +268,7 @@ pub fn check_nesting(page: &Page, part: &str, where_: &str) -> Result<(), ApiErr
 /// large head is CPU work); with `links`, the `href`s of the whole page too (`page_links.rs`).
 pub async fn read_page(page: Page, links: bool) -> Result<(Page, HeadMeta, Vec<String>), ApiError> {
     check_head(&page)?;
-    crate::cpu::run(move || {
+    wrench_infra::cpu::run(move || {
         let meta = read_head(&page.html, &page.final_url);
         let hrefs = if links { crate::web::page_links::hrefs(&page.html) } else { Vec::new() };
         Ok((page, meta, hrefs))

@@ -5,7 +5,8 @@
 use crate::network::http_fetch::{fetch_headers, url_input};
 use crate::network::tls::host_input;
 use crate::web::page::{Page, fetch_page};
-use crate::{net::Chain, prelude::*};
+use wrench_contract::prelude::*;
+use wrench_infra::net::Chain;
 
 /// `domain` read as a host and an optional port.
 pub fn host_and_port(text: &str) -> Result<(String, Option<u16>), ApiError> {
