@@ -74,7 +74,7 @@ const TABLES: &[Table] = &[
     table("OG image fonts", false, images::og::warm),
     table("licence summaries", false, dev::license::warm),
     table("CLDR units", false, wrench_kit::number_units::warm),
-    table("WHOIS servers", false, wrench_kit::network::whois_text::warm),
+    table("WHOIS servers", false, wrench_kit::hosts::whois_text::warm),
 ];
 
 const fn table(name: &'static str, at_start: bool, run: fn()) -> Table {

@@ -29,7 +29,7 @@ pub fn fake_ctx(extra: &[(&str, &str)]) -> wrench_contract::op::Ctx {
     vars.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let config = Config::from_vars(&vars).expect("the test settings parse");
     let mut ctx = wrench_contract::op::Ctx::for_tests();
-    ctx.net = Arc::new(wrench_infra::net::Net::new(&config.outbound, "http://test").expect("the layer builds"));
+    ctx.net = Arc::new(wrench_infra::outbound::Net::new(&config.outbound, "http://test").expect("the layer builds"));
     ctx.datasets = Arc::new(wrench_infra::datasets::Datasets::new(&config.datasets));
     ctx.config = Arc::new(config);
     ctx

@@ -7,7 +7,7 @@ mod common;
 
 use std::process::Command;
 
-use wrench_infra::net::certificate::summarize;
+use wrench_infra::outbound::certificate::summarize;
 
 fn openssl(der: &[u8], args: &[&str]) -> Option<String> {
     let dir = std::env::temp_dir().join(format!("wrench-cert-{}", std::process::id()));

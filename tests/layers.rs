@@ -174,7 +174,11 @@ fn no_module_reaches_up_in_any_crate() {
         let src = if *name == "wrench-ops" { root().join(dir) } else { root().join(dir).join("src") };
         let graph = dependencies(&src);
         // wrench-path-template is one file; every other crate has modules to walk.
-        assert!(!graph.is_empty() || *name == "wrench-path-template", "the walk over {} found no modules", src.display());
+        assert!(
+            !graph.is_empty() || *name == "wrench-path-template",
+            "the walk over {} found no modules",
+            src.display()
+        );
         let layers = layered(name, &graph);
         eprintln!("{name}, bottom first: {layers:?}");
         if *name == "wrench-infra" {

@@ -10,7 +10,7 @@
 
 use std::{fs, io::Write, path::PathBuf};
 
-/// (name of the static in `wrench_infra::embedded`, path under the workspace's `data/`).
+/// (name of the static in `wrench_infra::blobs`, path under the workspace's `data/`).
 const FILES: &[(&str, &str)] = &[
     ("DEJAVU_SANS", "fonts/DejaVuSans.ttf"),
     ("DEJAVU_SANS_BOLD", "fonts/DejaVuSans-Bold.ttf"),

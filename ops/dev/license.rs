@@ -33,7 +33,7 @@ pub(crate) fn warm() {
 }
 
 static SUMMARIES: LazyLock<ChooseALicense> = LazyLock::new(|| {
-    serde_json::from_slice(&wrench_infra::embedded::LICENCE_SUMMARIES.bytes())
+    serde_json::from_slice(&wrench_infra::blobs::LICENCE_SUMMARIES.bytes())
         .expect("the embedded licence summaries are valid JSON (checked by a test)")
 });
 

@@ -1,7 +1,7 @@
 //! Lookups: DNS, TLS, WHOIS and web pages; IP addresses, networks and ASNs; places, time zones,
 //! phone numbers, holidays and user agents; and the figures third-party providers answer
 //! (weather, air quality, elevation, prices, estimates, npm). Everything that contacts a host goes
-//! through the outbound layer (`wrench_infra::net`); small data sets are embedded and dated, and
+//! through the outbound layer (`wrench_infra::outbound`); small data sets are embedded and dated, and
 //! large ones are files the operator names (`wrench_infra::datasets`).
 //!
 //! One folder per feature; a file not reached by a `mod` line fails the build.

@@ -28,7 +28,7 @@ pub(crate) fn warm_carriers() {
 fn carriers() -> &'static HashMap<&'static str, &'static str> {
     static T: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
     T.get_or_init(|| {
-        wrench_infra::embedded::PHONE_CARRIERS
+        wrench_infra::blobs::PHONE_CARRIERS
             .leak_text()
             .lines()
             .filter(|l| !l.starts_with('#'))

@@ -12,7 +12,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use sha1::{Digest, Sha1};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::provider::Provider;
+use wrench_infra::outbound::provider::Provider;
 
 /// Pwned Passwords publishes no rate limit.
 const HIBP: Provider = Provider {

@@ -5,7 +5,7 @@
 //! one function per header, so that each point gained or lost comes with its reason.
 
 use wrench_contract::prelude::*;
-use wrench_kit::network::http_fetch::{fetch_headers, header, hsts_max_age as max_age, url_input};
+use wrench_kit::hosts::http_fetch::{fetch_headers, header, hsts_max_age as max_age, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

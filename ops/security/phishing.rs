@@ -2,7 +2,7 @@
 //! host:
 //! - an OpenPhish-style feed (`WRENCH_PROVIDER_OPENPHISH_URL`, one URL a line; by default
 //!   OpenPhish's free community feed), held in memory and refreshed hourly in the background
-//!   (`net::feed`);
+//!   (`outbound::feed`);
 //! - URLhaus (`WRENCH_PROVIDER_URLHAUS_URL`, its free key in `WRENCH_PROVIDER_URLHAUS_KEY`,
 //!   sent as `Auth-Key`), asked per URL and per host through its documented `url/` and `host/`
 //!   lookups; answers reused for an hour.
@@ -20,7 +20,7 @@ use std::{
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{
+use wrench_infra::outbound::{
     feed::{Feed, FeedSpec},
     provider::{self, Provider},
 };

@@ -44,7 +44,7 @@ pub(crate) struct State {
     pub(crate) store: Arc<dyn Store>,
     /// Short-link visits waiting to be described in the store.
     pub(crate) tallies: Arc<TallyQueue>,
-    pub(crate) net: Arc<wrench_infra::net::Net>,
+    pub(crate) net: Arc<wrench_infra::outbound::Net>,
     pub(crate) datasets: Arc<wrench_infra::datasets::Datasets>,
     pub(crate) keys: KeyRing,
     /// The document, shared by every answer that serves it.
@@ -206,7 +206,7 @@ fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts
         }
     }
     let doc = crate::openapi::with_public_url(crate::openapi::document(&ops), &config.public_url);
-    let net = Arc::new(wrench_infra::net::Net::new(&config.outbound, &config.public_base())?);
+    let net = Arc::new(wrench_infra::outbound::Net::new(&config.outbound, &config.public_base())?);
     let datasets = Arc::new(wrench_infra::datasets::Datasets::new(&config.datasets));
     let state = Arc::new(State {
         net,

@@ -44,7 +44,7 @@ pub fn acceptor(settings: &TlsListener) -> Result<TlsAcceptor, String> {
     }
     let key = PrivateKeyDer::from_pem_file(&settings.key)
         .map_err(|e| format!("WRENCH_TLS_KEY ({}): no PEM private key read: {e}", settings.key.display()))?;
-    let mut config = rustls::ServerConfig::builder_with_provider(wrench_infra::net::crypto_provider())
+    let mut config = rustls::ServerConfig::builder_with_provider(wrench_infra::outbound::crypto_provider())
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("TLS: {e}"))?
         .with_no_client_auth()

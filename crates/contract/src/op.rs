@@ -368,7 +368,7 @@ pub struct Ctx {
     /// Short-link visits waiting to be described in `store` (`store::tally_queue`).
     pub tallies: Arc<wrench_infra::store::tally_queue::TallyQueue>,
     /// The outbound layer, for everything that contacts a host.
-    pub net: Arc<wrench_infra::net::Net>,
+    pub net: Arc<wrench_infra::outbound::Net>,
     /// The large data sets given as files (IP geolocation, ASN).
     pub datasets: Arc<wrench_infra::datasets::Datasets>,
     pub request_id: Arc<str>,
@@ -397,7 +397,7 @@ impl Ctx {
             tallies: Arc::new(wrench_infra::store::tally_queue::TallyQueue::new(store.clone())),
             store,
             net: Arc::new(
-                wrench_infra::net::Net::new(&Default::default(), "http://127.0.0.1:8080")
+                wrench_infra::outbound::Net::new(&Default::default(), "http://127.0.0.1:8080")
                     .expect("the default layer builds"),
             ),
             datasets: Arc::new(wrench_infra::datasets::Datasets::new(&Default::default())),
@@ -511,8 +511,8 @@ impl Reply {
     }
 }
 
-impl wrench_infra::net::provider::Reach for Ctx {
-    fn net(&self) -> &wrench_infra::net::Net {
+impl wrench_infra::outbound::provider::Reach for Ctx {
+    fn net(&self) -> &wrench_infra::outbound::Net {
         &self.net
     }
 

@@ -1,6 +1,6 @@
 //! The infrastructure every other crate of wrench stands on: the error type and its codes
 //! ([`envelope`]), settings ([`config`]), the store behind the stateful features ([`store`]),
-//! the outbound network with its address policy and providers ([`net`]), the large data sets
+//! the outbound network with its address policy and providers ([`outbound`]), the large data sets
 //! given as files ([`datasets`]), metrics, time, bounded JSON ([`bounds`]), the CPU pool
 //! ([`cpu`]), request counting ([`rate`]) and unguessable identifiers ([`random`]).
 //!
@@ -8,16 +8,16 @@
 
 #![forbid(unsafe_code)]
 
+pub mod blobs;
 pub mod bounds;
 pub mod config;
 pub mod connection;
 pub mod cpu;
 pub mod datasets;
-pub mod embedded;
 pub mod envelope;
 pub mod flag;
 pub mod metrics;
-pub mod net;
+pub mod outbound;
 pub mod random;
 pub mod rate;
 pub mod store;

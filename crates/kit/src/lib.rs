@@ -1,5 +1,5 @@
 //! Libraries that operations share: what two operations need alike lives here, never in one
-//! of them. Each module is a topic: reading DNS, TLS, RDAP and WHOIS ([`network`]), fetching
+//! of them. Each module is a topic: asking hosts for DNS, TLS, RDAP and WHOIS ([`hosts`]), fetching
 //! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
 //! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
 //! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences), and what webhook
@@ -18,11 +18,11 @@ pub mod color;
 pub mod cron;
 pub mod crypto;
 pub mod geo;
+pub mod hosts;
 pub mod iban;
 pub mod json_diff;
 pub mod mail;
 pub mod math_expr;
-pub mod network;
 pub mod number_units;
 pub mod open_meteo;
 pub mod qr;

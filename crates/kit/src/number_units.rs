@@ -34,7 +34,7 @@ struct UnitsData {
 }
 
 static DATA: LazyLock<UnitsData> = LazyLock::new(|| {
-    serde_json::from_slice(&wrench_infra::embedded::CLDR_UNITS.bytes())
+    serde_json::from_slice(&wrench_infra::blobs::CLDR_UNITS.bytes())
         .expect("the embedded CLDR unit data is valid JSON (checked by a test)")
 });
 

@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::provider::{Answer, Budget, Provider};
+use wrench_infra::outbound::provider::{Answer, Budget, Provider};
 
 const FREE_TIER: &[Budget] = &[
     Budget::per_minute(600).without_key(),

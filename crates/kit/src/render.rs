@@ -76,7 +76,7 @@ pub fn png(width: u32, height: u32, rgba: &[u8]) -> Result<Vec<u8>, ApiError> {
 /// The embedded DejaVu Sans faces, regular and bold: unpacked once, for the life of the
 /// process, and shared by the SVG renderer and the text measurer of Open Graph images.
 pub fn font_files() -> (&'static [u8], &'static [u8]) {
-    use wrench_infra::embedded::{DEJAVU_SANS, DEJAVU_SANS_BOLD};
+    use wrench_infra::blobs::{DEJAVU_SANS, DEJAVU_SANS_BOLD};
     static FILES: LazyLock<(&'static [u8], &'static [u8])> =
         LazyLock::new(|| (DEJAVU_SANS.leak_bytes(), DEJAVU_SANS_BOLD.leak_bytes()));
     *FILES

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use wrench_contract::prelude::*;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::{DnsType, ask_all_fresh, parse_domain, unique_types};
+use wrench_kit::hosts::dns::{DnsType, ask_all_fresh, parse_domain, unique_types};
 
 /// How long a snapshot outlives the check that wrote it.
 const SNAPSHOT_TTL: Duration = Duration::from_secs(30 * 86_400);
@@ -222,7 +222,7 @@ mod tests {
     async fn a_second_check_reports_what_changed_since_the_first() {
         let mut ctx = Ctx::for_tests();
         ctx.config = std::sync::Arc::new(crate::testing::test_config());
-        ctx.net = std::sync::Arc::new(wrench_infra::net::Net::new(&ctx.config.outbound, "http://test").unwrap());
+        ctx.net = std::sync::Arc::new(wrench_infra::outbound::Net::new(&ctx.config.outbound, "http://test").unwrap());
         let input = || MonitorInput { domain: "example.com".into(), types: vec![DnsType::A, DnsType::Ns, DnsType::Mx] };
         let first = dns_monitor_check(input(), &ctx).await.unwrap();
         assert!(first.first_check && !first.changed);
@@ -264,7 +264,7 @@ mod tests {
     async fn every_check_asks_afresh_past_the_answer_cache() {
         let mut ctx = Ctx::for_tests();
         ctx.config = std::sync::Arc::new(crate::testing::test_config());
-        ctx.net = std::sync::Arc::new(wrench_infra::net::Net::new(&ctx.config.outbound, "http://test").unwrap());
+        ctx.net = std::sync::Arc::new(wrench_infra::outbound::Net::new(&ctx.config.outbound, "http://test").unwrap());
         let domain = wrench_fakes::dns::COUNTING_NAME.trim_end_matches('.').to_string();
         // The resolver's cache holds an answer, as it would after any other operation asked.
         let name = parse_domain("domain", &domain).unwrap();

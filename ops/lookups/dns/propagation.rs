@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use wrench_contract::prelude::*;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, parse_domain, unique_types};
+use wrench_kit::hosts::dns::{DnsType, TypeAnswer, ask_all, parse_domain, unique_types};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -4,9 +4,9 @@
 use std::{net::IpAddr, time::Instant};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::resolver::DnsRecord;
+use wrench_infra::outbound::resolver::DnsRecord;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, dns_error, parse_domain, reverse_name, unique_types};
+use wrench_kit::hosts::dns::{DnsType, TypeAnswer, ask_all, dns_error, parse_domain, reverse_name, unique_types};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -137,7 +137,7 @@ struct ReverseOutput {
     hostnames: Vec<String>,
     /// The records as the resolver gave them.
     records: Vec<DnsRecord>,
-    status: wrench_infra::net::resolver::DnsStatus,
+    status: wrench_infra::outbound::resolver::DnsStatus,
     query_time_ms: f64,
     resolver: String,
     checked_at: String,
@@ -149,7 +149,7 @@ pub(crate) async fn ptr_lookup(
     ctx: &Ctx,
     ip: IpAddr,
 ) -> Result<
-    (hickory_resolver::proto::rr::Name, wrench_infra::net::resolver::DnsAnswer, Vec<DnsRecord>, Vec<String>),
+    (hickory_resolver::proto::rr::Name, wrench_infra::outbound::resolver::DnsAnswer, Vec<DnsRecord>, Vec<String>),
     ApiError,
 > {
     let name = reverse_name(&ctx.net, "ip", ip)?;
@@ -191,7 +191,7 @@ async fn ip_reverse(input: ReverseInput, ctx: &Ctx) -> Result<ReverseOutput, Api
         hostnames,
         records,
         status: answer.status,
-        query_time_ms: wrench_kit::network::dns::millis(answer.elapsed),
+        query_time_ms: wrench_kit::hosts::dns::millis(answer.elapsed),
         resolver: resolver.upstreams().to_string(),
         checked_at: now_rfc3339(),
     })

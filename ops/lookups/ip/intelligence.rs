@@ -12,8 +12,8 @@ use crate::lookups::dns::records::ptr_lookup;
 use crate::lookups::ip::lookup::{parse_ip, special};
 use wrench_contract::prelude::*;
 use wrench_infra::datasets::{asn::AsnHit, city::Place};
-use wrench_kit::network::hosting;
-use wrench_kit::network::tor_exits;
+use wrench_kit::hosts::hosting;
+use wrench_kit::hosts::tor_exits;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

@@ -13,7 +13,7 @@ use wrench_infra::{
         slot::Loaded,
         zones,
     },
-    net::policy,
+    outbound::policy,
 };
 
 /// Largest `ips` list of `ip/bulk`.

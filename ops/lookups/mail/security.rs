@@ -17,12 +17,12 @@
 
 use wrench_contract::prelude::*;
 use wrench_infra::time::now_rfc3339;
+use wrench_kit::hosts::dns::parse_domain;
 use wrench_kit::mail::policies::{
     COMMON_SELECTORS, Dkim, Dmarc, MtaSts, TaggedRecord, dkim, dmarc, dmarc_empty, mta_sts, tagged,
 };
 use wrench_kit::mail::security_score::{Recommendation, Score, assess, grade};
 use wrench_kit::mail::spf::{self, SpfReport};
-use wrench_kit::network::dns::parse_domain;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -8,7 +8,7 @@
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::resolver::{DnsStatus, Resolver};
+use wrench_infra::outbound::resolver::{DnsStatus, Resolver};
 use wrench_infra::time::now_rfc3339;
 use wrench_kit::mail::lists::{self, DOMAINS, LISTS_DATED, SECOND_LEVEL, TOP_LEVEL};
 use wrench_kit::mail::syntax;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use wrench_infra::net::provider::{self, Budget, Provider};
+use wrench_infra::outbound::provider::{self, Budget, Provider};
 use wrench_kit::card_brands::brand_of;
 
 use wrench_contract::prelude::*;

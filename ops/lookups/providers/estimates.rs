@@ -12,7 +12,7 @@ use std::time::Duration;
 use wrench_contract::prelude::*;
 use wrench_infra::{
     datasets::countries,
-    net::provider::{Budget, Provider},
+    outbound::provider::{Budget, Provider},
 };
 
 const CACHE_FOR: Duration = Duration::from_secs(30 * 86_400);

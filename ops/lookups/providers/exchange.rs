@@ -10,7 +10,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::provider::{Answer, Budget, Provider};
+use wrench_infra::outbound::provider::{Answer, Budget, Provider};
 
 const COINGECKO: Provider = Provider {
     id: "COINGECKO",

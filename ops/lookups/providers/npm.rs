@@ -14,7 +14,7 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{
+use wrench_infra::outbound::{
     OutboundError,
     provider::{self, Answer, Provider},
 };

@@ -14,7 +14,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::provider::{self, Budget, Provider};
+use wrench_infra::outbound::provider::{self, Budget, Provider};
 use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::site_home::{home_status, host_and_port};
 

@@ -12,9 +12,9 @@ use crate::lookups::{
 };
 use wrench_contract::prelude::*;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::{DnsType, TypeAnswer, ask_all, parse_domain};
-use wrench_kit::network::http_fetch::header_map;
-use wrench_kit::network::tls::{default_http_port, default_https_port};
+use wrench_kit::hosts::dns::{DnsType, TypeAnswer, ask_all, parse_domain};
+use wrench_kit::hosts::http_fetch::header_map;
+use wrench_kit::hosts::tls::{default_http_port, default_https_port};
 use wrench_kit::web::site_home::home_page_on;
 use wrench_kit::web::tech_rules::{self, Technology};
 
@@ -121,7 +121,7 @@ async fn domain_report(input: DomainReportInput, ctx: &Ctx) -> Result<DomainRepo
     let probe = url::Url::parse(&format!("https://{domain}:{}/", input.https_port))
         .map_err(|e| ApiError::invalid("domain", e.to_string()))?;
     // A name that does not resolve is not refused: the parts report what they find.
-    if let Err(e @ wrench_infra::net::OutboundError::Forbidden(_)) = ctx.net.target(&probe).await {
+    if let Err(e @ wrench_infra::outbound::OutboundError::Forbidden(_)) = ctx.net.target(&probe).await {
         return Err(e.into_api("domain"));
     }
     let timeout = ctx.net.config.timeout;

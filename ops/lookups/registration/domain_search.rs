@@ -11,9 +11,9 @@ use futures_util::{StreamExt, stream};
 use hickory_resolver::proto::rr::{Name, RecordType};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::resolver::DnsStatus;
+use wrench_infra::outbound::resolver::DnsStatus;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::rdap;
+use wrench_kit::hosts::rdap;
 
 /// Lookups at once.
 const CONCURRENCY: usize = 8;

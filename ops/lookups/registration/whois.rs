@@ -10,11 +10,11 @@
 use serde_json::Value;
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::OutboundError;
+use wrench_infra::outbound::OutboundError;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::{millis, parse_domain};
-use wrench_kit::network::rdap;
-use wrench_kit::network::whois_text;
+use wrench_kit::hosts::dns::{millis, parse_domain};
+use wrench_kit::hosts::rdap;
+use wrench_kit::hosts::whois_text;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -364,7 +364,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use wrench_infra::{config::Config, net::Net};
+    use wrench_infra::{config::Config, outbound::Net};
 
     /// With nothing at the bootstrap URL, domains are still routed by the embedded snapshot
     /// (IANA's data has no RDAP service for `.example`, so the fake WHOIS server answers), while

@@ -1,14 +1,14 @@
 //! The certificate of a TLS host and when it ends (`ssl-cert/expiry`).
 //!
 //! The chain is recorded during the handshake whatever its state and judged afterwards
-//! (`crates/infra/src/net/tls_inspect.rs`), so an expired, self-signed or misnamed certificate is reported
+//! (`crates/infra/src/outbound/tls_inspect.rs`), so an expired, self-signed or misnamed certificate is reported
 //! with its details and the reason, not as a failed connection.
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::certificate::CertificateSummary;
+use wrench_infra::outbound::certificate::CertificateSummary;
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::millis;
-use wrench_kit::network::tls::{
+use wrench_kit::hosts::dns::millis;
+use wrench_kit::hosts::tls::{
     ChainReport, chain_report, default_https_port, default_warn_days, host_input, host_target,
 };
 

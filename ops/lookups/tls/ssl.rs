@@ -8,11 +8,11 @@
 //! them gets a report saying what failed on the other.
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{FetchOptions, Hop, Net, OutboundError};
+use wrench_infra::outbound::{FetchOptions, Hop, Net, OutboundError};
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::millis;
-use wrench_kit::network::http_fetch::{header, hsts_flag, hsts_max_age};
-use wrench_kit::network::tls::{chain_report, default_http_port, default_https_port, host_input, host_target};
+use wrench_kit::hosts::dns::millis;
+use wrench_kit::hosts::http_fetch::{header, hsts_flag, hsts_max_age};
+use wrench_kit::hosts::tls::{chain_report, default_http_port, default_https_port, host_input, host_target};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -15,7 +15,7 @@ use futures_util::{StreamExt, stream};
 use reqwest::header::HeaderMap;
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::provider::Provider;
+use wrench_infra::outbound::provider::Provider;
 use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::carbon_model::{
     self, EMBODIED_KWH_PER_GB, GLOBAL_GRID_INTENSITY, INTENSITY_SOURCE, Intensities, OPERATIONAL_KWH_PER_GB, RATINGS,

@@ -10,7 +10,7 @@ use futures_util::{StreamExt, stream};
 use serde_json::Value;
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::FetchOptions;
+use wrench_infra::outbound::FetchOptions;
 use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::page::{Page, fetch_page_of, read_page};
 use wrench_kit::web::site_home::{home_page, host_and_port};

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use wrench_contract::prelude::*;
-use wrench_kit::network::http_fetch::{fetch_headers, header_map, url_input};
+use wrench_kit::hosts::http_fetch::{fetch_headers, header_map, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -68,7 +68,7 @@ async fn http_headers(input: HeadersInput, ctx: &Ctx) -> Result<HeadersOutput, A
         header_count: last.headers.len(),
         redirects: chain.hops.len() - 1,
         address: last.address.map(|a| a.to_string()),
-        time_ms: wrench_kit::network::dns::millis(last.latency),
+        time_ms: wrench_kit::hosts::dns::millis(last.latency),
         checked_at: wrench_infra::time::now_rfc3339(),
     })
 }

@@ -1,14 +1,14 @@
 //! How fast a page answers (`site/performance`): each phase of the request timed
-//! on a connection of its own (`crates/infra/src/net/timed.rs`), redirects followed hop by hop through the
+//! on a connection of its own (`crates/infra/src/outbound/timed.rs`), redirects followed hop by hop through the
 //! same guard as every fetch.
 
 use std::collections::HashSet;
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{OutboundError, fetch::follow, timed::TimedAnswer};
+use wrench_infra::outbound::{OutboundError, fetch::follow, timed::TimedAnswer};
 use wrench_infra::time::now_rfc3339;
-use wrench_kit::network::dns::millis;
-use wrench_kit::network::http_fetch::url_input;
+use wrench_kit::hosts::dns::millis;
+use wrench_kit::hosts::http_fetch::url_input;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -187,7 +187,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use wrench_infra::net::Net;
+    use wrench_infra::outbound::Net;
 
     fn ctx() -> Ctx {
         let mut ctx = Ctx::for_tests();

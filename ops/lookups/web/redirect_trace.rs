@@ -2,8 +2,8 @@
 //! through the outbound layer.
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{ChainEnd, FetchOptions, OutboundError};
-use wrench_kit::network::http_fetch::{header, url_input};
+use wrench_infra::outbound::{ChainEnd, FetchOptions, OutboundError};
+use wrench_kit::hosts::http_fetch::{header, url_input};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -106,8 +106,8 @@ async fn redirect_trace(input: TraceInput, ctx: &Ctx) -> Result<TraceOutput, Api
         .map(|h| TraceHop {
             url: h.url.to_string(),
             status: h.status,
-            latency_ms: wrench_kit::network::dns::millis(h.latency),
-            dns_ms: wrench_kit::network::dns::millis(h.dns_time),
+            latency_ms: wrench_kit::hosts::dns::millis(h.latency),
+            dns_ms: wrench_kit::hosts::dns::millis(h.dns_time),
             server: header(h, "server"),
             location: h.location.clone(),
             address: h.address.map(|a| a.to_string()),
@@ -123,7 +123,7 @@ async fn redirect_trace(input: TraceInput, ctx: &Ctx) -> Result<TraceOutput, Api
         hops,
         ended,
         reason,
-        total_time_ms: wrench_kit::network::dns::millis(chain.elapsed),
+        total_time_ms: wrench_kit::hosts::dns::millis(chain.elapsed),
         checked_at: wrench_infra::time::now_rfc3339(),
     })
 }

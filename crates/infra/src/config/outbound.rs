@@ -1,4 +1,4 @@
-//! Settings of the outbound layer (`net`): which resolvers answer, which targets may be
+//! Settings of the outbound layer (`outbound`): which resolvers answer, which targets may be
 //! reached, and how long and how much a fetch may take.
 //!
 //! Every value has the same spelling in the environment and in the TOML file (where a list may

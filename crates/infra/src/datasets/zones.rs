@@ -14,7 +14,7 @@ use tzf_rs::DefaultFinder;
 fn finder() -> &'static DefaultFinder {
     static FINDER: OnceLock<DefaultFinder> = OnceLock::new();
     FINDER.get_or_init(|| {
-        DefaultFinder::from_tzb(&crate::embedded::TZ_BOUNDARIES.bytes())
+        DefaultFinder::from_tzb(&crate::blobs::TZ_BOUNDARIES.bytes())
             .expect("the embedded boundaries open (checked by the embedded data's test)")
     })
 }

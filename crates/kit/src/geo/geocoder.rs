@@ -17,7 +17,7 @@ use reqwest::header::HeaderMap;
 use sha2::{Digest, Sha256};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::provider::{self, Provider};
+use wrench_infra::outbound::provider::{self, Provider};
 
 /// The budget is the turns of `take_turn`, set by `WRENCH_PROVIDER_GEOCODER_RATE`.
 const GEOCODER: Provider = Provider {

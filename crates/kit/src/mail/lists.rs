@@ -6,7 +6,7 @@
 
 use std::{collections::HashSet, sync::OnceLock};
 
-use wrench_infra::embedded;
+use wrench_infra::blobs;
 
 /// The versions the embedded lists were taken from, for answers.
 pub const LISTS_DATED: &str =
@@ -19,17 +19,17 @@ fn set(text: &'static str) -> HashSet<&'static str> {
 
 fn disposable_set() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    S.get_or_init(|| set(embedded::EMAIL_DISPOSABLE.leak_text()))
+    S.get_or_init(|| set(blobs::EMAIL_DISPOSABLE.leak_text()))
 }
 
 fn free_set() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    S.get_or_init(|| set(embedded::EMAIL_FREE.leak_text()))
+    S.get_or_init(|| set(blobs::EMAIL_FREE.leak_text()))
 }
 
 fn role_set() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    S.get_or_init(|| set(embedded::EMAIL_ROLE.leak_text()))
+    S.get_or_init(|| set(blobs::EMAIL_ROLE.leak_text()))
 }
 
 /// Builds the embedded table now (the warm-up and `wrench tables` call it).

@@ -8,7 +8,7 @@ use futures_util::{StreamExt, stream};
 
 use crate::mail::records::{tag, tags, txt, versioned};
 use wrench_contract::prelude::*;
-use wrench_infra::net::{FetchOptions, resolver::Resolver};
+use wrench_infra::outbound::{FetchOptions, resolver::Resolver};
 
 /// Selectors tried when none are given: those of widely used mail services and defaults of
 /// common mail software.

@@ -5,7 +5,7 @@
 
 use hickory_resolver::proto::rr::{Name, RData, RecordType};
 
-use wrench_infra::net::resolver::{DnsFailure, DnsStatus, Resolver};
+use wrench_infra::outbound::resolver::{DnsFailure, DnsStatus, Resolver};
 
 /// The TXT records at `name`, each record's strings joined (RFC 7208 section 3.3); `Ok(None)`
 /// when the name does not exist.

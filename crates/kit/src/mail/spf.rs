@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::mail::records::{SpfTerm, spf_terms, txt};
-use wrench_infra::net::resolver::Resolver;
+use wrench_infra::outbound::resolver::Resolver;
 
 /// The lookup limit of RFC 7208 section 4.6.4.
 pub const LOOKUP_LIMIT: usize = 10;

@@ -26,7 +26,7 @@ pub const REGEXES_VERSION: &str = "uap-core commit e3c5e634 (2026-08-11)";
 /// The embedded rule file (`data/useragent/regexes.yaml`), unpacked: the rules copy what they
 /// keep, so the text is dropped once they are built.
 pub fn regexes() -> String {
-    wrench_infra::embedded::UAP_REGEXES.text()
+    wrench_infra::blobs::UAP_REGEXES.text()
 }
 
 /// The embedded rules: read once, on first use or by the warm-up when the server starts.

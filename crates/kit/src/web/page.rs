@@ -14,7 +14,7 @@ use encoding_rs::Encoding;
 use scraper::{Html, Selector};
 use url::Url;
 
-use crate::network::http_fetch::{header, url_input};
+use crate::hosts::http_fetch::{header, url_input};
 use wrench_contract::prelude::*;
 
 /// The most entries of one kind (meta tags, icons) an answer lists; the rest are counted.

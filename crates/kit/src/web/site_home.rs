@@ -2,11 +2,11 @@
 //! (a host name or address with an optional port) and the home page over HTTPS, or over plain
 //! HTTP when HTTPS cannot be reached at all.
 
-use crate::network::http_fetch::{fetch_headers, url_input};
-use crate::network::tls::host_input;
+use crate::hosts::http_fetch::{fetch_headers, url_input};
+use crate::hosts::tls::host_input;
 use crate::web::page::{Page, fetch_page};
 use wrench_contract::prelude::*;
-use wrench_infra::net::Chain;
+use wrench_infra::outbound::Chain;
 
 /// `domain` read as a host and an optional port.
 pub fn host_and_port(text: &str) -> Result<(String, Option<u16>), ApiError> {

@@ -187,7 +187,7 @@ const NOT_RELAYED: &[&str] = &[
 
 /// The request that replays a stored delivery: its method (or `method`), its header fields in
 /// order less hop-by-hop ones, `Host` and any the `Connection` field names, and its exact bytes.
-pub fn outgoing(recorded: &Recorded, body: &[u8], method: Option<&str>) -> Option<wrench_infra::net::Outgoing> {
+pub fn outgoing(recorded: &Recorded, body: &[u8], method: Option<&str>) -> Option<wrench_infra::outbound::Outgoing> {
     let method = reqwest::Method::from_bytes(method.unwrap_or(&recorded.method).as_bytes()).ok()?;
     let named_by_connection: Vec<String> = recorded
         .header_list
@@ -208,7 +208,7 @@ pub fn outgoing(recorded: &Recorded, body: &[u8], method: Option<&str>) -> Optio
         };
         headers.append(n, v);
     }
-    Some(wrench_infra::net::Outgoing { method, headers, body: bytes::Bytes::copy_from_slice(body) })
+    Some(wrench_infra::outbound::Outgoing { method, headers, body: bytes::Bytes::copy_from_slice(body) })
 }
 
 #[cfg(test)]

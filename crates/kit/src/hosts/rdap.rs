@@ -21,13 +21,13 @@ use ipnet::IpNet;
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-use crate::network::whois_text::DomainRecord;
-use wrench_infra::net::Net;
+use crate::hosts::whois_text::DomainRecord;
+use wrench_infra::outbound::Net;
 
-/// The embedded snapshot (`wrench_infra::embedded::RDAP_DNS`): npm package `freewhois` 1.2.6,
+/// The embedded snapshot (`wrench_infra::blobs::RDAP_DNS`): npm package `freewhois` 1.2.6,
 /// `tlds.json` (MIT), itself a copy of the `services` of IANA's RDAP bootstrap file for DNS.
 fn embedded() -> String {
-    wrench_infra::embedded::RDAP_DNS.text()
+    wrench_infra::blobs::RDAP_DNS.text()
 }
 pub const EMBEDDED_SOURCE: &str = "embedded snapshot of the IANA RDAP bootstrap (npm freewhois 1.2.6)";
 /// How long a refreshed registry is used before the next refresh.

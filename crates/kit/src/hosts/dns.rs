@@ -11,7 +11,7 @@ use std::{net::IpAddr, time::Duration};
 use hickory_resolver::proto::rr::{Name, RecordType};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{
+use wrench_infra::outbound::{
     Net,
     resolver::{DnsAnswer, DnsFailure, DnsRecord, DnsStatus, Resolver},
 };

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::{Chain, FetchOptions, Hop, Net};
+use wrench_infra::outbound::{Chain, FetchOptions, Hop, Net};
 
 /// Reads `field` as an http(s) URL, refusing anything else with the field named.
 pub fn url_input(field: &str, text: &str) -> Result<url::Url, ApiError> {

@@ -1,4 +1,4 @@
-//! The embedded data that is read once, deflated at build time (`build.rs`): fonts, the CLDR
+//! Data compiled into the binary, deflated at build time (`build.rs`) and read once: fonts, the CLDR
 //! unit names, the phone carriers, the e-mail lists, the uap-core rules, the licence
 //! summaries, the WHOIS and RDAP server lists and the time-zone boundaries. Together they are
 //! 7.2 MB as files and 3.7 MB deflated (BENCHMARKS.md, "Fifth round"). Each is unpacked

@@ -1,13 +1,13 @@
 //! The Tor project's list of exit-node addresses (`WRENCH_PROVIDER_TOREXITS_URL`), for
 //! `ip/intelligence`: fetched through the outbound layer when first needed, then refreshed
 //! in the background once it is an hour old while answers keep using the list they have
-//! (`net::feed`). The list is a few thousand lines; more than 200,000 addresses is refused as
+//! (`outbound::feed`). The list is a few thousand lines; more than 200,000 addresses is refused as
 //! not the list.
 
 use std::{collections::HashSet, net::IpAddr, sync::Arc, time::Duration};
 
 use wrench_contract::prelude::*;
-use wrench_infra::net::feed::{Feed, FeedSpec, Fetched};
+use wrench_infra::outbound::feed::{Feed, FeedSpec, Fetched};
 
 const MAX_ENTRIES: usize = 200_000;
 

@@ -33,7 +33,7 @@ pub fn warm() {
 /// Suffix to its server; `None` where the list says there is no server.
 static SERVERS: LazyLock<HashMap<String, Option<Listed>>> = LazyLock::new(|| {
     let v: HashMap<String, Value> =
-        serde_json::from_slice(&wrench_infra::embedded::WHOIS_SERVERS.bytes()).expect("the embedded WHOIS list parses");
+        serde_json::from_slice(&wrench_infra::blobs::WHOIS_SERVERS.bytes()).expect("the embedded WHOIS list parses");
     v.into_iter()
         .filter(|(k, _)| k != "_")
         .map(|(k, v)| {

@@ -3,9 +3,9 @@
 
 use std::net::IpAddr;
 
-use crate::network::dns::parse_domain;
+use crate::hosts::dns::parse_domain;
 use wrench_contract::prelude::*;
-use wrench_infra::net::{Inspection, Net, certificate::CertificateSummary, target::Target};
+use wrench_infra::outbound::{Inspection, Net, certificate::CertificateSummary, target::Target};
 
 /// The days before its end at which a certificate counts as expiring soon, unless asked.
 pub const DEFAULT_WARN_DAYS: u32 = 30;
@@ -66,7 +66,7 @@ pub struct ChainReport {
 pub fn chain_report(inspection: &Inspection) -> Result<ChainReport, ApiError> {
     let mut certificates = Vec::with_capacity(inspection.chain.len());
     for (i, der) in inspection.chain.iter().enumerate() {
-        let summary = wrench_infra::net::certificate::summarize(der).map_err(|e| {
+        let summary = wrench_infra::outbound::certificate::summarize(der).map_err(|e| {
             ApiError::new(ErrorCode::UpstreamError, format!("certificate {} of the chain the server sent: {e}", i + 1))
         })?;
         certificates.push(summary);
