@@ -1,23 +1,10 @@
 //! wrench: a self-hostable HTTP API of developer utilities.
 //!
-//! This crate is the server, the top layer of the workspace: HTTP serving, the MCP tools, the
-//! OpenAPI document, API keys, logging and the `wrench` command. It serves the registry of
-//! `wrench-ops` and knows no operation group; the crates below it are `wrench-contract` (what
-//! an operation is), `wrench-kit` (libraries operations share) and `wrench-infra` (settings,
-//! store, network, data sets). The README's "Architecture" section draws the map.
+//! This package is the top of the workspace: the `wrench` command, which hands the registry of
+//! `wrench-ops` to the server of `wrench-server`, and the few functions below that the command
+//! and the integration tests share. Neither of the crates it wires knows the other.
 
 #![forbid(unsafe_code)]
-
-mod access_log;
-pub mod http;
-pub mod keys;
-pub mod logging;
-pub mod openapi;
-
-#[cfg(test)]
-mod op_fixtures;
-#[cfg(any(test, feature = "testing"))]
-pub mod testing;
 
 /// Every operation of the service, sorted by the path then the method of its main route.
 pub fn operations() -> Vec<wrench_contract::op::Operation> {
@@ -31,5 +18,5 @@ pub fn registry() -> wrench_contract::op::Registry {
 
 /// The OpenAPI document of the service.
 pub fn openapi_document() -> serde_json::Value {
-    openapi::document(&operations())
+    wrench_server::openapi::document(&operations())
 }

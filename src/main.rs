@@ -95,7 +95,8 @@ fn print_json(doc: &serde_json::Value) -> ExitCode {
 fn main() -> ExitCode {
     large_blocks_from_the_system();
     // Made once per process; clap keeps `&'static str`s.
-    let version: &'static str = format!("{} (API {})", env!("CARGO_PKG_VERSION"), wrench::openapi::API_VERSION).leak();
+    let version: &'static str =
+        format!("{} (API {})", env!("CARGO_PKG_VERSION"), wrench_server::openapi::API_VERSION).leak();
     let matches = Cli::command().version(version).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
@@ -114,12 +115,12 @@ fn main() -> ExitCode {
         Some(Command::Mcp(args)) => run(file, dev || args.dev, Serving::McpStdio),
         Some(Command::Openapi { spec: Spec::V31 }) => print_json(&wrench::openapi_document()),
         Some(Command::Openapi { spec: Spec::V30 }) => {
-            print_json(&wrench::openapi::v30::render(&wrench::openapi_document()))
+            print_json(&wrench_server::openapi::v30::render(&wrench::openapi_document()))
         }
         Some(Command::Data) => data(file),
         Some(Command::Tables) => tables(),
         Some(Command::Health { ready, address, timeout }) => health(file, ready, address, timeout),
-        Some(Command::Keys(Keys::New)) => match wrench::keys::new_key() {
+        Some(Command::Keys(Keys::New)) => match wrench_server::keys::new_key() {
             Ok((key, digest)) => {
                 println!("key:    {key}");
                 println!("digest: {digest}");
@@ -156,12 +157,12 @@ fn run(file: Option<&std::path::Path>, dev: bool, serving: Serving) -> ExitCode 
         Ok(r) => r,
         Err(e) => return fail(&format!("could not start the runtime: {e}")),
     };
-    wrench::http::on_memory_freed(release_free_memory);
+    wrench_server::http::on_memory_freed(release_free_memory);
     let served = match serving {
-        Serving::Http => runtime.block_on(wrench::http::serve(config, wrench::registry())),
+        Serving::Http => runtime.block_on(wrench_server::http::serve(config, wrench::registry())),
         Serving::McpStdio => {
             let key = std::env::var("WRENCH_API_KEY").ok().filter(|k| !k.is_empty());
-            runtime.block_on(wrench::http::serve_mcp_stdio(config, wrench::registry(), key))
+            runtime.block_on(wrench_server::http::serve_mcp_stdio(config, wrench::registry(), key))
         }
     };
     match served {

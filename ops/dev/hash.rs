@@ -206,9 +206,11 @@ mod tests {
 
     #[tokio::test]
     async fn the_trailing_slash_alias_answers_too() {
-        let app =
-            wrench::http::app(std::sync::Arc::new(wrench_infra::config::Config::default()), vec![__op_hash_text()])
-                .unwrap();
+        let app = wrench_server::http::app(
+            std::sync::Arc::new(wrench_infra::config::Config::default()),
+            vec![__op_hash_text()],
+        )
+        .unwrap();
         let cli = poem::test::TestClient::new(app);
         for path in ["/v1/hash", "/v1/hash/"] {
             let (status, v) = crate::testing::json_of(

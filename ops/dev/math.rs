@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn the_description_names_every_function_and_constant() {
-        let op = wrench::operations().into_iter().find(|o| o.id() == "mathEvaluate").unwrap();
+        let op = crate::operations().into_iter().find(|o| o.id() == "mathEvaluate").unwrap();
         for (name, _, _) in wrench_kit::math_expr::FUNCTIONS {
             assert!(op.description.contains(name), "{name} is not documented");
         }

@@ -11,7 +11,7 @@ use std::{
     fmt::Write,
     sync::{
         Arc, LazyLock, RwLock,
-        atomic::{AtomicI64, AtomicU64, Ordering::Relaxed},
+        atomic::{AtomicU64, Ordering::Relaxed},
     },
     time::Duration,
 };
@@ -51,8 +51,6 @@ static STORE_ERRORS: AtomicU64 = AtomicU64::new(0);
 static STORE_FULL: AtomicU64 = AtomicU64::new(0);
 /// Times the embedded store's file was opened again after a disk error.
 static STORE_REOPENED: AtomicU64 = AtomicU64::new(0);
-/// Circuit breakers currently open (0 or 1 in a server, which has one store).
-static CIRCUITS_OPEN: AtomicI64 = AtomicI64::new(0);
 /// Embedded store transactions committed, and the writes they carried.
 static COMMITS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Short-link visits described in the store, and those given up on (`store::tally_queue`).
@@ -113,11 +111,6 @@ pub fn store_reopened() {
     STORE_REOPENED.fetch_add(1, Relaxed);
 }
 
-/// Notes a store circuit breaker opening (`true`) or closing.
-pub fn circuit(open: bool) {
-    CIRCUITS_OPEN.fetch_add(if open { 1 } else { -1 }, Relaxed);
-}
-
 /// Counts an embedded-store transaction that carried `writes` writes.
 pub fn store_commit(writes: usize) {
     COMMITS[0].fetch_add(1, Relaxed);
@@ -139,8 +132,9 @@ pub fn outbound(class: HostClass) {
     OUTBOUND[class as usize].fetch_add(1, Relaxed);
 }
 
-/// Everything, in the Prometheus text exposition format.
-pub fn render() -> String {
+/// Everything, in the Prometheus text exposition format; `circuits_open` is the serving
+/// store's own count of open breakers (`Store::circuits_open` of the store it serves).
+pub fn render(circuits_open: usize) -> String {
     let mut out = String::new();
     let ops = OPS.read().unwrap_or_else(|e| e.into_inner()).clone();
     out.push_str("# HELP wrench_requests_total Requests answered, by operation (operationId; none: no operation matched) and status.\n");
@@ -195,7 +189,7 @@ pub fn render() -> String {
         "# HELP wrench_store_circuit_open 1 while the store's circuit breaker is open (Redis unreachable), else 0.\n",
     );
     out.push_str("# TYPE wrench_store_circuit_open gauge\n");
-    let _ = writeln!(out, "wrench_store_circuit_open {}", CIRCUITS_OPEN.load(Relaxed).max(0));
+    let _ = writeln!(out, "wrench_store_circuit_open {circuits_open}");
     out.push_str("# HELP wrench_store_commits_total Embedded store transactions committed (each one fsync).\n");
     out.push_str("# TYPE wrench_store_commits_total counter\n");
     let _ = writeln!(out, "wrench_store_commits_total {}", COMMITS[0].load(Relaxed));
@@ -227,8 +221,9 @@ mod tests {
         request(Some("metricsTestOp"), 200, Duration::from_millis(3));
         request(Some("metricsTestOp"), 200, Duration::from_millis(300));
         request(Some("metricsTestOp"), 418, Duration::from_secs(20));
-        let text = render();
+        let text = render(2);
         assert!(text.contains("wrench_requests_total{operation=\"metricsTestOp\",status=\"200\"} 2\n"), "{text}");
+        assert!(text.contains("\nwrench_store_circuit_open 2\n"), "{text}");
         assert!(text.contains("wrench_requests_total{operation=\"metricsTestOp\",status=\"other\"} 1\n"));
         assert!(text.contains("wrench_request_duration_seconds_bucket{operation=\"metricsTestOp\",le=\"0.005\"} 1\n"));
         assert!(text.contains("wrench_request_duration_seconds_bucket{operation=\"metricsTestOp\",le=\"0.5\"} 2\n"));

@@ -1,7 +1,7 @@
 //! The caller's own TLS fingerprint (`tls/fingerprint`): the ClientHello its client
 //! sent to wrench's HTTPS listener, as JA3 (string and MD5) and JA4 (FoxIO's JA4 TLS client
 //! fingerprint, hashed and raw), with the fields they are made of, and what the handshake
-//! agreed. The hello is read by the listener before the handshake (`src/http/tls.rs`,
+//! agreed. The hello is read by the listener before the handshake (`crates/server/src/http/tls.rs`,
 //! `crates/infra/src/connection/`); this operation only describes it.
 //!
 //! Nothing is invented: on the plain listener, or behind a proxy that terminated TLS, the

@@ -204,7 +204,7 @@ mod tests {
     use crate::testing::json_of;
     use wrench_infra::{config::Config, store::Store};
 
-    type Client = TestClient<wrench::http::App>;
+    type Client = TestClient<wrench_server::http::App>;
 
     fn client() -> (Client, Arc<dyn Store>) {
         let store: Arc<dyn Store> = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
@@ -215,7 +215,7 @@ mod tests {
             __op_head_paste(),
             __op_delete_paste(),
         ];
-        let app = wrench::http::app_with_store(Arc::new(Config::default()), store.clone(), ops).unwrap();
+        let app = wrench_server::http::app_with_store(Arc::new(Config::default()), store.clone(), ops).unwrap();
         (TestClient::new(app), store)
     }
 

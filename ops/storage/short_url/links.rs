@@ -494,13 +494,13 @@ mod tests {
     use crate::testing::json_of;
     use wrench_infra::config::Config;
 
-    fn client() -> TestClient<wrench::http::App> {
+    fn client() -> TestClient<wrench_server::http::App> {
         client_with(Config::default())
     }
 
     /// The short-link operations, on `config`, with the server's mount of short links at their
     /// own base as the registry declares it.
-    fn client_with(config: Config) -> TestClient<wrench::http::App> {
+    fn client_with(config: Config) -> TestClient<wrench_server::http::App> {
         use crate::storage::short_url::manage;
         let ops = vec![
             __op_create_short_url(),
@@ -514,7 +514,7 @@ mod tests {
         let registry =
             wrench_contract::op::Registry { operations: ops, startup: vec![], tables: vec![], mounts: vec![MOUNT] };
         let store = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
-        TestClient::new(wrench::http::app_from_registry(Arc::new(config), store, &registry).unwrap())
+        TestClient::new(wrench_server::http::app_from_registry(Arc::new(config), store, &registry).unwrap())
     }
 
     fn at_base(base: &str) -> Config {
@@ -567,7 +567,7 @@ mod tests {
 
     #[tokio::test]
     async fn custom_slugs_are_declared_as_the_operation_checks_them() {
-        let doc = wrench::openapi_document();
+        let doc = wrench_server::openapi::document(&crate::operations());
         let input = &doc["components"]["schemas"]["ShortUrlCreateInput"]["properties"]["customSlug"];
         let declared = input
             .get("anyOf")
@@ -680,7 +680,8 @@ mod tests {
             mounts: vec![MOUNT],
         };
         let store = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
-        let refused = wrench::http::app_from_registry(Arc::new(at_base("https://example.com/v1/")), store, &registry);
+        let refused =
+            wrench_server::http::app_from_registry(Arc::new(at_base("https://example.com/v1/")), store, &registry);
         assert!(refused.err().is_some_and(|e| e.starts_with("WRENCH_SHORT_URL_BASE")));
         // Generated slugs are six characters of the alphabet: none can be a server path.
         assert!(
@@ -690,14 +691,14 @@ mod tests {
         );
     }
 
-    async fn create(cli: &TestClient<wrench::http::App>, body: Value) -> (String, String) {
+    async fn create(cli: &TestClient<wrench_server::http::App>, body: Value) -> (String, String) {
         let (status, v) = json_of(cli.post("/v1/short-url/create").body_json(&body).send().await).await;
         assert_eq!(status, 200, "{v}");
         (v["data"]["slug"].as_str().unwrap().to_string(), v["data"]["manageToken"].as_str().unwrap().to_string())
     }
 
     /// The status of a follow and its Location (or error code).
-    async fn follow(cli: &TestClient<wrench::http::App>, path: &str) -> (u16, String) {
+    async fn follow(cli: &TestClient<wrench_server::http::App>, path: &str) -> (u16, String) {
         let resp = cli.get(path).send().await;
         let status = resp.0.status().as_u16();
         if let Some(loc) = resp.0.headers().get("location") {

@@ -73,7 +73,7 @@ mod tests {
             manage::__op_delete_short_url(),
             super::__op_stream_short_url_visits(),
         ];
-        let cli = TestClient::new(wrench::http::app(Arc::new(Config::default()), ops).unwrap());
+        let cli = TestClient::new(wrench_server::http::app(Arc::new(Config::default()), ops).unwrap());
         let created = cli
             .post("/v1/short-url/create")
             .body_json(&serde_json::json!({"url": "https://example.com/"}))

@@ -386,19 +386,19 @@ mod tests {
         ]
     }
 
-    fn client_with(config: Config) -> (TestClient<wrench::http::App>, Arc<dyn Store>) {
+    fn client_with(config: Config) -> (TestClient<wrench_server::http::App>, Arc<dyn Store>) {
         let store: Arc<dyn Store> = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
-        let app = wrench::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
+        let app = wrench_server::http::app_with_store(Arc::new(config), store.clone(), ops()).unwrap();
         (TestClient::new(app), store)
     }
 
-    async fn create(cli: &TestClient<wrench::http::App>, body: Value) -> (String, String) {
+    async fn create(cli: &TestClient<wrench_server::http::App>, body: Value) -> (String, String) {
         let (status, created) = json_of(cli.post("/v1/webhook/inbox/create").body_json(&body).send().await).await;
         assert_eq!(status, 200, "{created}");
         (created["data"]["id"].as_str().unwrap().to_string(), created["data"]["manageToken"].as_str().unwrap().into())
     }
 
-    async fn list(cli: &TestClient<wrench::http::App>, id: &str, query: &str) -> Vec<Value> {
+    async fn list(cli: &TestClient<wrench_server::http::App>, id: &str, query: &str) -> Vec<Value> {
         let (status, v) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads{query}")).send().await).await;
         assert_eq!(status, 200, "{v}");
         v["data"]["payloads"].as_array().unwrap().clone()

@@ -132,7 +132,7 @@ mod tests {
     use crate::testing::json_of;
 
     /// The operations under test, with the outbound layer allowed to reach the recorder's port.
-    fn client(recorder: &str) -> TestClient<wrench::http::App> {
+    fn client(recorder: &str) -> TestClient<wrench_server::http::App> {
         use crate::storage::webhook::{inbox, payloads, receive};
         let ops = vec![
             inbox::__op_create_webhook_inbox(),
@@ -144,7 +144,7 @@ mod tests {
         let mut vars = wrench_fakes::shared().settings();
         vars.push(("WRENCH_OUTBOUND_PORTS".into(), format!("80,443,{port}")));
         let config = wrench_infra::config::Config::from_vars(&vars).unwrap();
-        TestClient::new(wrench::http::app(Arc::new(config), ops).unwrap())
+        TestClient::new(wrench_server::http::app(Arc::new(config), ops).unwrap())
     }
 
     /// A server on 127.0.0.2 (the address the test settings let the outbound layer reach) that
@@ -246,7 +246,7 @@ mod tests {
     }
 
     /// The first payload's forwarding outcome, once recorded (within 2.5 s).
-    async fn forward_of(cli: &TestClient<wrench::http::App>, id: &str) -> Value {
+    async fn forward_of(cli: &TestClient<wrench_server::http::App>, id: &str) -> Value {
         for _ in 0..50 {
             let (_, list) = json_of(cli.get(format!("/v1/webhook/inbox/{id}/payloads")).send().await).await;
             let forward = list["data"]["payloads"][0]["forward"].clone();

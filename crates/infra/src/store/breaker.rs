@@ -103,7 +103,6 @@ impl Breaker {
             part = shown,
             "store unreachable: failing fast until it answers again"
         );
-        crate::metrics::circuit(true);
         // Outside a runtime (never in the server) there is nothing to probe with: stay closed,
         // so the next call tries the store itself.
         let Ok(handle) = tokio::runtime::Handle::try_current() else {
@@ -134,7 +133,6 @@ fn lock(open: &Mutex<HashSet<String>>) -> std::sync::MutexGuard<'_, HashSet<Stri
 fn close(open: &Mutex<HashSet<String>>, opened: &AtomicUsize, part: &str) {
     if lock(open).remove(part) {
         opened.fetch_sub(1, Ordering::AcqRel);
-        crate::metrics::circuit(false);
     }
 }
 
@@ -255,6 +253,10 @@ impl Store for Breaker {
 
     fn ping_part<'a>(&'a self, part: &'a str) -> StoreFuture<'a, ()> {
         self.inner.ping_part(part)
+    }
+
+    fn circuits_open(&self) -> usize {
+        self.open_parts().len()
     }
 
     fn backend(&self) -> &'static str {

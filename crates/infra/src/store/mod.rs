@@ -266,6 +266,13 @@ pub trait Store: Send + Sync {
         self.ping()
     }
 
+    /// How many circuit breakers are open in front of this store (parts of a cluster, or the
+    /// whole store): the `wrench_store_circuit_open` gauge, read from the store each server
+    /// holds rather than counted process-wide.
+    fn circuits_open(&self) -> usize {
+        0
+    }
+
     /// `embedded` or `redis`, for logs and health.
     fn backend(&self) -> &'static str;
 }

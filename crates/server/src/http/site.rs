@@ -1,0 +1,246 @@
+//! The routes that are not operations: the document, Swagger UI, the index, liveness
+//! (`/health`: the process answers; always 200, with the store's and data sets' state) and
+//! readiness (`/ready`: 200 once the store answers and every configured data set is loaded,
+//! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators), and the
+//! pages for people: the webhook inbox page (`/inbox/{id}`, with its script and style under
+//! `/inbox-assets/`) and the paste page (`/p/{id}` and the form `/p/`, under `/paste-assets/`).
+//!
+//! Swagger UI is compiled into the binary (utoipa-swagger-ui's vendored copy), so `/docs`
+//! works offline. Its "Try it out" calls the serving host, because the document declares no
+//! servers, and its "Authorize" dialog offers the `X-API-Key` scheme from the document.
+
+use std::sync::Arc;
+
+use poem::{
+    Endpoint, Request, Response, Route,
+    http::{Method, StatusCode, header},
+};
+
+use super::{State, meta_of, method_not_allowed};
+use wrench_infra::{
+    envelope::{self, ApiError, ErrorCode},
+    store::StoreError,
+};
+
+#[derive(Clone, Copy)]
+enum Page {
+    Metrics,
+    OpenApi,
+    OpenApi30,
+    DocsRoot,
+    DocsFile,
+    Index,
+    Health,
+    Ready,
+    Inbox,
+    InboxScript,
+    InboxStyle,
+    Paste,
+    PasteScript,
+    PasteStyle,
+}
+
+/// The inbox page and its two files, compiled in: the page needs nothing from elsewhere.
+const INBOX_HTML: &str = include_str!("inbox_page/index.html");
+const INBOX_JS: &str = include_str!("inbox_page/app.js");
+const INBOX_CSS: &str = include_str!("inbox_page/app.css");
+/// The paste page and its two files, likewise.
+const PASTE_HTML: &str = include_str!("paste_page/index.html");
+const PASTE_JS: &str = include_str!("paste_page/app.js");
+const PASTE_CSS: &str = include_str!("paste_page/app.css");
+/// What the pages may load and run: their own script and style, calls to this origin, and
+/// nothing inline, so a delivery's or a paste's content can never run even if it reached the
+/// markup.
+const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
+     img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// A page for people: its HTML under the policy that lets it run only its own files.
+fn page_for_people(html: &'static str) -> Response {
+    Response::builder()
+        .content_type("text/html; charset=utf-8")
+        .header(header::CONTENT_SECURITY_POLICY, PAGE_CSP)
+        .header(header::REFERRER_POLICY, "no-referrer")
+        .header(header::X_FRAME_OPTIONS, "DENY")
+        .body(html)
+}
+
+/// A page's script or style, checked again on every load (they change with the binary).
+fn page_file(content_type: &'static str, body: &'static str) -> Response {
+    Response::builder().content_type(content_type).header(header::CACHE_CONTROL, "no-cache").body(body)
+}
+
+struct SiteEndpoint {
+    page: Page,
+    state: Arc<State>,
+    swagger: Arc<utoipa_swagger_ui::Config<'static>>,
+}
+
+pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
+    let swagger = Arc::new(
+        utoipa_swagger_ui::Config::from("/openapi.json")
+            .try_it_out_enabled(true)
+            .persist_authorization(true)
+            .display_operation_id(true),
+    );
+    PAGES.iter().fold(route, |route, (path, page)| {
+        route.at(*path, SiteEndpoint { page: *page, state: state.clone(), swagger: swagger.clone() })
+    })
+}
+
+/// Every page of the site and where it is. Their first segments are among the server's own
+/// (`op::SERVER_PATHS`), which a short link at the root may not shadow; a test checks it.
+const PAGES: &[(&str, Page)] = &[
+    ("/openapi.json", Page::OpenApi),
+    ("/openapi-3.0.json", Page::OpenApi30),
+    ("/docs", Page::DocsRoot),
+    ("/docs/*tail", Page::DocsFile),
+    ("/", Page::Index),
+    ("/health", Page::Health),
+    ("/ready", Page::Ready),
+    ("/metrics", Page::Metrics),
+    ("/inbox/:id", Page::Inbox),
+    ("/inbox-assets/app.js", Page::InboxScript),
+    ("/inbox-assets/app.css", Page::InboxStyle),
+    ("/p/", Page::Paste),
+    ("/p/:id", Page::Paste),
+    ("/paste-assets/app.js", Page::PasteScript),
+    ("/paste-assets/app.css", Page::PasteStyle),
+];
+
+impl Endpoint for SiteEndpoint {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        let meta = meta_of(&req);
+        if req.method() != Method::GET && req.method() != Method::HEAD {
+            return Ok(method_not_allowed(req.method(), &["GET", "HEAD"], &meta));
+        }
+        let json = |data: serde_json::Value| {
+            let bytes = serde_json::to_vec(&data).unwrap_or_default();
+            Response::builder()
+                .content_type("application/json")
+                .body(envelope::success_bytes(&bytes, &meta.envelope_meta().as_meta()))
+        };
+        let store_reachable = || async {
+            let store = &self.state.store;
+            matches!(tokio::time::timeout(std::time::Duration::from_secs(2), store.ping()).await, Ok(Ok(())))
+        };
+        Ok(match self.page {
+            Page::OpenApi => Response::builder()
+                .content_type("application/json")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(self.state.openapi.clone()),
+            Page::Metrics => Response::builder()
+                .content_type("text/plain; version=0.0.4; charset=utf-8")
+                .body(wrench_infra::metrics::render(self.state.store.circuits_open())),
+            Page::OpenApi30 => Response::builder()
+                .content_type("application/json")
+                .header(header::CACHE_CONTROL, "no-cache")
+                .body(self.state.openapi_30()),
+            Page::DocsRoot => Response::builder().status(StatusCode::FOUND).header(header::LOCATION, "/docs/").finish(),
+            Page::DocsFile => {
+                let tail = req.raw_path_param("tail").unwrap_or("").to_string();
+                match utoipa_swagger_ui::serve(&tail, self.swagger.clone()) {
+                    Ok(Some(file)) => {
+                        let b = Response::builder().content_type(file.content_type);
+                        let b = if file.gzpipped { b.header(header::CONTENT_ENCODING, "gzip") } else { b };
+                        b.header(header::CACHE_CONTROL, "public, max-age=3600").body(file.bytes.into_owned())
+                    }
+                    Ok(None) => envelope::error_response(
+                        &ApiError::not_found(format!("no such documentation file: {tail}")),
+                        &meta.envelope_meta().as_meta(),
+                    ),
+                    Err(e) => envelope::error_response(
+                        &ApiError::internal(format!("documentation page failed: {e}")),
+                        &meta.envelope_meta().as_meta(),
+                    ),
+                }
+            }
+            Page::Inbox => page_for_people(INBOX_HTML),
+            Page::Paste => page_for_people(PASTE_HTML),
+            Page::InboxScript => page_file("text/javascript; charset=utf-8", INBOX_JS),
+            Page::InboxStyle => page_file("text/css; charset=utf-8", INBOX_CSS),
+            Page::PasteScript => page_file("text/javascript; charset=utf-8", PASTE_JS),
+            Page::PasteStyle => page_file("text/css; charset=utf-8", PASTE_CSS),
+            Page::Index => json(serde_json::json!({
+                "name": "wrench",
+                "version": env!("CARGO_PKG_VERSION"),
+                "apiVersion": crate::openapi::API_VERSION,
+                "operations": self.state.operation_count,
+                "docs": "/docs/",
+                "openapi": "/openapi.json",
+            })),
+            Page::Health => {
+                // Liveness is always "ok"; the store's state is reported beside it, bounded in
+                // time: whether it answers, and whether a write would find room now (a full
+                // disk or a Redis at maxmemory answers, but refuses writes: 507 STORE_FULL).
+                let store = &self.state.store;
+                let reachable = store_reachable().await;
+                let room = match reachable {
+                    false => Err("the store does not answer".to_string()),
+                    true => match tokio::time::timeout(std::time::Duration::from_secs(2), store.writable()).await {
+                        Ok(Ok(())) => Ok(()),
+                        Ok(Err(StoreError::Full(why))) => Err(why),
+                        Ok(Err(e)) => Err(format!("its room could not be checked: {e}")),
+                        Err(_) => Err("its room could not be checked within 2 s".to_string()),
+                    },
+                };
+                let mut described = serde_json::json!({
+                    "backend": store.backend(),
+                    "reachable": reachable,
+                    "writable": room.is_ok(),
+                });
+                if let Err(why) = room {
+                    described["reason"] = why.into();
+                }
+                json(serde_json::json!({
+                    "status": "ok",
+                    "store": described,
+                    "datasets": self.state.datasets.status(),
+                    // The registry's start-up work (embedded tables built in the background;
+                    // each is built on first use otherwise).
+                    "startup": self.state.startup.report(),
+                }))
+            }
+            Page::Ready => {
+                let mut missing = Vec::new();
+                if !store_reachable().await {
+                    missing.push(format!("the {} store does not answer", self.state.store.backend()));
+                }
+                for set in self.state.datasets.status() {
+                    // A set that failed to reload keeps serving its loaded copy ("loaded").
+                    if !set.state.is_ready() {
+                        missing.push(format!("the {} data set ({}) is {}", set.name, set.setting, set.state));
+                    }
+                }
+                if missing.is_empty() {
+                    json(serde_json::json!({"ready": true}))
+                } else {
+                    envelope::error_response(
+                        &ApiError::new(ErrorCode::NotReady, format!("not ready: {}", missing.join("; "))),
+                        &meta.envelope_meta().as_meta(),
+                    )
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The list a short link at the root is checked against holds every first segment the
+    /// server answers: its pages and `/mcp` (the operations' routes are checked where the
+    /// server meets them, in tests/it/openapi.rs).
+    #[test]
+    fn the_server_paths_name_every_page_and_route() {
+        let first = |path: &str| path.trim_start_matches('/').split('/').next().unwrap_or_default().to_string();
+        for (path, _) in super::PAGES {
+            let segment = first(path);
+            assert!(
+                segment.is_empty() || wrench_contract::op::is_server_path(&segment),
+                "{path} is missing from op::SERVER_PATHS"
+            );
+        }
+        assert!(wrench_contract::op::is_server_path("mcp"));
+    }
+}

@@ -1,0 +1,149 @@
+//! Outputs are bounded like inputs: one nesting limit for every document reader, and no
+//! answer over the response limit, refused before it is built. Each case here was a request
+//! that could take the server down or answer tens of megabytes from a few kilobytes.
+
+use crate::common;
+
+use std::{sync::Arc, time::Instant};
+
+use poem::test::TestClient;
+use serde_json::{Value, json};
+use wrench_infra::config::Config;
+
+fn client(config: Config) -> TestClient<wrench_server::http::App> {
+    TestClient::new(wrench_server::http::app(Arc::new(config), wrench::operations()).unwrap())
+}
+
+fn deep_json(levels: usize) -> String {
+    "[".repeat(levels) + &"]".repeat(levels)
+}
+
+#[tokio::test]
+async fn the_200_kb_request_that_took_23_gb_is_refused_at_once() {
+    let cli = client(Config::default());
+    let started = Instant::now();
+    let (status, v) = common::post_json(&cli, "/v1/json/format", &json!({"json": deep_json(100_000)})).await;
+    assert_eq!(status, 400, "{v}");
+    assert_eq!(v["error"]["field"], "json");
+    assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{v}");
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn every_json_reader_refuses_the_same_depth() {
+    let cli = client(Config::default());
+    let ok = deep_json(128);
+    let deep = deep_json(129);
+    for (path, field, make) in [
+        ("/v1/json/format", "json", (|t: &str| json!({"json": t})) as fn(&str) -> Value),
+        ("/v1/json/minify", "json", |t| json!({"json": t})),
+        ("/v1/json/validate", "json", |t| json!({"json": t})),
+        ("/v1/json/diff", "a", |t| json!({"a": t, "b": "[]"})),
+    ] {
+        let (status, v) = common::post_json(&cli, path, &make(&ok)).await;
+        assert_eq!(status, 200, "{path} at the limit: {v}");
+        let (status, v) = common::post_json(&cli, path, &make(&deep)).await;
+        assert_eq!((status, v["error"]["field"].as_str()), (400, Some(field)), "{path}: {v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{path}: {v}");
+    }
+    // The same limit and words for the other document readers.
+    let xml = "<a>".repeat(129) + &"</a>".repeat(129);
+    let html = "<div>".repeat(129);
+    let yaml = deep_json(129);
+    let markdown = ">".repeat(200) + " deep";
+    for (path, field, body) in [
+        ("/v1/xml/to-json", "xml", json!({"xml": xml})),
+        ("/v1/html-to-text/convert", "html", json!({"html": html})),
+        ("/v1/markdown/to-html", "markdown", json!({"markdown": markdown})),
+        ("/v1/markdown/to-text", "markdown", json!({"markdown": markdown})),
+        // Raw HTML inside Markdown is one node of the tree; the cleaner parses it.
+        ("/v1/markdown/to-html", "markdown", json!({"markdown": "<div>".repeat(129), "sanitize": true})),
+    ] {
+        let (status, v) = common::post_json(&cli, path, &body).await;
+        assert_eq!((status, v["error"]["field"].as_str()), (400, Some(field)), "{path}: {v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{path}: {v}");
+    }
+    let (status, v) = common::post_json(&cli, "/v1/yaml/to-json", &json!({"yaml": yaml})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("yaml")), "{v}");
+    // Values of JSON bodies: 128 levels are read, 129 are not.
+    let value = |levels: usize| -> Value { serde_json::from_str(&deep_json(levels)).unwrap() };
+    let object = |levels: usize| -> Value {
+        let mut v = json!({});
+        for _ in 1..levels {
+            v = json!({"k": v});
+        }
+        v
+    };
+    let (status, v) = common::post_json(&cli, "/v1/diff/json", &json!({"original": object(128), "modified": {}})).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = common::post_json(&cli, "/v1/diff/json", &json!({"original": object(129), "modified": {}})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("body")), "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("nested deeper than 128 levels"), "{v}");
+    let (status, v) = common::post_json(&cli, "/v1/yaml/to-yaml", &json!({"data": {"a": value(127)}})).await;
+    assert_eq!(status, 200, "{v}");
+}
+
+#[tokio::test]
+async fn a_formatted_document_over_the_limit_is_refused_with_its_size() {
+    // 128 levels at indent 8 from a few hundred bytes: about 130 KB formatted.
+    let cli = client(Config { response_limit: 64 * 1024, ..Config::default() });
+    let text = deep_json(128);
+    let (status, v) = common::post_json(&cli, "/v1/json/format", &json!({"json": text, "indent": 8})).await;
+    assert_eq!((status, v["error"]["code"].as_str()), (400, Some("RESULT_TOO_LARGE")), "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    let spaces: usize = (1..=127).map(|k| 8 * k).sum::<usize>() + (0..=126).map(|k| 8 * k).sum::<usize>();
+    // The formatted text: brackets, line breaks (escaped as two bytes each), spaces, quotes.
+    let size = 256 + 2 * 254 + spaces + 2;
+    assert!(message.contains(&format!("would be at least {size} bytes")), "{message}");
+    assert!(message.contains("65536") && message.contains("WRENCH_RESPONSE_LIMIT"), "{message}");
+    // Under the default limit it is answered.
+    let (status, v) =
+        common::post_json(&client(Config::default()), "/v1/json/format", &json!({"json": text, "indent": 8})).await;
+    assert_eq!(status, 200, "{v}");
+}
+
+#[tokio::test]
+async fn amplifying_operations_stop_at_the_limit() {
+    let cli = client(Config { response_limit: 64 * 1024, ..Config::default() });
+    let long_header = (0..50).map(|i| format!("{}{i}", "h".repeat(200))).collect::<Vec<_>>().join(",");
+    let cases = [
+        // Long column names repeated on every short row.
+        ("/v1/csv/to-json", json!({"csv": format!("{long_header}{}", format!("\n{}", ",".repeat(49)).repeat(200))})),
+        // Rows with distinct keys give rows x columns fields.
+        ("/v1/csv/to-csv", json!({"data": (0..2000).map(|i| json!({format!("k{i}"): 1})).collect::<Vec<_>>()})),
+        // Every line shown twice with its numbers.
+        ("/v1/diff", json!({"original": "a\n".repeat(20_000), "modified": "b\n".repeat(20_000)})),
+        // A group that captures the rest of the text at every match.
+        ("/v1/regex/test", json!({"pattern": "(?=([\\s\\S]*))", "testString": "x".repeat(5_000), "flags": "g"})),
+        // Deep nesting writes long indentation on every line of YAML.
+        (
+            "/v1/yaml/to-yaml",
+            json!({"data": {"a": serde_json::from_str::<Value>(&format!("{}{}{}", "[".repeat(100), vec!["1"; 3000].join(","), "]".repeat(100))).unwrap()}, "indent": 8}),
+        ),
+        // Paths repeat their prefixes for every difference.
+        (
+            "/v1/json/diff",
+            json!({"a": format!("{{\"{}\":[{}]}}", "k".repeat(1000), vec!["1"; 2000].join(",")), "b": format!("{{\"{}\":[{}]}}", "k".repeat(1000), vec!["2"; 2000].join(","))}),
+        ),
+    ];
+    for (path, body) in cases {
+        let (status, v) = common::post_json(&cli, path, &body).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (400, Some("RESULT_TOO_LARGE")), "{path}: {v}");
+    }
+}
+
+#[tokio::test]
+async fn a_header_of_equal_names_is_linear() {
+    // 300,000 equal column names: each gets the next free suffix without rescanning the rest.
+    let cli = client(Config::default());
+    let header = vec!["a"; 300_000].join(",");
+    let started = Instant::now();
+    let (status, v) = common::post_json(&cli, "/v1/csv/to-json", &json!({"csv": header})).await;
+    assert_eq!(status, 200, "{}", &v.to_string()[..200.min(v.to_string().len())]);
+    let columns = v["data"]["columns"].as_array().unwrap();
+    assert_eq!(
+        (columns[0].as_str(), columns[1].as_str(), columns[299_999].as_str()),
+        (Some("a"), Some("a_2"), Some("a_300000"))
+    );
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}

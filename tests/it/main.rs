@@ -1,0 +1,29 @@
+//! The integration tests, one binary: each file below is a module of it, and `common` holds what
+//! they share (a server on a real listener, a test's own Redis, a cluster, a browser). One
+//! binary links once, where a binary per file linked the whole service each time. Run one file's
+//! tests with `cargo test --test it <file>::`.
+
+mod common;
+
+mod bounds;
+mod browser_cors;
+mod browser_inbox;
+mod browser_paste;
+mod certificates;
+mod compile_fail;
+mod connections;
+mod declared_types;
+mod hostile;
+mod http_edges;
+mod layers;
+mod mcp;
+mod openapi;
+mod process;
+mod settings;
+mod shared_state;
+mod ssrf;
+mod store_contract;
+mod store_durability;
+mod store_faults;
+mod store_full;
+mod tls_fingerprint;
