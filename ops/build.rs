@@ -66,27 +66,20 @@ fn main() {
 }
 
 /// Follows the `mod` lines of `text` (the file of the module at `path`, whose children live in
-/// `dir`): `name.rs` is a file module, `name/mod.rs` a folder module walked in turn.
+/// `dir`): `name.rs` is a file module, `name/mod.rs` a folder module walked in turn. Operations
+/// are registered under the group of their first folder.
 fn walk(dir: &Path, text: &str, path: &[String], found: &mut Found) {
     for name in declared(text) {
         let (file, folder) = (dir.join(format!("{name}.rs")), dir.join(&name).join("mod.rs"));
-        let mut inner = path.to_vec();
-        inner.push(name.clone());
-        if file.is_file() {
-            let text = read(&file);
-            found.reached.insert(file);
-            if let Some(group) = inner.first() {
-                for f in op_functions(&text) {
-                    found.calls.push(format!("(\"{group}\", {}::__op_{f}())", inner.join("::")));
-                }
-            }
-        } else if folder.is_file() {
-            let text = read(&folder);
-            found.reached.insert(folder);
-            for f in op_functions(&text) {
-                found.calls.push(format!("(\"{}\", {}::__op_{f}())", inner[0], inner.join("::")));
-            }
-            walk(&dir.join(&name), &text, &inner, found);
+        let module = [path, std::slice::from_ref(&name)].concat();
+        let Some(source) = [&file, &folder].into_iter().find(|p| p.is_file()) else { continue };
+        let text = read(source);
+        found.reached.insert(source.clone());
+        for f in op_functions(&text) {
+            found.calls.push(format!("(\"{}\", {}::__op_{f}())", module[0], module.join("::")));
+        }
+        if *source == folder {
+            walk(&dir.join(&name), &text, &module, found);
         }
     }
 }

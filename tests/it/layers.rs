@@ -99,7 +99,8 @@ fn sources(dir: &Path) -> Vec<(String, PathBuf)> {
 }
 
 /// Top-level modules of the crate whose sources are in `dir`, and the top-level modules each
-/// names in its non-test code. The crate root and test-only modules sit outside the layers.
+/// names in its non-test code (by `crate::`, or by `super::` past its own top). The crate root
+/// and test-only modules sit outside the layers.
 fn dependencies(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (top, path) in sources(dir) {
@@ -111,47 +112,16 @@ fn dependencies(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
         let text = std::fs::read_to_string(&path).unwrap();
         let code = text.split("#[cfg(test)]\nmod tests").next().unwrap();
         let deps = graph.entry(top.clone()).or_default();
-        for name in referenced(code) {
-            if name != top && name != "self" {
+        for named in named_paths(code, &module_of(dir, &path)) {
+            if let Some(name) = named.into_iter().next()
+                && name != top
+                && name != "self"
+            {
                 deps.insert(name);
             }
         }
     }
     graph
-}
-
-/// The first path segment after every `crate::`, including each item of `crate::{a, b::c}`.
-fn referenced(code: &str) -> Vec<String> {
-    let ident =
-        |s: &str| -> String { s.trim_start().chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect() };
-    let mut out = Vec::new();
-    let mut rest = code;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(inner) = rest.strip_prefix('{') {
-            let (mut depth, mut start, mut end) = (0usize, 0usize, inner.len());
-            for (k, c) in inner.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => {
-                        end = k;
-                        break;
-                    }
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        out.push(ident(&inner[start..k]));
-                        start = k + 1;
-                    }
-                    _ => {}
-                }
-            }
-            out.push(ident(&inner[start..end]));
-        } else {
-            out.push(ident(rest));
-        }
-    }
-    out.retain(|n| !n.is_empty());
-    out
 }
 
 /// The modules of `graph` in layers, bottom first; panics naming a circle.
@@ -201,17 +171,23 @@ fn no_module_reaches_up_in_any_crate() {
 fn file_modules(dir: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     let mut out = BTreeMap::new();
     for (_, path) in sources(dir) {
-        let rel = path.strip_prefix(dir).unwrap().with_extension("");
-        let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().to_string()).collect();
-        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
-            parts.pop();
-        }
-        if parts.last().is_some_and(|p| p == "build") && parts.len() == 1 {
+        let module = module_of(dir, &path);
+        if module == ["build"] {
             continue;
         }
-        out.insert(parts, path);
+        out.insert(module, path);
     }
     out
+}
+
+/// The module path of the file at `path` under `dir`.
+fn module_of(dir: &Path, path: &Path) -> Vec<String> {
+    let rel = path.strip_prefix(dir).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().to_string()).collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        parts.pop();
+    }
+    parts
 }
 
 /// Every path a file's non-test code names from `crate::`, `super::` or `self::`, absolute
@@ -344,7 +320,8 @@ fn operation_groups_never_name_each_other() {
 #[test]
 fn references_are_read_from_use_groups_too() {
     let code = "use crate::{config::Config, envelope::{ApiError, ErrorCode}, store};\nfn f() { crate::time::now(); }";
-    assert_eq!(referenced(code), ["config", "envelope", "store", "time"]);
+    let got: Vec<String> = named_paths(code, &[]).iter().map(|p| p.join("::")).collect();
+    assert_eq!(got, ["config::Config", "envelope::ApiError", "envelope::ErrorCode", "store", "time::now"]);
 }
 
 #[test]
