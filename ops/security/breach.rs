@@ -6,23 +6,11 @@
 //! Answers are not cached: the API has no rate limit and is served from a CDN, and a stored
 //! range would tie the time of a request to a prefix of its password's hash.
 
-use std::time::Duration;
-
 use reqwest::header::{HeaderMap, HeaderValue};
 use sha1::{Digest, Sha1};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::provider::Provider;
-
-/// Pwned Passwords publishes no rate limit.
-const HIBP: Provider = Provider {
-    id: "HIBP",
-    name: "Have I Been Pwned (Pwned Passwords)",
-    timeout: Duration::from_secs(10),
-    // A range is about 800 suffixes of 40 bytes, about 2,000 with padding.
-    max_bytes: 256 * 1024,
-    budgets: &[],
-};
+use wrench_infra::providers::HIBP;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]

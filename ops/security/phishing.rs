@@ -12,22 +12,21 @@
 //! source that is off or failing is listed with the reason; the check fails only when no
 //! source could be asked.
 
-use std::{
-    collections::{HashMap, HashSet},
-    time::Duration,
-};
+use std::collections::{HashMap, HashSet};
 
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::{
-    feed::{Feed, FeedSpec},
-    provider::{self, Provider},
+use wrench_infra::{
+    outbound::{
+        feed::{Feed, FeedSpec},
+        provider,
+    },
+    providers::{OPENPHISH, URLHAUS},
 };
 
 /// Most lines of a feed; OpenPhish's community feed holds a few hundred to a few thousand.
 const MAX_FEED_LINES: usize = 500_000;
-const URLHAUS_CACHE: Duration = Duration::from_secs(3600);
 
 /// The feed's URLs and the hosts they are on (with how many URLs each).
 struct PhishFeed {
@@ -35,17 +34,8 @@ struct PhishFeed {
     hosts: HashMap<String, usize>,
 }
 
-static OPENPHISH: Feed<PhishFeed> = Feed::new();
-static OPENPHISH_SPEC: FeedSpec<PhishFeed> = FeedSpec {
-    name: "the OpenPhish feed",
-    refresh_after: Duration::from_secs(3600),
-    timeout: Duration::from_secs(15),
-    max_bytes: 32 * 1024 * 1024,
-    parse: parse_feed,
-};
-
-const URLHAUS: Provider =
-    Provider { id: "URLHAUS", name: "URLhaus", timeout: Duration::from_secs(10), max_bytes: 1024 * 1024, budgets: &[] };
+static PHISH_FEED: Feed<PhishFeed> = Feed::new();
+static PHISH_FEED_SPEC: FeedSpec<PhishFeed> = FeedSpec { provider: &OPENPHISH, parse: parse_feed };
 
 /// The normalised form of a URL and its host, or `None` for what is not an http(s) URL.
 fn normalise(text: &str) -> Option<(String, String)> {
@@ -147,12 +137,12 @@ async fn openphish(ctx: &Ctx, url: &str, host: &str) -> (Vec<Threat>, SourceStat
         age_seconds: None,
         off: false,
     };
-    let Some(feed_url) = ctx.config.outbound.providers.url("OPENPHISH").cloned() else {
+    let Some(feed_url) = ctx.config.outbound.providers.url(&OPENPHISH).cloned() else {
         state.reason = Some("off (WRENCH_PROVIDER_OPENPHISH_URL)".into());
         state.off = true;
         return (Vec::new(), state);
     };
-    let feed = match OPENPHISH.get(&ctx.net, &OPENPHISH_SPEC, &feed_url, HeaderMap::new()).await {
+    let feed = match PHISH_FEED.get(&ctx.net, &PHISH_FEED_SPEC, &feed_url, HeaderMap::new()).await {
         Ok(f) => f,
         Err(e) => {
             state.reason = Some(e);
@@ -198,7 +188,7 @@ async fn urlhaus_lookup(ctx: &Ctx, endpoint: &str, field: &str, value: &str) -> 
             if answer.status != 200 {
                 return Err(URLHAUS.failed(answer.status));
             }
-            provider::remember(ctx, &cache_key, &answer.body, URLHAUS_CACHE).await;
+            URLHAUS.remember(ctx, &cache_key, &answer.body).await;
             answer.body
         }
     };

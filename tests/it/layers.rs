@@ -77,6 +77,32 @@ fn every_crate_depends_only_on_lower_layers() {
     }
 }
 
+/// Whether a manifest lists package `name` in `section`.
+fn lists(manifest: &str, section: &str, name: &str) -> bool {
+    let mut inside = false;
+    manifest.lines().map(str::trim).any(|line| {
+        if line.starts_with('[') {
+            inside = line == format!("[{section}]");
+            return false;
+        }
+        inside && line.split(['=', '.', ' ']).next() == Some(name)
+    })
+}
+
+/// The HTTP framework and the writing of answers belong to the server: every other crate
+/// speaks in operations, errors and `http` types, and only tests may drive a poem app.
+#[test]
+fn poem_is_the_servers_alone() {
+    for (name, dir) in LAYERS.iter().flat_map(|l| l.iter()) {
+        let text = std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
+        let uses = lists(&text, "dependencies", "poem");
+        assert_eq!(uses, *name == "wrench-server", "{name}: poem in [dependencies] is {uses}");
+    }
+    // The check reads what it should: the server's test helpers also list it for tests.
+    let server = std::fs::read_to_string(root().join("crates/server/Cargo.toml")).unwrap();
+    assert!(lists(&server, "dev-dependencies", "poem"));
+}
+
 /// Every `.rs` file under `dir`, with its top-level module (the first component below `dir`).
 fn sources(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
@@ -339,4 +365,33 @@ fn named_paths_are_resolved_from_the_file_that_names_them() {
             "store::embedded::log::inner::f"
         ]
     );
+}
+
+/// Each provider is declared once, in `crates/infra/src/providers.rs`: elsewhere a `Provider`
+/// is only ever a variant of a declared one (`Provider { cache_for: ..., ..COINGECKO }`), which
+/// keeps its id, and so its settings, budget and cache.
+#[test]
+fn providers_are_declared_once() {
+    let mut variants = 0;
+    for dir in ["ops", "crates", "src"] {
+        for (_, path) in sources(&root().join(dir)) {
+            if path.ends_with("crates/infra/src/providers.rs") {
+                continue;
+            }
+            let code = std::fs::read_to_string(&path).unwrap();
+            for (at, _) in code.match_indices("Provider {") {
+                if code[..at].ends_with("impl ") {
+                    continue;
+                }
+                let literal = &code[at..at + code[at..].find('}').expect("a closing brace")];
+                assert!(
+                    literal.contains("..") && !literal.contains("id:"),
+                    "{}: a provider declared outside providers.rs: {literal}",
+                    path.display()
+                );
+                variants += 1;
+            }
+        }
+    }
+    assert!(variants >= 1, "the check reads the variants it allows");
 }

@@ -1,6 +1,7 @@
 //! What an operation is, as everything above it sees it: the descriptor `#[op]` derives
 //! ([`op::Operation`]), the context an operation may take ([`op::Ctx`]), how a request becomes
-//! its input ([`decode`]) and how that input is checked ([`validate`]). An operation file
+//! its input ([`decode`]), how that input is checked ([`validate`]) and the state a group of
+//! operations keeps while a server runs ([`services`]). An operation file
 //! imports [`prelude`] and nothing else from here.
 //!
 //! It stands on `wrench-infra` (errors, settings, store, network, data sets) and knows nothing
@@ -16,6 +17,7 @@ pub mod decode;
 mod integers;
 pub mod op;
 pub mod prelude;
+pub mod services;
 pub mod validate;
 
 pub use wrench_infra::envelope::{ApiError, ErrorCode};

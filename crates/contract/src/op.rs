@@ -23,7 +23,7 @@
 use std::{collections::HashMap, future::Future, net::IpAddr, pin::Pin, sync::Arc};
 
 use bytes::Bytes;
-use poem::http::HeaderMap;
+use http::HeaderMap;
 use schemars::{Schema, SchemaGenerator};
 use serde::Serialize;
 
@@ -365,8 +365,9 @@ pub struct Ctx {
     pub config: Arc<Config>,
     /// The configured store (embedded or Redis), for the stateful features.
     pub store: Arc<dyn wrench_infra::store::Store>,
-    /// Short-link visits waiting to be described in `store` (`store::tally_queue`).
-    pub tallies: Arc<wrench_infra::store::tally_queue::TallyQueue>,
+    /// The group services of the server this request came to, started on first use and
+    /// reached through [`Ctx::service`].
+    pub services: Arc<crate::services::Services>,
     /// The outbound layer, for everything that contacts a host.
     pub net: Arc<wrench_infra::outbound::Net>,
     /// The large data sets given as files (IP geolocation, ASN).
@@ -382,6 +383,13 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The group service `T` of this server, started now if this is its first use
+    /// (`services`).
+    pub fn service<T: crate::services::Service>(&self) -> Arc<T> {
+        let with = crate::services::Foundation { config: &self.config, store: &self.store, net: &self.net };
+        self.services.get::<T>(&with)
+    }
+
     /// Default settings and an in-memory store, for calling an operation directly in tests.
     pub fn for_tests() -> Ctx {
         Self::offline()
@@ -394,7 +402,7 @@ impl Ctx {
             Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().expect("an in-memory store opens"));
         Ctx {
             config: Arc::new(Config::default()),
-            tallies: Arc::new(wrench_infra::store::tally_queue::TallyQueue::new(store.clone())),
+            services: Arc::default(),
             store,
             net: Arc::new(
                 wrench_infra::outbound::Net::new(&Default::default(), "http://127.0.0.1:8080")

@@ -1,6 +1,7 @@
 //! The infrastructure every other crate of wrench stands on: the error type and its codes
 //! ([`envelope`]), settings ([`config`]), the store behind the stateful features ([`store`]),
-//! the outbound network with its address policy and providers ([`outbound`]), the large data sets
+//! the outbound network with its address policy ([`outbound`]), the third-party providers it
+//! calls, each declared once ([`providers`]), the large data sets
 //! given as files ([`datasets`]), metrics, time, bounded JSON ([`bounds`]), the CPU pool
 //! ([`cpu`]), request counting ([`rate`]) and unguessable identifiers ([`random`]).
 //!
@@ -18,6 +19,7 @@ pub mod envelope;
 pub mod flag;
 pub mod metrics;
 pub mod outbound;
+pub mod providers;
 pub mod random;
 pub mod rate;
 pub mod store;

@@ -53,7 +53,7 @@ static STORE_FULL: AtomicU64 = AtomicU64::new(0);
 static STORE_REOPENED: AtomicU64 = AtomicU64::new(0);
 /// Embedded store transactions committed, and the writes they carried.
 static COMMITS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
-/// Short-link visits described in the store, and those given up on (`store::tally_queue`).
+/// Short-link visits described in the store, and those given up on (the short links' visit queue).
 static VISITS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Outbound addresses judged: public, in the operator's allowed ranges, refused.
 static OUTBOUND: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use poem::http::{HeaderName, HeaderValue};
+use http::{HeaderName, HeaderValue};
 
 pub use crate::config::Quota;
 use crate::{

@@ -8,40 +8,8 @@
 //! hour and 10,000 a day without a key; a key (the commercial API, sent as `apikey`) lifts
 //! them. Data is CC BY 4.0: answers carry the credit.
 
-use std::time::Duration;
-
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::provider::{Answer, Budget, Provider};
-
-const FREE_TIER: &[Budget] = &[
-    Budget::per_minute(600).without_key(),
-    Budget::per_hour(5_000).without_key(),
-    Budget::per_day(10_000).without_key(),
-];
-
-pub const FORECAST: Provider = Provider {
-    id: "OPENMETEO",
-    name: "Open-Meteo (forecast)",
-    timeout: Duration::from_secs(10),
-    max_bytes: 64 * 1024,
-    budgets: FREE_TIER,
-};
-
-pub const AIR: Provider = Provider {
-    id: "OPENMETEO_AIR",
-    name: "Open-Meteo (air quality)",
-    timeout: Duration::from_secs(10),
-    max_bytes: 64 * 1024,
-    budgets: FREE_TIER,
-};
-
-pub const ELEVATION: Provider = Provider {
-    id: "OPENMETEO_ELEVATION",
-    name: "Open-Meteo (elevation)",
-    timeout: Duration::from_secs(10),
-    max_bytes: 64 * 1024,
-    budgets: FREE_TIER,
-};
+use wrench_infra::{outbound::provider::Answer, providers::Provider};
 
 /// The credit Open-Meteo's licence asks for.
 pub const ATTRIBUTION: &str = "Weather data by Open-Meteo.com (CC BY 4.0)";
@@ -52,17 +20,16 @@ pub fn rounded(v: f64) -> f64 {
 }
 
 /// `GET {base}{endpoint}?latitude=..&longitude=..&{params}` (+ `apikey` when set), cached for
-/// `ttl` under the URL without the key.
+/// the provider's `cache_for` under the URL without the key.
 pub async fn ask(
     ctx: &Ctx,
     provider: &Provider,
     endpoint: &str,
     params: &[(&str, String)],
-    ttl: Duration,
 ) -> Result<(Value, Answer), ApiError> {
     let mut url = provider.url(ctx)?.join(endpoint).map_err(|e| provider.malformed(e))?;
     url.query_pairs_mut().extend_pairs(params.iter().map(|(k, v)| (*k, v.as_str())));
-    let answer = provider.get_cached_key_in_query(ctx, url, "apikey", ttl).await?;
+    let answer = provider.get_cached_key_in_query(ctx, url, "apikey").await?;
     let v = answer.json(provider)?;
     if answer.status != 200 {
         // Open-Meteo explains a refusal in `reason`.

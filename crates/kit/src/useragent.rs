@@ -200,7 +200,7 @@ fn brands(v: &str) -> Vec<Brand> {
         .collect()
 }
 
-pub fn hints(headers: &poem::http::HeaderMap) -> Option<ClientHints> {
+pub fn hints(headers: &http::HeaderMap) -> Option<ClientHints> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let text = |name: &str| get(name).map(sf_string).filter(|s| !s.is_empty());
     if !headers.keys().any(|n| n.as_str().starts_with("sec-ch-ua")) {

@@ -1,13 +1,10 @@
 //! `elevation/lookup`: ground height at up to 10 coordinates from Open-Meteo's elevation API
 //! (Copernicus DEM GLO-90, 90 m resolution), one request for all of them.
 
-use std::time::Duration;
-
 use wrench_contract::prelude::*;
-use wrench_kit::open_meteo::{self, ATTRIBUTION, ELEVATION, rounded};
+use wrench_infra::providers::OPENMETEO_ELEVATION;
+use wrench_kit::open_meteo::{self, ATTRIBUTION, rounded};
 
-/// Heights do not change: answers are reused for 30 days.
-const CACHE_FOR: Duration = Duration::from_secs(30 * 86_400);
 /// Most coordinates of one request.
 const MAX_LOCATIONS: usize = 10;
 
@@ -98,16 +95,17 @@ async fn elevation_lookup(ctx: &Ctx, input: ElevationInput) -> Result<ElevationO
     let list = coordinates(&input)?;
     let join = |f: fn(&Coordinate) -> f64| list.iter().map(|c| rounded(f(c)).to_string()).collect::<Vec<_>>().join(",");
     let params = [("latitude", join(|c| c.lat)), ("longitude", join(|c| c.lng))];
-    let (v, answer) = open_meteo::ask(ctx, &ELEVATION, "elevation", &params, CACHE_FOR).await?;
-    let heights = v["elevation"].as_array().ok_or_else(|| ELEVATION.malformed("no `elevation` list"))?;
+    let (v, answer) = open_meteo::ask(ctx, &OPENMETEO_ELEVATION, "elevation", &params).await?;
+    let heights = v["elevation"].as_array().ok_or_else(|| OPENMETEO_ELEVATION.malformed("no `elevation` list"))?;
     if heights.len() != list.len() {
-        return Err(ELEVATION.malformed(format!("{} heights for {} coordinates", heights.len(), list.len())));
+        return Err(OPENMETEO_ELEVATION.malformed(format!("{} heights for {} coordinates", heights.len(), list.len())));
     }
     let results = list
         .iter()
         .zip(heights)
         .map(|(c, h)| {
-            let elevation_m = h.as_f64().ok_or_else(|| ELEVATION.malformed("a height that is not a number"))?;
+            let elevation_m =
+                h.as_f64().ok_or_else(|| OPENMETEO_ELEVATION.malformed("a height that is not a number"))?;
             Ok(Height { latitude: c.lat, longitude: c.lng, elevation_m })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;

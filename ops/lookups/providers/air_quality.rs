@@ -1,13 +1,9 @@
 //! `air-quality/check`: current air quality at a coordinate from Open-Meteo's air-quality API
 //! (CAMS models): the US and European indices with their bands in words, and the pollutants.
 
-use std::time::Duration;
-
 use wrench_contract::prelude::*;
-use wrench_kit::open_meteo::{self, AIR, ATTRIBUTION, current, observed_at, rounded};
-
-/// How long an answer is reused: the models give hourly values.
-const CACHE_FOR: Duration = Duration::from_secs(30 * 60);
+use wrench_infra::providers::OPENMETEO_AIR;
+use wrench_kit::open_meteo::{self, ATTRIBUTION, current, observed_at, rounded};
 
 const MICROGRAMS: &str = "μg/m³";
 
@@ -93,14 +89,14 @@ async fn air_quality_check(ctx: &Ctx, input: wrench_kit::geo::point::Point) -> R
         ("current", names.join(",")),
         ("timezone", "auto".to_string()),
     ];
-    let (v, answer) = open_meteo::ask(ctx, &AIR, "air-quality", &params, CACHE_FOR).await?;
-    let pollutant = |name: &str| current(&AIR, &v, name, MICROGRAMS);
+    let (v, answer) = open_meteo::ask(ctx, &OPENMETEO_AIR, "air-quality", &params).await?;
+    let pollutant = |name: &str| current(&OPENMETEO_AIR, &v, name, MICROGRAMS);
     Ok(AirOutput {
         latitude: lat,
         longitude: lng,
         observed_at: observed_at(&v),
-        us_aqi: current(&AIR, &v, "us_aqi", "USAQI")?.map(|value| Index { value, category: us_band(value) }),
-        european_aqi: current(&AIR, &v, "european_aqi", "EAQI")?
+        us_aqi: current(&OPENMETEO_AIR, &v, "us_aqi", "USAQI")?.map(|value| Index { value, category: us_band(value) }),
+        european_aqi: current(&OPENMETEO_AIR, &v, "european_aqi", "EAQI")?
             .map(|value| Index { value, category: european_band(value) }),
         pm2_5: pollutant("pm2_5")?,
         pm10: pollutant("pm10")?,
@@ -109,7 +105,7 @@ async fn air_quality_check(ctx: &Ctx, input: wrench_kit::geo::point::Point) -> R
         sulphur_dioxide: pollutant("sulphur_dioxide")?,
         ozone: pollutant("ozone")?,
         unit: MICROGRAMS,
-        source: AIR.name,
+        source: OPENMETEO_AIR.name,
         attribution: ATTRIBUTION,
         fetched_at: answer.fetched_at(),
     })

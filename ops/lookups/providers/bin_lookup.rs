@@ -8,24 +8,12 @@
 //! Only the first 6 to 8 digits are read, sent or kept: a full card number given by mistake is
 //! cut to its BIN before anything else happens to it.
 
-use std::time::Duration;
-
 use reqwest::header::{HeaderMap, HeaderValue};
 
-use wrench_infra::outbound::provider::{self, Budget, Provider};
+use wrench_infra::{outbound::provider, providers::BINLIST};
 use wrench_kit::card_brands::brand_of;
 
 use wrench_contract::prelude::*;
-
-/// binlist.net allows 5 requests an hour (more in bursts it refuses with 429).
-const BINLIST: Provider = Provider {
-    id: "BIN",
-    name: "BIN lookup",
-    timeout: Duration::from_secs(10),
-    max_bytes: 64 * 1024,
-    budgets: &[Budget::per_hour(5)],
-};
-const CACHE_FOR: Duration = Duration::from_secs(30 * 86_400);
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
@@ -127,7 +115,7 @@ async fn from_provider(ctx: &Ctx, base: &url::Url, bin: &str) -> Result<(Option<
         other => return Err(BINLIST.malformed(format!("status {other}"))),
     };
     if let Ok(bytes) = serde_json::to_vec(&found) {
-        provider::remember(ctx, &key, &bytes, CACHE_FOR).await;
+        BINLIST.remember(ctx, &key, &bytes).await;
     }
     Ok((found, false))
 }
@@ -160,7 +148,7 @@ async fn bin_lookup(ctx: &Ctx, input: BinInput) -> Result<BinOutput, ApiError> {
         return Err(ApiError::invalid("bin", "give at least the first 6 digits"));
     }
     let brand = brand_of(&digits);
-    let (issuer, issuer_source) = match ctx.config.outbound.providers.url("BIN") {
+    let (issuer, issuer_source) = match ctx.config.outbound.providers.url(&BINLIST) {
         None => (Issuer::default(), "not configured"),
         Some(base) => match from_provider(ctx, base, &digits).await? {
             (Some(i), cached) => (i, if cached { "cache" } else { "provider" }),

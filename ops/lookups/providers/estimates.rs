@@ -7,37 +7,10 @@
 //! kept 30 days. A name none of their data holds answers with a null estimate and a count of
 //! 0, never a guess.
 
-use std::time::Duration;
-
 use wrench_contract::prelude::*;
 use wrench_infra::{
     datasets::countries,
-    outbound::provider::{Budget, Provider},
-};
-
-const CACHE_FOR: Duration = Duration::from_secs(30 * 86_400);
-const FREE_TIER: &[Budget] = &[Budget::per_day(100).without_key()];
-
-const AGIFY: Provider = Provider {
-    id: "AGIFY",
-    name: "agify.io",
-    timeout: Duration::from_secs(10),
-    max_bytes: 16 * 1024,
-    budgets: FREE_TIER,
-};
-const GENDERIZE: Provider = Provider {
-    id: "GENDERIZE",
-    name: "genderize.io",
-    timeout: Duration::from_secs(10),
-    max_bytes: 16 * 1024,
-    budgets: FREE_TIER,
-};
-const NATIONALIZE: Provider = Provider {
-    id: "NATIONALIZE",
-    name: "nationalize.io",
-    timeout: Duration::from_secs(10),
-    max_bytes: 16 * 1024,
-    budgets: FREE_TIER,
+    providers::{AGIFY, GENDERIZE, NATIONALIZE, Provider},
 };
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -63,7 +36,7 @@ async fn ask(ctx: &Ctx, provider: &Provider, name: &str, country: Option<&str>) 
     if let Some(c) = country {
         url.query_pairs_mut().append_pair("country_id", c);
     }
-    let answer = provider.get_cached_key_in_query(ctx, url, "apikey", CACHE_FOR).await?;
+    let answer = provider.get_cached_key_in_query(ctx, url, "apikey").await?;
     if answer.status != 200 {
         return Err(provider.failed(answer.status));
     }
@@ -260,7 +233,7 @@ mod tests {
             let store = ctx.store.clone();
             async move {
                 for _ in 0..100 {
-                    store.incr(&key, Some(Duration::from_secs(60))).await.unwrap();
+                    store.incr(&key, Some(std::time::Duration::from_secs(60))).await.unwrap();
                 }
             }
         };

@@ -10,25 +10,26 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::provider::{Answer, Budget, Provider};
-
-const COINGECKO: Provider = Provider {
-    id: "COINGECKO",
-    name: "CoinGecko",
-    timeout: Duration::from_secs(10),
-    max_bytes: 512 * 1024,
-    // Without a key the public API allows about 10 a minute; with one, CoinGecko counts
-    // (30 a minute on the demo plan, more on paid ones) and refuses the excess with 429.
-    budgets: &[Budget::per_minute(10).without_key()],
+use wrench_infra::{
+    outbound::provider::Answer,
+    providers::{COINGECKO, Provider},
 };
+
+/// CoinGecko as the search asks it: search results change far more slowly than prices, so
+/// they are kept an hour instead of the provider's minute.
+const COINGECKO_SEARCH: Provider = Provider { cache_for: Some(Duration::from_secs(3_600)), ..COINGECKO };
 const ATTRIBUTION: &str = "Data provided by CoinGecko";
-const PRICE_CACHE: Duration = Duration::from_secs(60);
-const SEARCH_CACHE: Duration = Duration::from_secs(3600);
 /// Most currencies of one price request.
 const MAX_CURRENCIES: usize = 10;
 
-/// `GET {base}{path}?{params}` with the key's header, cached for `ttl`.
-async fn ask(ctx: &Ctx, path: &str, params: &[(&str, &str)], ttl: Duration) -> Result<(Value, Answer), ApiError> {
+/// `GET {base}{path}?{params}` with the key's header, cached for as long as `cached_as` keeps
+/// answers.
+async fn ask(
+    ctx: &Ctx,
+    cached_as: &Provider,
+    path: &str,
+    params: &[(&str, &str)],
+) -> Result<(Value, Answer), ApiError> {
     let base = COINGECKO.url(ctx)?;
     let mut url = base.join(path).map_err(|e| COINGECKO.malformed(e))?;
     url.query_pairs_mut().extend_pairs(params);
@@ -39,7 +40,7 @@ async fn ask(ctx: &Ctx, path: &str, params: &[(&str, &str)], ttl: Duration) -> R
         let value = HeaderValue::from_str(key.expose()).map_err(|_| ApiError::internal("the CoinGecko key"))?;
         headers.insert(name, value);
     }
-    let answer = COINGECKO.get_cached(ctx, url.as_str(), ttl, url.clone(), &headers, |s| s == 200).await?;
+    let answer = cached_as.get_cached(ctx, url.as_str(), url.clone(), &headers, |s| s == 200).await?;
     if answer.status != 200 {
         return Err(COINGECKO.failed(answer.status));
     }
@@ -127,7 +128,7 @@ async fn exchange_price(ctx: &Ctx, input: PriceInput) -> Result<PriceOutput, Api
         ("include_24hr_change", "true"),
         ("include_last_updated_at", "true"),
     ];
-    let (v, answer) = ask(ctx, "simple/price", &params, PRICE_CACHE).await?;
+    let (v, answer) = ask(ctx, &COINGECKO, "simple/price", &params).await?;
     let Some(item) = v.get(&coin).filter(|i| i.is_object()) else {
         return Err(ApiError::not_found(format!(
             "CoinGecko knows no coin with the id {coin:?}; exchange/search finds ids"
@@ -213,7 +214,7 @@ async fn exchange_search(ctx: &Ctx, input: SearchInput) -> Result<SearchOutput, 
     if query.is_empty() || query.chars().any(char::is_control) {
         return Err(ApiError::invalid("query", "give a coin's name or symbol"));
     }
-    let (v, answer) = ask(ctx, "search", &[("query", query)], SEARCH_CACHE).await?;
+    let (v, answer) = ask(ctx, &COINGECKO_SEARCH, "search", &[("query", query)]).await?;
     let list = v["coins"].as_array().ok_or_else(|| COINGECKO.malformed("no `coins` list"))?;
     let coins: Vec<Coin> = list
         .iter()

@@ -9,30 +9,22 @@
 //! no times but `modified`) and the chosen version's own document are read instead, and the
 //! answer says the creation date could not be read. Answers are reused for 10 minutes.
 
-use std::time::Duration;
-
 use reqwest::header::{ACCEPT, AUTHORIZATION, HeaderMap, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::{
-    OutboundError,
-    provider::{self, Answer, Provider},
+use wrench_infra::{
+    outbound::{
+        OutboundError,
+        provider::{self, Answer},
+    },
+    providers::NPM,
 };
 
 /// The largest document read; the registry's full documents of a few of its largest packages
 /// are bigger. Parsed, a document takes several times its size, so at most
 /// [`AT_ONCE`] are read at a time.
-const FULL_LIMIT: usize = 8 * 1024 * 1024;
+const FULL_LIMIT: usize = NPM.max_bytes;
 const AT_ONCE: usize = 2;
-const CACHE_FOR: Duration = Duration::from_secs(600);
-
-const NPM: Provider = Provider {
-    id: "NPM",
-    name: "the npm registry",
-    timeout: Duration::from_secs(15),
-    max_bytes: FULL_LIMIT,
-    budgets: &[],
-};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
@@ -211,7 +203,7 @@ async fn npm_info(ctx: &Ctx, input: NpmInput) -> Result<NpmOutput, ApiError> {
         describe(ctx, input.package, &path).await?
     };
     if let Ok(bytes) = serde_json::to_vec(&out) {
-        provider::remember(ctx, &cache_key, &bytes, CACHE_FOR).await;
+        NPM.remember(ctx, &cache_key, &bytes).await;
     }
     Ok(out)
 }

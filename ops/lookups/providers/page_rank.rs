@@ -9,26 +9,12 @@
 //! "page_rank_decimal":7.53,"rank":"1024","domain":"D"}],"last_updated":"..."}`; a domain it
 //! does not know has the item status 404, rank `null` and the error `Domain not found`.
 
-use std::time::Duration;
-
 use reqwest::header::{HeaderMap, HeaderValue};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::provider::{self, Budget, Provider};
 use wrench_infra::time::now_rfc3339;
+use wrench_infra::{outbound::provider, providers::OPEN_PAGERANK};
 use wrench_kit::web::site_home::{home_status, host_and_port};
-
-/// Open PageRank allows 10,000 requests an hour per key.
-const OPEN_PAGERANK: Provider = Provider {
-    id: "OPENPAGERANK",
-    name: "Open PageRank",
-    timeout: Duration::from_secs(10),
-    max_bytes: 256 * 1024,
-    budgets: &[Budget::per_hour(10_000)],
-};
-
-/// How long a rank is kept in the store.
-const CACHE_FOR: Duration = Duration::from_secs(24 * 3600);
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -140,7 +126,7 @@ async fn rank(ctx: &Ctx, domain: &str) -> Result<(Ranked, bool), ApiError> {
     }
     let ranked = parse_answer(&body, domain)?;
     if let Ok(bytes) = serde_json::to_vec(&ranked) {
-        provider::remember(ctx, &cache_key, &bytes, CACHE_FOR).await;
+        OPEN_PAGERANK.remember(ctx, &cache_key, &bytes).await;
     }
     Ok((ranked, false))
 }
@@ -255,12 +241,12 @@ mod tests {
         let ctx = crate::testing::fake_ctx(&[]);
         let mut headers = HeaderMap::new();
         headers.insert("api-opr", HeaderValue::from_static("k-123"));
-        let p = Provider {
-            id: "OPENPAGERANK",
+        let p = wrench_infra::providers::Provider {
             name: "echo",
-            timeout: Duration::from_secs(5),
+            timeout: std::time::Duration::from_secs(5),
             max_bytes: 65_536,
             budgets: &[],
+            ..OPEN_PAGERANK
         };
         for (to, carried) in
             [("/echo", true), ("http://www.site.example:8080/echo", false), ("http://127.0.0.2:8080/echo", true)]

@@ -1,13 +1,9 @@
 //! `weather/current`: the current weather at a place (a city name, or coordinates) from
 //! Open-Meteo's forecast API, in stated metric units, with the WMO weather code in words.
 
-use std::time::Duration;
-
 use wrench_contract::prelude::*;
-use wrench_kit::open_meteo::{self, ATTRIBUTION, FORECAST, current, observed_at, rounded};
-
-/// How long an answer is reused: the models update every 15 minutes.
-const CACHE_FOR: Duration = Duration::from_secs(10 * 60);
+use wrench_infra::providers::OPENMETEO_FORECAST;
+use wrench_kit::open_meteo::{self, ATTRIBUTION, current, observed_at, rounded};
 
 const VARIABLES: &[(&str, &str)] = &[
     ("temperature_2m", "°C"),
@@ -206,10 +202,10 @@ async fn weather_current(ctx: &Ctx, input: PlaceInput) -> Result<WeatherOutput, 
         ("current", names.join(",")),
         ("timezone", "auto".to_string()),
     ];
-    let (v, answer) = open_meteo::ask(ctx, &FORECAST, "forecast", &params, CACHE_FOR).await?;
+    let (v, answer) = open_meteo::ask(ctx, &OPENMETEO_FORECAST, "forecast", &params).await?;
     let get = |name: &str| {
         let unit = VARIABLES.iter().find(|(n, _)| *n == name).map_or("", |(_, u)| *u);
-        current(&FORECAST, &v, name, unit)
+        current(&OPENMETEO_FORECAST, &v, name, unit)
     };
     location.elevation_m = v["elevation"].as_f64();
     location.timezone = v["timezone"].as_str().map(str::to_string);
@@ -233,7 +229,7 @@ async fn weather_current(ctx: &Ctx, input: PlaceInput) -> Result<WeatherOutput, 
         wind_direction_deg: direction,
         wind_gusts_kmh: get("wind_gusts_10m")?,
         location,
-        source: FORECAST.name,
+        source: OPENMETEO_FORECAST.name,
         attribution: ATTRIBUTION,
         fetched_at: answer.fetched_at(),
     })

@@ -9,13 +9,13 @@
 //! within one outbound timeout. Bytes are counted as delivered without compression (the
 //! layer asks for identity encoding), so a compressed transfer would weigh less.
 
-use std::{collections::HashSet, time::Duration};
+use std::collections::HashSet;
 
 use futures_util::{StreamExt, stream};
 use reqwest::header::HeaderMap;
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::provider::Provider;
+use wrench_infra::providers::GREEN_WEB;
 use wrench_infra::time::now_rfc3339;
 use wrench_kit::web::carbon_model::{
     self, EMBODIED_KWH_PER_GB, GLOBAL_GRID_INTENSITY, INTENSITY_SOURCE, Intensities, OPERATIONAL_KWH_PER_GB, RATINGS,
@@ -27,17 +27,6 @@ use wrench_kit::web::page::{fetch_page, read_page};
 pub(crate) const MAX_SUBRESOURCES: usize = 40;
 /// Subresources fetched at once.
 const CONCURRENCY: usize = 4;
-/// How long a greencheck answer is kept in the store.
-const GREEN_CACHE_FOR: Duration = Duration::from_secs(24 * 3600);
-
-/// The greencheck API publishes no limit; answers are cached a day.
-const GREEN_WEB: Provider = Provider {
-    id: "GREENWEB",
-    name: "Green Web Foundation",
-    timeout: Duration::from_secs(10),
-    max_bytes: 64 * 1024,
-    budgets: &[],
-};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -212,13 +201,13 @@ async fn hosting(ctx: &Ctx, host: &str, given: Option<bool>) -> Hosting {
         return out;
     }
     out.source = "unknown";
-    let Some(base) = ctx.net.config.providers.url("GREENWEB").cloned() else {
+    let Some(base) = ctx.net.config.providers.url(&GREEN_WEB).cloned() else {
         out.error = Some("the green hosting check is off (WRENCH_PROVIDER_GREENWEB_URL=off)".into());
         return out;
     };
     let body = match base.join(host) {
         Err(e) => Err(e.to_string()),
-        Ok(url) => match GREEN_WEB.get_cached(ctx, host, GREEN_CACHE_FOR, url, &HeaderMap::new(), |s| s == 200).await {
+        Ok(url) => match GREEN_WEB.get_cached(ctx, host, url, &HeaderMap::new(), |s| s == 200).await {
             Ok(a) if a.status == 200 => Ok(a.body),
             Ok(a) => Err(format!("the Green Web Foundation answered HTTP {}", a.status)),
             Err(e) => Err(e.message.to_string()),
@@ -409,7 +398,7 @@ mod tests {
         let ctx = crate::testing::fake_ctx(&[("WRENCH_OUTBOUND_TIMEOUT", "1")]);
         let started = std::time::Instant::now();
         let out = estimate(&ctx, "http://www.site.example:8080/heavy?n=12&ms=3000").await;
-        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+        assert!(started.elapsed() < std::time::Duration::from_secs(3), "{:?}", started.elapsed());
         assert_eq!(out.transfer.subresources_found, 12);
         // Each is skipped when the budget ends, or reported as timed out when its own timeout
         // (the same length, started a moment later) fires in the same instant.

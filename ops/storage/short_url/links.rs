@@ -15,6 +15,7 @@ use crate::storage::short_url::model::{
     LinkRecord, RedirectStatus, SLUG_MAX, SLUG_MIN, SlugInput, clicks_key, key, last_click_key, lookable, missing,
     read, shape_problem, short_url,
 };
+use crate::storage::short_url::visit_queue::VisitQueue;
 use crate::storage::short_url::visits;
 use wrench_contract::{op, prelude::*};
 use wrench_infra::{
@@ -472,7 +473,7 @@ pub(in crate::storage) async fn follow(ctx: &Ctx, slug: &str, now: SystemTime) -
             // A store that cannot give it now (full, failing) loses the description, never
             // the redirect.
             if let Err(e) = visits::record(ctx, slug, now).await {
-                ctx.tallies.undescribed(&e);
+                ctx.service::<VisitQueue>().undescribed(&e);
             }
             Ok(Redirect { location: link.url, status: link.redirect_status, forward_query: link.forward_query })
         }

@@ -9,6 +9,7 @@ use crate::storage::{
 };
 use wrench_kit::qr::{self, Ecc, QrFormat, QrSpec};
 
+use crate::storage::short_url::visit_queue::VisitQueue;
 use wrench_contract::{op::Image, prelude::*};
 
 /// The link, when `X-Manage-Token` is its token.
@@ -120,7 +121,7 @@ async fn delete_short_url(input: SlugInput, ctx: &Ctx) -> Result<ShortUrlDeleted
     let slug = &input.slug;
     // The visits this instance has queued land first, so that none waits to land on a link
     // made later under the same slug.
-    ctx.tallies.flush().await;
+    ctx.service::<VisitQueue>().flush().await;
     // The link first: from then on no visit is recorded, so the keys listed next are all there
     // will be.
     ctx.store.delete(&[&key(slug)]).await?;

@@ -5,4 +5,5 @@ pub(crate) mod manage;
 pub(crate) mod model;
 pub(crate) mod stats;
 pub(crate) mod stream;
+pub(crate) mod visit_queue;
 pub(crate) mod visits;

@@ -9,6 +9,7 @@
 
 use std::{collections::HashMap, time::SystemTime};
 
+use crate::storage::short_url::visit_queue::VisitQueue;
 use crate::storage::{
     short_url::model::{clicks_key, find, last_click_key},
     short_url::visits::{NumberedVisit, Visit, day_key, days_key, visits_key},
@@ -293,7 +294,7 @@ async fn stats(ctx: &Ctx, input: StatsInput) -> Result<ShortUrlStats, ApiError> 
     let slug = input.slug.clone();
     let (link, gate) = find(ctx, &slug).await?;
     // Every visit this instance has answered is in what follows.
-    ctx.tallies.flush().await;
+    ctx.service::<VisitQueue>().flush().await;
     let now_ms = time::unix_ms(time::now());
     let (from, to) = range(&input, &link.created_at, now_ms)?;
     let unit = input.interval.ms();

@@ -3,6 +3,7 @@
 
 use bytes::Bytes;
 
+use crate::storage::short_url::visit_queue::VisitQueue;
 use crate::storage::{
     shared::log_stream::{self, Follow},
     short_url::model::{find, key},
@@ -48,7 +49,7 @@ fn event(number: u64, stored: &[u8]) -> Option<Bytes> {
      example(other_shape, {"slug": "bad slug!", "lastEventId": "3"}, status = 404))]
 async fn stream_short_url_visits(input: VisitStreamInput, ctx: &Ctx) -> Result<RawReply, ApiError> {
     find(ctx, &input.slug).await?;
-    ctx.tallies.flush().await;
+    ctx.service::<VisitQueue>().flush().await;
     let follow = Follow { guard: key(&input.slug), log: visits_key(&input.slug), event };
     log_stream::stream(ctx, follow, input.last_event_id.as_deref()).await
 }

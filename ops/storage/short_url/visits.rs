@@ -1,6 +1,6 @@
 //! A short link's visits: what each redirect records, and where.
 //!
-//! A redirect that counts queues a description of its visit (`store::tally_queue`), which
+//! A redirect that counts queues a description of its visit (`visit_queue.rs`), which
 //! the instance writes in batches right after, summed per link and day:
 //! - in the link's tally for the visit's UTC day (`link:{slug}:d:YYYYMMDD`), one more visit in
 //!   its hour (`v:HH`), one more bot visit (`b:HH`) when the User-Agent is a crawler's, and one
@@ -24,18 +24,19 @@
 //! (`WRENCH_GEOIP_CITY_DB`), and is unknown otherwise.
 
 use std::{
+    collections::HashMap,
     sync::Mutex,
     time::{Duration, SystemTime},
 };
 
 use sha2::{Digest, Sha256};
 
-use wrench_contract::prelude::*;
-use wrench_infra::{
-    random,
-    store::tally_queue::{TallyVisit, Visitor},
-    time,
+use crate::storage::short_url::visit_queue::{TallyVisit, VisitQueue, Visitor};
+use wrench_contract::{
+    prelude::*,
+    services::{Foundation, Service},
 };
+use wrench_infra::{random, time};
 
 /// Recent visits kept per link.
 pub(in crate::storage) const KEEP_VISITS: usize = 1000;
@@ -150,7 +151,7 @@ pub(in crate::storage) async fn record(ctx: &Ctx, slug: &str, at: SystemTime) ->
         })
     };
     let entry = serde_json::to_vec(&visit).map_err(|e| ApiError::internal(e.to_string()))?;
-    ctx.tallies.push(TallyVisit {
+    ctx.service::<VisitQueue>().push(TallyVisit {
         guard: crate::storage::short_url::model::key(slug),
         key: day_key(slug, &day),
         add,
@@ -191,15 +192,22 @@ async fn visitor_hash(ctx: &Ctx, day: &str, user_agent: &str) -> Result<String, 
     Ok(hex::encode(&h.finalize()[..16]))
 }
 
+/// The day's salts this server has read: one store read per day instead of one per visit.
+/// A group service (`wrench_contract::services`), so it belongs to one store.
+#[derive(Default)]
+struct DaySalts(Mutex<HashMap<String, [u8; 32]>>);
+
+impl Service for DaySalts {
+    fn start(_: &Foundation<'_>) -> Self {
+        DaySalts::default()
+    }
+}
+
 /// The salt of `day`: made by the first instance that needs it, read by the others, kept in
-/// memory for the day. The memory is per store, as the salt is (a process may serve several
-/// stores: tests do).
+/// memory for the day.
 async fn salt(ctx: &Ctx, day: &str) -> Result<[u8; 32], ApiError> {
-    type Cached = std::collections::HashMap<(usize, String), [u8; 32]>;
-    static CACHED: Mutex<Option<Cached>> = Mutex::new(None);
-    let store = std::sync::Arc::as_ptr(&ctx.store) as *const () as usize;
-    let id = (store, day.to_string());
-    if let Some(s) = CACHED.lock().ok().and_then(|c| c.as_ref().and_then(|c| c.get(&id).copied())) {
+    let salts = ctx.service::<DaySalts>();
+    if let Some(s) = salts.0.lock().ok().and_then(|c| c.get(day).copied()) {
         return Ok(s);
     }
     let key = format!("visits:salt:{day}");
@@ -207,11 +215,10 @@ async fn salt(ctx: &Ctx, day: &str) -> Result<[u8; 32], ApiError> {
     ctx.store.put_new(&key, &fresh, Some(DAY_KEPT)).await?;
     let stored = ctx.store.get(&key).await?.ok_or_else(|| ApiError::internal("the day's salt vanished"))?;
     let salt: [u8; 32] = stored.as_slice().try_into().map_err(|_| ApiError::internal("the day's salt is malformed"))?;
-    if let Ok(mut c) = CACHED.lock() {
-        let c = c.get_or_insert_with(Default::default);
+    if let Ok(mut c) = salts.0.lock() {
         // Yesterday's salts go with the day they served.
-        c.retain(|(_, d), _| d.as_str() >= day);
-        c.insert(id, salt);
+        c.retain(|d, _| d.as_str() >= day);
+        c.insert(day.to_string(), salt);
     }
     Ok(salt)
 }

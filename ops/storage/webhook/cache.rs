@@ -8,8 +8,8 @@
 //! that there is none. The cache can only be out of date, never wrong, and an out-of-date
 //! entry costs one more round trip.
 //!
-//! Bounds: [`CACHED`] inboxes; the cache starts again empty when full. Entries are per store (a
-//! process may serve several: tests do).
+//! Bounds: [`CACHED`] inboxes; the cache starts again empty when full. It is a group service
+//! (`wrench_contract::services`), so each store a process serves has its own.
 
 use std::{
     collections::HashMap,
@@ -17,24 +17,29 @@ use std::{
 };
 
 use crate::storage::webhook::model::{InboxRecord, load_raw, parse};
-use wrench_contract::prelude::*;
+use wrench_contract::{
+    prelude::*,
+    services::{Foundation, Service},
+};
 
 /// Inbox records kept.
 const CACHED: usize = 1024;
 
 type Entry = (Arc<Vec<u8>>, Arc<InboxRecord>);
-type Cache = HashMap<(usize, String), Entry>;
 
-static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+/// The records, by inbox id.
+#[derive(Default)]
+struct InboxCache(Mutex<HashMap<String, Entry>>);
 
-fn store_of(ctx: &Ctx) -> usize {
-    Arc::as_ptr(&ctx.store) as *const () as usize
+impl Service for InboxCache {
+    fn start(_: &Foundation<'_>) -> Self {
+        InboxCache::default()
+    }
 }
 
 /// The record of inbox `id` as last read here, if any.
 pub(in crate::storage) fn get(ctx: &Ctx, id: &str) -> Option<Entry> {
-    let cache = CACHE.lock().ok()?;
-    cache.as_ref()?.get(&(store_of(ctx), id.to_string())).cloned()
+    ctx.service::<InboxCache>().0.lock().ok()?.get(id).cloned()
 }
 
 /// Reads inbox `id` from the store and keeps it.
@@ -46,21 +51,18 @@ pub(in crate::storage) async fn load(ctx: &Ctx, id: &str) -> Result<Entry, ApiEr
 pub(in crate::storage) fn put(ctx: &Ctx, id: &str, raw: Vec<u8>) -> Result<Entry, ApiError> {
     let record = Arc::new(parse(&raw)?);
     let entry: Entry = (Arc::new(raw), record);
-    if let Ok(mut cache) = CACHE.lock() {
-        let cache = cache.get_or_insert_with(Default::default);
+    if let Ok(mut cache) = ctx.service::<InboxCache>().0.lock() {
         if cache.len() >= CACHED {
             cache.clear();
         }
-        cache.insert((store_of(ctx), id.to_string()), entry.clone());
+        cache.insert(id.to_string(), entry.clone());
     }
     Ok(entry)
 }
 
 /// Drops inbox `id` (the store says it is gone).
 pub(in crate::storage) fn forget(ctx: &Ctx, id: &str) {
-    if let Ok(mut cache) = CACHE.lock()
-        && let Some(cache) = cache.as_mut()
-    {
-        cache.remove(&(store_of(ctx), id.to_string()));
+    if let Ok(mut cache) = ctx.service::<InboxCache>().0.lock() {
+        cache.remove(id);
     }
 }

@@ -624,8 +624,11 @@ mod tests {
         assert_eq!((c.outbound.redirects, &c.outbound.dns_servers), (2, &outbound::DnsServers::System));
         // Provider keys follow the provider list; one not on it is refused by name.
         let c = file("provider_hibp_url = \"off\"\nprovider_npm_url = \"https://registry.site.example\"", &[]).unwrap();
-        assert!(c.outbound.providers.url("HIBP").is_none());
-        assert_eq!(c.outbound.providers.url("NPM").unwrap().as_str(), "https://registry.site.example/");
+        assert!(c.outbound.providers.url(&crate::providers::HIBP).is_none());
+        assert_eq!(
+            c.outbound.providers.url(&crate::providers::NPM).unwrap().as_str(),
+            "https://registry.site.example/"
+        );
         assert!(file("provider_nope_url = \"x\"", &[]).unwrap_err().starts_with("provider_nope_url in wrench.toml"));
         let e = file("outbound_timeout = 0", &[]).unwrap_err();
         assert!(e.starts_with("outbound_timeout in wrench.toml: "), "{e}");

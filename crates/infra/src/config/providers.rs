@@ -1,9 +1,9 @@
 //! Settings of the third-party data providers: where each one is reached and, when it takes
 //! one, the key it is called with. One pattern for all: `WRENCH_PROVIDER_<NAME>_URL` and
-//! `WRENCH_PROVIDER_<NAME>_KEY`, for the names in [`PROVIDERS`].
+//! `WRENCH_PROVIDER_<NAME>_KEY`, for the providers `crate::providers` declares.
 //!
 //! `WRENCH_PROVIDER_<NAME>_BUDGET` replaces the request budget wrench keeps toward a provider
-//! (by default its published free limits, as the provider's client declares them): for an
+//! (by default its published free limits, as its declaration in `providers.rs` states them): for an
 //! operator who runs their own compatible service or pays for a higher tier. `0` means no
 //! budget; otherwise a comma-separated list of `N/minute`, `N/hour` or `N/day`.
 //!
@@ -16,6 +16,8 @@
 //! in `Debug` output, logs or answers.
 
 use std::{collections::BTreeMap, fmt};
+
+use crate::providers::{ALL, KeyUse, Provider, UrlKind};
 
 /// A key that is used but never shown.
 #[derive(Clone, PartialEq, Eq)]
@@ -31,67 +33,6 @@ impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(..)")
     }
-}
-
-/// Whether a provider takes a key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyUse {
-    /// No key exists for it.
-    None,
-    /// A key raises its limits or unlocks a paid plan; it works without.
-    Optional,
-    /// It refuses requests without one.
-    Required,
-}
-
-/// What a URL setting names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UrlKind {
-    /// An API's base: paths are joined under it, so it is kept ending in `/`.
-    Base,
-    /// A resource fetched as it is (a feed or list).
-    Exact,
-}
-
-/// A provider wrench knows.
-#[derive(Debug)]
-pub struct ProviderDef {
-    /// `HIBP`: the settings are `WRENCH_PROVIDER_HIBP_URL` and `WRENCH_PROVIDER_HIBP_KEY`.
-    pub id: &'static str,
-    /// The public service's address; `None` where none may be written into the repository
-    /// (the npm registry), so the operator names it.
-    pub default_url: Option<&'static str>,
-    pub url_kind: UrlKind,
-    pub key: KeyUse,
-}
-
-/// Every provider, in the README's order.
-pub const PROVIDERS: &[ProviderDef] = &[
-    def("OPENPAGERANK", Some("https://openpagerank.com/api/v1.0/"), UrlKind::Base, KeyUse::Required),
-    def("GREENWEB", Some("https://api.thegreenwebfoundation.org/api/v3/greencheck/"), UrlKind::Base, KeyUse::None),
-    def("BIN", Some("https://lookup.binlist.net/"), UrlKind::Base, KeyUse::None),
-    def("TOREXITS", Some("https://check.torproject.org/torbulkexitlist"), UrlKind::Exact, KeyUse::None),
-    def("GEOCODER", Some("https://nominatim.openstreetmap.org/"), UrlKind::Base, KeyUse::None),
-    def("HIBP", Some("https://api.pwnedpasswords.com/"), UrlKind::Base, KeyUse::None),
-    def("OPENPHISH", Some("https://openphish.com/feed.txt"), UrlKind::Exact, KeyUse::None),
-    def("URLHAUS", Some("https://urlhaus-api.abuse.ch/v1/"), UrlKind::Base, KeyUse::Required),
-    def("OPENMETEO", Some("https://api.open-meteo.com/v1/"), UrlKind::Base, KeyUse::Optional),
-    def("OPENMETEO_AIR", Some("https://air-quality-api.open-meteo.com/v1/"), UrlKind::Base, KeyUse::Optional),
-    def("OPENMETEO_ELEVATION", Some("https://api.open-meteo.com/v1/"), UrlKind::Base, KeyUse::Optional),
-    def("COINGECKO", Some("https://api.coingecko.com/api/v3/"), UrlKind::Base, KeyUse::Optional),
-    def("AGIFY", Some("https://api.agify.io/"), UrlKind::Base, KeyUse::Optional),
-    def("GENDERIZE", Some("https://api.genderize.io/"), UrlKind::Base, KeyUse::Optional),
-    def("NATIONALIZE", Some("https://api.nationalize.io/"), UrlKind::Base, KeyUse::Optional),
-    def("NPM", None, UrlKind::Base, KeyUse::Optional),
-];
-
-const fn def(id: &'static str, default_url: Option<&'static str>, url_kind: UrlKind, key: KeyUse) -> ProviderDef {
-    ProviderDef { id, default_url, url_kind, key }
-}
-
-/// The definition of provider `id`; a name not in [`PROVIDERS`] is a bug of the caller.
-pub fn provider(id: &str) -> &'static ProviderDef {
-    PROVIDERS.iter().find(|p| p.id == id).unwrap_or_else(|| panic!("{id} is not a provider of PROVIDERS"))
 }
 
 /// One provider's settings.
@@ -144,7 +85,7 @@ pub struct ProvidersConfig {
 
 impl Default for ProvidersConfig {
     fn default() -> Self {
-        let settings = PROVIDERS
+        let settings = ALL
             .iter()
             .map(|p| {
                 let url = p.default_url.map(|u| url::Url::parse(u).expect("the default parses"));
@@ -162,7 +103,7 @@ pub fn is_key(name: &str) -> bool {
 }
 
 /// `(provider, "URL" | "KEY" | "BUDGET")` of a setting's name.
-fn split(name: &str) -> Option<(&'static ProviderDef, &'static str)> {
+fn split(name: &str) -> Option<(&'static Provider, &'static str)> {
     let rest = name.strip_prefix("WRENCH_PROVIDER_")?;
     let (id, what) = rest.rsplit_once('_')?;
     let what = match what {
@@ -171,12 +112,12 @@ fn split(name: &str) -> Option<(&'static ProviderDef, &'static str)> {
         "BUDGET" => "BUDGET",
         _ => return None,
     };
-    PROVIDERS.iter().find(|p| p.id == id).map(|p| (p, what))
+    crate::providers::by_id(id).map(|p| (p, what))
 }
 
 /// Every provider setting's name, for the file's keys and the documentation checks.
 pub fn keys() -> Vec<String> {
-    let mut out: Vec<String> = PROVIDERS
+    let mut out: Vec<String> = ALL
         .iter()
         .flat_map(|p| {
             let url = format!("WRENCH_PROVIDER_{}_URL", p.id);
@@ -190,25 +131,24 @@ pub fn keys() -> Vec<String> {
 }
 
 impl ProvidersConfig {
-    /// The settings of provider `id`.
-    pub fn get(&self, id: &str) -> &ProviderSettings {
-        let def = provider(id);
-        self.settings.get(def.id).expect("every provider has settings")
+    /// The settings of `provider`.
+    pub fn get(&self, provider: &Provider) -> &ProviderSettings {
+        self.settings.get(provider.id).expect("every declared provider has settings")
     }
 
-    /// The URL of provider `id`, `None` when it is off.
-    pub fn url(&self, id: &str) -> Option<&url::Url> {
-        self.get(id).url.as_ref()
+    /// The URL of `provider`, `None` when it is off.
+    pub fn url(&self, provider: &Provider) -> Option<&url::Url> {
+        self.get(provider).url.as_ref()
     }
 
-    /// The key of provider `id`, when one is set.
-    pub fn key(&self, id: &str) -> Option<&Secret> {
-        self.get(id).key.as_ref()
+    /// The key of `provider`, when one is set.
+    pub fn key(&self, provider: &Provider) -> Option<&Secret> {
+        self.get(provider).key.as_ref()
     }
 
-    /// The operator's budget for provider `id`, when one is set (empty: none).
-    pub fn budget(&self, id: &str) -> Option<&[(u32, u64)]> {
-        self.get(id).budget.as_deref()
+    /// The operator's budget for `provider`, when one is set (empty: none).
+    pub fn budget(&self, provider: &Provider) -> Option<&[(u32, u64)]> {
+        self.get(provider).budget.as_deref()
     }
 
     /// Applies one setting; `name` is the variable's name, for messages.
@@ -269,24 +209,25 @@ fn parse_url(value: &str, kind: UrlKind) -> Result<url::Url, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::providers::{BINLIST, GREEN_WEB, HIBP, NPM, OPEN_PAGERANK, OPENPHISH};
 
     #[test]
     fn settings_parse_and_the_key_never_shows() {
         let mut p = ProvidersConfig::default();
-        assert!(p.key("OPENPAGERANK").is_none());
+        assert!(p.key(&OPEN_PAGERANK).is_none());
         p.set("WRENCH_PROVIDER_OPENPAGERANK_KEY", " s3cret-key ").unwrap();
-        assert_eq!(p.key("OPENPAGERANK").unwrap().expose(), "s3cret-key");
+        assert_eq!(p.key(&OPEN_PAGERANK).unwrap().expose(), "s3cret-key");
         assert!(!format!("{p:?}").contains("s3cret"), "{p:?}");
         p.set("WRENCH_PROVIDER_OPENPAGERANK_URL", "http://127.0.0.2:8080/opr/api/v1.0").unwrap();
-        assert_eq!(p.url("OPENPAGERANK").unwrap().as_str(), "http://127.0.0.2:8080/opr/api/v1.0/");
+        assert_eq!(p.url(&OPEN_PAGERANK).unwrap().as_str(), "http://127.0.0.2:8080/opr/api/v1.0/");
         // Off by `off` or by an empty value; an exact URL keeps its path and query.
         p.set("WRENCH_PROVIDER_GREENWEB_URL", "off").unwrap();
         p.set("WRENCH_PROVIDER_HIBP_URL", "").unwrap();
-        assert!(p.url("GREENWEB").is_none() && p.url("HIBP").is_none());
+        assert!(p.url(&GREEN_WEB).is_none() && p.url(&HIBP).is_none());
         p.set("WRENCH_PROVIDER_OPENPHISH_URL", "https://feeds.example/phish.txt?v=2").unwrap();
-        assert_eq!(p.url("OPENPHISH").unwrap().as_str(), "https://feeds.example/phish.txt?v=2");
+        assert_eq!(p.url(&OPENPHISH).unwrap().as_str(), "https://feeds.example/phish.txt?v=2");
         // The npm registry has no default.
-        assert!(ProvidersConfig::default().url("NPM").is_none());
+        assert!(ProvidersConfig::default().url(&NPM).is_none());
         for (k, v) in [
             ("WRENCH_PROVIDER_OPENPAGERANK_URL", "ftp://x.example/"),
             ("WRENCH_PROVIDER_GREENWEB_URL", "http://x.example/?a=1"),
@@ -310,10 +251,10 @@ mod tests {
         assert!(keys().contains(&"WRENCH_PROVIDER_NPM_KEY".to_string()));
         assert!(keys().contains(&"WRENCH_PROVIDER_BIN_BUDGET".to_string()));
         // A budget replaces the published one; 0 removes it.
-        assert_eq!(p.budget("BIN"), None);
+        assert_eq!(p.budget(&BINLIST), None);
         p.set("WRENCH_PROVIDER_BIN_BUDGET", "100/minute, 5000/day").unwrap();
-        assert_eq!(p.budget("BIN"), Some(&[(100, 60), (5000, 86_400)][..]));
+        assert_eq!(p.budget(&BINLIST), Some(&[(100, 60), (5000, 86_400)][..]));
         p.set("WRENCH_PROVIDER_BIN_BUDGET", "0").unwrap();
-        assert_eq!(p.budget("BIN"), Some(&[][..]));
+        assert_eq!(p.budget(&BINLIST), Some(&[][..]));
     }
 }

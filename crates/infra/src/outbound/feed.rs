@@ -14,6 +14,10 @@ use std::{
 use reqwest::header::HeaderMap;
 
 use super::Net;
+use crate::providers::Provider;
+
+/// How often a feed whose provider names no cache time is fetched again.
+const HOURLY: Duration = Duration::from_secs(3_600);
 
 /// One fetched copy of a feed.
 pub struct Fetched<T> {
@@ -30,13 +34,10 @@ impl<T> Fetched<T> {
     }
 }
 
-/// How a feed is fetched and read.
+/// How a feed is fetched and read: from its provider, whose declaration gives its name, time
+/// limit, largest size and refresh interval (`cache_for`; hourly when it names none).
 pub struct FeedSpec<T> {
-    /// As messages name it: `the Tor exit list`.
-    pub name: &'static str,
-    pub refresh_after: Duration,
-    pub timeout: Duration,
-    pub max_bytes: usize,
+    pub provider: &'static Provider,
     /// Reads a body into the feed's data, or says why it is not the feed.
     pub parse: fn(&[u8]) -> Result<T, String>,
 }
@@ -69,9 +70,9 @@ impl<T: Send + Sync + 'static> Feed<T> {
         url: &url::Url,
         headers: &HeaderMap,
     ) -> Result<Arc<Fetched<T>>, String> {
-        let name = spec.name;
+        let name = spec.provider.name;
         let chain = net
-            .get_limited(url.clone(), headers, spec.timeout, spec.max_bytes)
+            .get_limited(url.clone(), headers, spec.provider.timeout, spec.provider.max_bytes)
             .await
             .map_err(|e| format!("{name} could not be fetched: {e}"))?;
         let status = chain.last().map_or(0, |h| h.status);
@@ -100,7 +101,9 @@ impl<T: Send + Sync + 'static> Feed<T> {
     ) -> Result<Arc<Fetched<T>>, String> {
         match self.current(url.as_str()) {
             Some(copy) => {
-                if copy.fetched.elapsed() > spec.refresh_after && !self.refreshing.swap(true, Ordering::AcqRel) {
+                if copy.fetched.elapsed() > spec.provider.cache_for.unwrap_or(HOURLY)
+                    && !self.refreshing.swap(true, Ordering::AcqRel)
+                {
                     let (net, url) = (net.clone(), url.clone());
                     tokio::spawn(async move {
                         if let Err(e) = self.fetch(&net, spec, &url, &headers).await {

@@ -1,6 +1,7 @@
-//! Third-party data providers, one way: every call to a provider goes through a [`Provider`],
-//! which knows its settings (`WRENCH_PROVIDER_<ID>_URL` and `_KEY`, `config/providers.rs`), its
-//! time limit, the largest answer it reads, and the request budget its published limits allow,
+//! Third-party data providers, one way: every call to a provider goes through its declaration
+//! (`crate::providers`), which knows its settings (`WRENCH_PROVIDER_<ID>_URL` and `_KEY`,
+//! `config/providers.rs`), its time limit, the largest answer it reads, how long its answers
+//! are kept, and the request budget its published limits allow,
 //! counted in the store so that every instance shares it. Answers an operation wants kept are
 //! cached in the store too, with the time they were fetched, so every answer can say how old
 //! its data is.
@@ -24,8 +25,9 @@ use sha2::{Digest, Sha256};
 
 use super::{Chain, OutboundError};
 use crate::{
-    config::providers::{KeyUse, Secret, provider as definition},
+    config::providers::Secret,
     envelope::{ApiError, ErrorCode},
+    providers::{Budget, KeyUse, Provider},
     store::Store,
 };
 
@@ -35,60 +37,6 @@ use crate::{
 pub trait Reach: Send + Sync {
     fn net(&self) -> &super::Net;
     fn store(&self) -> &dyn Store;
-}
-
-/// How many requests a provider may receive in a clock window, from every instance together.
-#[derive(Debug, Clone, Copy)]
-pub struct Budget {
-    pub limit: u32,
-    /// The window, in seconds: 60, 3,600 or 86,400.
-    pub window: u64,
-    /// Only while no key is set (the free tier of a provider whose key raises the limit).
-    pub without_key_only: bool,
-}
-
-impl Budget {
-    pub const fn per_minute(limit: u32) -> Budget {
-        Budget { limit, window: 60, without_key_only: false }
-    }
-
-    pub const fn per_hour(limit: u32) -> Budget {
-        Budget { limit, window: 3_600, without_key_only: false }
-    }
-
-    pub const fn per_day(limit: u32) -> Budget {
-        Budget { limit, window: 86_400, without_key_only: false }
-    }
-
-    /// The same budget, kept only while no key is set.
-    pub const fn without_key(self) -> Budget {
-        Budget { without_key_only: true, ..self }
-    }
-
-    fn unit(&self) -> &'static str {
-        match self.window {
-            60 => "minute",
-            3_600 => "hour",
-            _ => "day",
-        }
-    }
-}
-
-/// A provider as an operation calls it.
-#[derive(Debug)]
-pub struct Provider {
-    /// The id of `config::providers::PROVIDERS` (`HIBP`).
-    pub id: &'static str,
-    /// As messages name it: `Have I Been Pwned`.
-    pub name: &'static str,
-    /// Longest wait for one answer, redirects included; the provider's own, in place of
-    /// `WRENCH_OUTBOUND_TIMEOUT`.
-    pub timeout: Duration,
-    /// Largest answer read; the provider's own, in place of `WRENCH_OUTBOUND_MAX_BYTES`.
-    pub max_bytes: usize,
-    /// Every limit it publishes; none where it publishes none (the time limit and the cache
-    /// are then the only brakes).
-    pub budgets: &'static [Budget],
 }
 
 /// A provider's answer, fresh or from the cache.
@@ -144,15 +92,14 @@ impl Provider {
     /// The provider's URL, or 503 PROVIDER_NOT_CONFIGURED naming the settings to give.
     pub fn url<'a>(&self, ctx: &'a dyn Reach) -> Result<&'a url::Url, ApiError> {
         let settings = &ctx.net().config.providers;
-        let def = definition(self.id);
-        let Some(url) = settings.url(self.id) else {
-            let why = if def.default_url.is_some() { "is turned off" } else { "has no default address" };
+        let Some(url) = settings.url(self) else {
+            let why = if self.default_url.is_some() { "is turned off" } else { "has no default address" };
             return Err(ApiError::new(
                 ErrorCode::ProviderNotConfigured,
                 format!("{} {why}: set {} to its address", self.name, self.url_setting()),
             ));
         };
-        if def.key == KeyUse::Required && settings.key(self.id).is_none() {
+        if self.key == KeyUse::Required && settings.key(self).is_none() {
             return Err(ApiError::new(
                 ErrorCode::ProviderNotConfigured,
                 format!("{} needs a key (free from the provider): set {}", self.name, self.key_setting()),
@@ -163,7 +110,7 @@ impl Provider {
 
     /// The key, when one is set.
     pub fn key<'a>(&self, ctx: &'a dyn Reach) -> Option<&'a Secret> {
-        ctx.net().config.providers.key(self.id)
+        ctx.net().config.providers.key(self)
     }
 
     /// A provider's answer that is not what its API documents.
@@ -284,12 +231,11 @@ impl Provider {
     }
 
     /// [`Provider::get`] through the store's cache: an answer kept under `key` (a provider's
-    /// answer with a status `keep` accepts) is reused for `ttl`.
+    /// answer with a status `keep` accepts) is reused for the provider's `cache_for`.
     pub async fn get_cached(
         &self,
         ctx: &dyn Reach,
         key: &str,
-        ttl: Duration,
         url: url::Url,
         headers: &HeaderMap,
         keep: impl Fn(u16) -> bool,
@@ -305,9 +251,17 @@ impl Provider {
         if keep(answer.status)
             && let Ok(bytes) = serde_json::to_vec(&answer)
         {
-            remember(ctx, &key, &bytes, ttl).await;
+            self.remember(ctx, &key, &bytes).await;
         }
         Ok(answer)
+    }
+
+    /// Keeps `value` under the store key `key` for the provider's `cache_for` (nothing when it
+    /// keeps no answers); a failing store is logged and otherwise ignored.
+    pub async fn remember(&self, ctx: &dyn Reach, key: &str, value: &[u8]) {
+        if let Some(ttl) = self.cache_for {
+            remember(ctx, key, value, ttl).await;
+        }
     }
 
     /// [`Provider::get_cached`] for a provider whose key travels as the query parameter
@@ -318,13 +272,12 @@ impl Provider {
         ctx: &dyn Reach,
         mut url: url::Url,
         param: &str,
-        ttl: Duration,
     ) -> Result<Answer, ApiError> {
         let cache_key = hex::encode(Sha256::digest(url.as_str().as_bytes()));
         if let Some(key) = self.key(ctx) {
             url.query_pairs_mut().append_pair(param, key.expose());
         }
-        self.get_cached(ctx, &cache_key, ttl, url, &HeaderMap::new(), |s| s == 200).await
+        self.get_cached(ctx, &cache_key, url, &HeaderMap::new(), |s| s == 200).await
     }
 
     /// Counts one request against the budget, or answers 503 PROVIDER_BUSY with the seconds
@@ -333,7 +286,7 @@ impl Provider {
     /// The operator's `WRENCH_PROVIDER_<ID>_BUDGET`, when set, replaces the published budgets.
     async fn spend(&self, ctx: &dyn Reach) -> Result<(), ApiError> {
         self.check_back_off(ctx).await?;
-        if let Some(own) = ctx.net().config.providers.budget(self.id) {
+        if let Some(own) = ctx.net().config.providers.budget(self) {
             for &(limit, window) in own {
                 self.spend_one(ctx, &Budget { limit, window, without_key_only: false }, "as configured").await?;
             }
@@ -424,7 +377,7 @@ pub async fn cached(ctx: &dyn Reach, key: &str) -> Option<Vec<u8>> {
 }
 
 /// Keeps `value` under `key` for `ttl`; a failing store is logged and otherwise ignored.
-pub async fn remember(ctx: &dyn Reach, key: &str, value: &[u8], ttl: Duration) {
+async fn remember(ctx: &dyn Reach, key: &str, value: &[u8], ttl: Duration) {
     if let Err(e) = ctx.store().put(key, value, Some(ttl)).await {
         tracing::debug!(error = %e, "a provider answer could not be cached");
     }

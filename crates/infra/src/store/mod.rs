@@ -10,7 +10,8 @@
 //! (a webhook inbox's deliveries), trimmed by count and bytes, read by number range. A tally is
 //! a map of named counters (a short link's visits by hour, referrer, country...), with a set
 //! of distinct members and a log of recent entries beside it, written a batch at a time
-//! ([`tally_queue`] sums a redirect's visits off its request path). Their keys share a hash
+//! (the short links' visit queue, a service of the storage operations, sums a redirect's
+//! visits off its request path). Their keys share a hash
 //! tag (`{id}`), so they stay on one cluster slot. Expired data is never returned, whatever
 //! the backend.
 //!
@@ -35,7 +36,6 @@ pub mod counted;
 pub mod embedded;
 pub mod gated;
 pub mod redis;
-pub mod tally_queue;
 
 use std::{
     future::Future,

@@ -6,7 +6,7 @@
 //! The public Nominatim's usage policy is kept by construction: an identifying User-Agent
 //! (the outbound layer's), at most `WRENCH_PROVIDER_GEOCODER_RATE` requests a second across
 //! every instance (turns claimed in the store, `provider::take_turn`), no request waits more
-//! than [`MAX_WAIT`] for its turn, and every answer is cached in the store for [`CACHE_FOR`]
+//! than [`MAX_WAIT`] for its turn, and every answer is cached in the store for the provider's `cache_for`
 //! under a digest of the question, so the address itself is not a store key. Requests use the
 //! documented `search` and `reverse` endpoints with `format=jsonv2&addressdetails=1` and
 //! English names (`accept-language=en`), as the rest of the answers are English.
@@ -17,18 +17,8 @@ use reqwest::header::HeaderMap;
 use sha2::{Digest, Sha256};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::provider::{self, Provider};
+use wrench_infra::{outbound::provider, providers::GEOCODER};
 
-/// The budget is the turns of `take_turn`, set by `WRENCH_PROVIDER_GEOCODER_RATE`.
-const GEOCODER: Provider = Provider {
-    id: "GEOCODER",
-    name: "the live geocoder",
-    timeout: Duration::from_secs(10),
-    max_bytes: 512 * 1024,
-    budgets: &[],
-};
-/// How long an answer of the geocoder is kept in the store.
-pub const CACHE_FOR: Duration = Duration::from_secs(7 * 86_400);
 /// The longest one request waits, in all, for turns of the geocoder's budget.
 pub const MAX_WAIT: Duration = Duration::from_secs(2);
 /// OpenStreetMap's attribution, used when an answer does not carry its own `licence`.
@@ -264,7 +254,7 @@ fn url_of(base: &url::Url, question: &Question) -> Result<url::Url, ApiError> {
 /// none, in words for a `notice` (`the live geocoder was not asked: ...`).
 pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result<Answer, String> {
     let providers = &ctx.config.outbound.providers;
-    let Some(base) = providers.url("GEOCODER") else {
+    let Some(base) = providers.url(&GEOCODER) else {
         return Err("the live geocoder is off (WRENCH_PROVIDER_GEOCODER_URL)".to_string());
     };
     // Our own reasons are worded after this prefix; the outbound layer's messages (`ApiError`s
@@ -327,7 +317,7 @@ pub async fn ask(ctx: &Ctx, session: &Session, question: Question<'_>) -> Result
         host: base.host_str().unwrap_or_default().to_string(),
     };
     if let Ok(bytes) = serde_json::to_vec(&answer) {
-        provider::remember(ctx, &key, &bytes, CACHE_FOR).await;
+        GEOCODER.remember(ctx, &key, &bytes).await;
     }
     Ok(answer)
 }

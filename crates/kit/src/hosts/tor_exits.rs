@@ -4,23 +4,20 @@
 //! (`outbound::feed`). The list is a few thousand lines; more than 200,000 addresses is refused as
 //! not the list.
 
-use std::{collections::HashSet, net::IpAddr, sync::Arc, time::Duration};
+use std::{collections::HashSet, net::IpAddr, sync::Arc};
 
 use wrench_contract::prelude::*;
-use wrench_infra::outbound::feed::{Feed, FeedSpec, Fetched};
+use wrench_infra::{
+    outbound::feed::{Feed, FeedSpec, Fetched},
+    providers::TOR_EXITS,
+};
 
 const MAX_ENTRIES: usize = 200_000;
 
 pub type ExitList = Fetched<HashSet<IpAddr>>;
 
 static EXITS: Feed<HashSet<IpAddr>> = Feed::new();
-static SPEC: FeedSpec<HashSet<IpAddr>> = FeedSpec {
-    name: "the Tor exit list",
-    refresh_after: Duration::from_secs(3600),
-    timeout: Duration::from_secs(10),
-    max_bytes: 4 * 1024 * 1024,
-    parse,
-};
+static SPEC: FeedSpec<HashSet<IpAddr>> = FeedSpec { provider: &TOR_EXITS, parse };
 
 fn parse(body: &[u8]) -> Result<HashSet<IpAddr>, String> {
     let text = String::from_utf8_lossy(body);
@@ -40,7 +37,7 @@ fn parse(body: &[u8]) -> Result<HashSet<IpAddr>, String> {
 /// The list, fetched now if there is none for the configured URL; a list over an hour old is
 /// refreshed in the background.
 pub async fn exits(ctx: &Ctx) -> Result<Arc<ExitList>, String> {
-    let Some(url) = ctx.config.outbound.providers.url("TOREXITS").cloned() else {
+    let Some(url) = ctx.config.outbound.providers.url(&TOR_EXITS).cloned() else {
         return Err("the Tor check is off (WRENCH_PROVIDER_TOREXITS_URL)".into());
     };
     EXITS.get(&ctx.net, &SPEC, &url, Default::default()).await

@@ -9,6 +9,7 @@
 
 mod cors;
 mod drain;
+mod envelope;
 pub mod limits;
 pub mod mcp;
 mod pipeline;
@@ -31,11 +32,15 @@ use poem::{
 use tracing::info;
 
 use crate::keys::KeyRing;
-use wrench_contract::op::{self, HttpMethod, Operation, Registry, Route};
+use envelope::error_response;
+use wrench_contract::{
+    op::{self, HttpMethod, Operation, Registry, Route},
+    services::Services,
+};
 use wrench_infra::{
     config::Config,
-    envelope::{ApiError, ErrorCode, error_response},
-    store::{Store, embedded::EmbeddedStore, tally_queue::TallyQueue},
+    envelope::{ApiError, ErrorCode},
+    store::{Store, embedded::EmbeddedStore},
 };
 
 /// What every endpoint of the app shares.
@@ -43,7 +48,8 @@ pub(crate) struct State {
     pub(crate) config: Arc<Config>,
     pub(crate) store: Arc<dyn Store>,
     /// Short-link visits waiting to be described in the store.
-    pub(crate) tallies: Arc<TallyQueue>,
+    /// The operations' group services, for this server's store (`wrench_contract::services`).
+    pub(crate) services: Arc<Services>,
     pub(crate) net: Arc<wrench_infra::outbound::Net>,
     pub(crate) datasets: Arc<wrench_infra::datasets::Datasets>,
     pub(crate) keys: KeyRing,
@@ -109,7 +115,7 @@ pub struct App {
     mcp: mcp::McpEndpoint,
     tools: mcp::Tools,
     datasets: Arc<wrench_infra::datasets::Datasets>,
-    tallies: Arc<TallyQueue>,
+    services: Arc<Services>,
     cors: wrench_infra::config::CorsOrigins,
     startup: Arc<startup::Startup>,
     /// Routes also served under paths the operator chose (`op::Mount`).
@@ -213,7 +219,7 @@ fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts
         datasets: datasets.clone(),
         keys: KeyRing::new(config.api_keys.clone()),
         config,
-        tallies: Arc::new(TallyQueue::new(store.clone())),
+        services: Arc::default(),
         store,
         openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?.into(),
         openapi_30: std::sync::OnceLock::new(),
@@ -221,7 +227,7 @@ fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts
         startup: Arc::new(startup::Startup::default()),
     });
     let startup = state.startup.clone();
-    let tallies = state.tallies.clone();
+    let services = state.services.clone();
     let mut route = poem::Route::new();
     for (path, routes) in by_path {
         route = route.at(path, PathEndpoint { state: state.clone(), routes });
@@ -231,7 +237,7 @@ fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts
     let route = Arc::new(site::mount(route, state));
     let tools = mcp::Tools::new(&ops, route.clone());
     let mcp = mcp::McpEndpoint::new(tools.clone(), &config);
-    Ok(App { route, mcp, tools, datasets, tallies, cors, startup, mounts })
+    Ok(App { route, mcp, tools, datasets, services, cors, startup, mounts })
 }
 
 /// One route of an operation, as the router holds it.
@@ -392,7 +398,9 @@ pub async fn serve_mcp_stdio(config: Config, registry: Registry, key: Option<Str
         Some(k) => app.tools.clone().with_key(&k)?,
         None => app.tools.clone(),
     };
-    mcp::serve_stdio(tools).await
+    let served = mcp::serve_stdio(tools).await;
+    app.services.stop().await;
+    served
 }
 
 /// Runs the server until SIGTERM or Ctrl-C, then lets in-flight requests finish.
@@ -429,10 +437,11 @@ pub async fn serve(config: Config, registry: Registry) -> Result<(), String> {
         None => None,
     };
     info!(listen = %config.listen, keys = config.api_keys.len(), body_limit = config.body_limit, "wrench listening");
-    let tallies = app.tallies.clone();
+    let services = app.services.clone();
     server::serve(listener, tls, app, &config, shutdown_signal()).await.map_err(|e| format!("server: {e}"))?;
-    // The last visits' descriptions, queued by requests that have all answered by now.
-    tallies.flush().await;
+    // What the services still hold (the last visits' descriptions, queued by requests that
+    // have all answered by now).
+    services.stop().await;
     info!("wrench stopped");
     Ok(())
 }

@@ -16,9 +16,10 @@ use poem::{
     http::{HeaderValue, StatusCode, header},
 };
 
+use super::envelope::{self, error_response};
 use super::{Mounted, RequestMeta, State, drain::Read};
 use wrench_contract::op::{Caller, Ctx, InputKind, OpRequest, OutputKind, RawBody, Reply};
-use wrench_infra::envelope::{self, ApiError, ErrorCode};
+use wrench_infra::envelope::{ApiError, ErrorCode};
 
 pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta: &RequestMeta) -> Response {
     let mut limit_headers = Vec::new();
@@ -152,7 +153,7 @@ async fn call(
     let ctx = Ctx {
         config: state.config.clone(),
         store: state.store.clone(),
-        tallies: state.tallies.clone(),
+        services: state.services.clone(),
         net: state.net.clone(),
         datasets: state.datasets.clone(),
         request_id: meta.id.clone(),
@@ -231,9 +232,7 @@ fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
                 .status(StatusCode::from_u16(r.status).unwrap_or(StatusCode::FOUND))
                 .header(header::LOCATION, loc)
                 .finish(),
-            Err(_) => {
-                envelope::error_response(&ApiError::internal("redirect target is not a valid header"), &m.as_meta())
-            }
+            Err(_) => error_response(&ApiError::internal("redirect target is not a valid header"), &m.as_meta()),
         },
         Ok(Reply::Raw(raw)) => {
             let mut resp = Response::builder().status(StatusCode::from_u16(raw.status).unwrap_or(StatusCode::OK));
@@ -247,7 +246,7 @@ fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
                 }
             }
         }
-        Err(e) => envelope::error_response(&e, &m.as_meta()),
+        Err(e) => error_response(&e, &m.as_meta()),
     }
 }
 

@@ -433,7 +433,7 @@ fn envelope_for(head: &[u8]) -> Option<Vec<u8>> {
 fn raw_envelope(err: &wrench_infra::envelope::ApiError) -> Vec<u8> {
     let meta = super::RequestMeta::new();
     let id = &meta.id;
-    let body = wrench_infra::envelope::error_bytes(err, &meta.envelope_meta().as_meta());
+    let body = super::envelope::error_bytes(err, &meta.envelope_meta().as_meta());
     let status = err.status();
     let mut out = format!(
         "HTTP/1.1 {} {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nx-request-id: {id}\r\nx-content-type-options: nosniff\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",

@@ -18,7 +18,7 @@ use poem::{
 
 use super::{State, meta_of, method_not_allowed};
 use wrench_infra::{
-    envelope::{self, ApiError, ErrorCode},
+    envelope::{ApiError, ErrorCode},
     store::StoreError,
 };
 
@@ -119,7 +119,7 @@ impl Endpoint for SiteEndpoint {
             let bytes = serde_json::to_vec(&data).unwrap_or_default();
             Response::builder()
                 .content_type("application/json")
-                .body(envelope::success_bytes(&bytes, &meta.envelope_meta().as_meta()))
+                .body(super::envelope::success_bytes(&bytes, &meta.envelope_meta().as_meta()))
         };
         let store_reachable = || async {
             let store = &self.state.store;
@@ -146,11 +146,11 @@ impl Endpoint for SiteEndpoint {
                         let b = if file.gzpipped { b.header(header::CONTENT_ENCODING, "gzip") } else { b };
                         b.header(header::CACHE_CONTROL, "public, max-age=3600").body(file.bytes.into_owned())
                     }
-                    Ok(None) => envelope::error_response(
+                    Ok(None) => super::envelope::error_response(
                         &ApiError::not_found(format!("no such documentation file: {tail}")),
                         &meta.envelope_meta().as_meta(),
                     ),
-                    Err(e) => envelope::error_response(
+                    Err(e) => super::envelope::error_response(
                         &ApiError::internal(format!("documentation page failed: {e}")),
                         &meta.envelope_meta().as_meta(),
                     ),
@@ -216,7 +216,7 @@ impl Endpoint for SiteEndpoint {
                 if missing.is_empty() {
                     json(serde_json::json!({"ready": true}))
                 } else {
-                    envelope::error_response(
+                    super::envelope::error_response(
                         &ApiError::new(ErrorCode::NotReady, format!("not ready: {}", missing.join("; "))),
                         &meta.envelope_meta().as_meta(),
                     )

@@ -288,7 +288,7 @@ impl Endpoint for McpEndpoint {
             // The transport refused the request in plain text; answer in the envelope.
             let err =
                 transport_error(parts.status, String::from_utf8_lossy(&bytes).trim(), parts.headers.get(header::ALLOW));
-            return Ok(wrench_infra::envelope::error_response(&err, &meta.envelope_meta().as_meta()));
+            return Ok(crate::http::envelope::error_response(&err, &meta.envelope_meta().as_meta()));
         }
         let mut out = Response::builder().status(parts.status).body(bytes);
         *out.headers_mut() = parts.headers;

@@ -1,4 +1,6 @@
-//! Visits recorded after their redirect has answered, summed into batches.
+//! The short-link visit queue: visits recorded after their redirect has answered, summed into
+//! batches. It is a group service of the storage operations (`wrench_contract::services`): one
+//! queue per server and store, started by the first visit, flushed when the server stops.
 //!
 //! A redirect counts its click in its own store step: that count is exact, and it is what a
 //! visit limit spends. What the visit says about its visitor (hour, referrer, browser,
@@ -11,7 +13,7 @@
 //! involved, so nothing waits longer than the write before it.
 //!
 //! Readers that must see every visit so far (statistics, the visit stream, a delete) call
-//! [`TallyQueue::flush`] first, which waits for everything this instance queued before the
+//! [`VisitQueue::flush`] first, which waits for everything this instance queued before the
 //! call. Another instance's visits show once its writer has written them.
 //!
 //! Recording is at most once. A batch the store refuses (Redis gone, a cluster node down) is
@@ -28,11 +30,12 @@ use std::{
 
 use tokio::sync::watch;
 
-use super::{DistinctBatch, LogBatch, Store, TallyBatch};
+use wrench_contract::services::{Foundation, Service, Stopping};
+use wrench_infra::store::{DistinctBatch, LogBatch, Store, TallyBatch};
 
 /// Most visits waiting to be written.
 pub const MAX_QUEUED: usize = 10_000;
-/// Longest [`TallyQueue::flush`] waits: past it the reader goes on with what is written.
+/// Longest [`VisitQueue::flush`] waits: past it the reader goes on with what is written.
 pub const FLUSH_WAIT: Duration = Duration::from_secs(2);
 
 /// One visit to record. It is recorded only while `guard` holds a value (the link).
@@ -141,11 +144,22 @@ struct Shared {
 }
 
 /// The queue of one store's visits (one per server; see the module's description).
-pub struct TallyQueue(Arc<Shared>);
+pub(in crate::storage) struct VisitQueue(Arc<Shared>);
 
-impl TallyQueue {
-    pub fn new(store: Arc<dyn Store>) -> TallyQueue {
-        TallyQueue(Arc::new(Shared {
+impl Service for VisitQueue {
+    fn start(with: &Foundation<'_>) -> Self {
+        VisitQueue::new(with.store.clone())
+    }
+
+    /// The last visits' descriptions, queued by requests that have all answered by now.
+    fn stop(&self) -> Stopping<'_> {
+        Box::pin(self.flush())
+    }
+}
+
+impl VisitQueue {
+    pub fn new(store: Arc<dyn Store>) -> VisitQueue {
+        VisitQueue(Arc::new(Shared {
             store,
             state: Mutex::new(State { pending: Pending::default(), queued: 0, writing: false }),
             settled: watch::Sender::new(0),
@@ -155,20 +169,20 @@ impl TallyQueue {
     /// Counts a visit that could not be described at all (its description needed the store,
     /// which failed): the visit itself was counted, and its redirect answered.
     pub fn undescribed(&self, why: &dyn std::fmt::Display) {
-        crate::metrics::visits_dropped(1);
+        wrench_infra::metrics::visits_dropped(1);
         tracing::debug!(error = %why, "a visit was counted but not described");
     }
 
     /// Queues `visit`, starting a writer if none is running.
     pub fn push(&self, visit: TallyVisit) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            crate::metrics::visits_dropped(1);
+            wrench_infra::metrics::visits_dropped(1);
             return;
         };
         let mut state = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.pending.total >= MAX_QUEUED {
             drop(state);
-            crate::metrics::visits_dropped(1);
+            wrench_infra::metrics::visits_dropped(1);
             return;
         }
         state.pending.add(visit);
@@ -205,10 +219,10 @@ async fn write_all(shared: Arc<Shared>) {
             let store = shared.store.clone();
             async move {
                 match store.record(Arc::new(batch)).await {
-                    Ok(written) => crate::metrics::visits_recorded(if written { visits } else { 0 }),
+                    Ok(written) => wrench_infra::metrics::visits_recorded(if written { visits } else { 0 }),
                     Err(e) => {
                         tracing::warn!(error = %e, visits, "visits not recorded");
-                        crate::metrics::visits_dropped(visits);
+                        wrench_infra::metrics::visits_dropped(visits);
                     }
                 }
             }
