@@ -37,6 +37,7 @@ pub fn registry() -> op::Registry {
         startup: vec![startup],
         tables: TABLES.iter().map(|t| t.task).collect(),
         mounts: vec![storage::short_url::links::MOUNT],
+        pages: [storage::webhook::page::FILES, storage::paste::page::FILES].concat(),
     }
 }
 

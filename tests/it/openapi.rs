@@ -622,3 +622,46 @@ fn every_route_starts_with_a_server_path() {
         }
     }
 }
+
+/// The registry's pages are served by a server that does not know whose they are: each file at
+/// its paths, HTML under the policy that runs only the page's own script.
+#[tokio::test]
+async fn the_registrys_page_files_are_served_where_they_ask() {
+    let registry = wrench::registry();
+    assert!(registry.pages.len() >= 6, "the inbox and paste pages: {}", registry.pages.len());
+    let store = std::sync::Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
+    let config = std::sync::Arc::new(wrench_infra::config::Config::default());
+    let app = wrench_server::http::app_from_registry(config, store, &registry).unwrap();
+    let client = poem::test::TestClient::new(app);
+    for file in &registry.pages {
+        for path in file.paths {
+            let path = path.replace(":id", "abc123");
+            let resp = client.get(&path).send().await;
+            resp.assert_status_is_ok();
+            let headers = resp.0.headers().clone();
+            let body = resp.0.into_body().into_string().await.unwrap();
+            assert_eq!(body, file.body, "{path}");
+            let kind = headers["content-type"].to_str().unwrap().to_string();
+            let csp = headers.get("content-security-policy").map(|v| v.to_str().unwrap().to_string());
+            match file.kind {
+                wrench_contract::op::PageKind::Html => {
+                    assert!(kind.starts_with("text/html"), "{path}: {kind}");
+                    assert!(csp.unwrap_or_default().starts_with("default-src 'none'; script-src 'self'"), "{path}");
+                }
+                wrench_contract::op::PageKind::Script => assert!(kind.starts_with("text/javascript"), "{path}: {kind}"),
+                wrench_contract::op::PageKind::Style => assert!(kind.starts_with("text/css"), "{path}: {kind}"),
+            }
+        }
+    }
+    // A page file cannot take a path the server does not own.
+    let mut bad = wrench::registry();
+    bad.pages.push(wrench_contract::op::PageFile {
+        paths: &["/elsewhere/x.css"],
+        kind: wrench_contract::op::PageKind::Style,
+        body: "",
+    });
+    let store = std::sync::Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
+    let refused =
+        wrench_server::http::app_from_registry(std::sync::Arc::new(Default::default()), store, &bad).err().unwrap();
+    assert!(refused.contains("/elsewhere/x.css"), "{refused}");
+}

@@ -341,14 +341,38 @@ pub fn is_server_path(segment: &str) -> bool {
 }
 
 /// What the operations crate hands the server: its operations, its start-up work, every
-/// embedded table it builds on first use (for `wrench tables`, which measures them), and the
-/// routes it also serves under paths the operator chooses.
+/// embedded table it builds on first use (for `wrench tables`, which measures them), the
+/// routes it also serves under paths the operator chooses, and the files of its pages for
+/// people.
 #[derive(Debug, Clone)]
 pub struct Registry {
     pub operations: Vec<Operation>,
     pub startup: Vec<StartupTask>,
     pub tables: Vec<StartupTask>,
     pub mounts: Vec<Mount>,
+    pub pages: Vec<PageFile>,
+}
+
+/// One file of a page for people that a group of operations serves beside its API (the
+/// webhook inbox page and its script), compiled into the binary. The server serves it for
+/// GET and HEAD; an HTML file under a policy that lets it load and run only the page's own
+/// files and call this origin, so nothing a page shows can run.
+#[derive(Debug, Clone, Copy)]
+pub struct PageFile {
+    /// Where it is served, in the router's spelling (`/inbox/:id`). Each first segment must be
+    /// one of [`SERVER_PATHS`] (the server refuses to start otherwise), so no short link at
+    /// the root can shadow it.
+    pub paths: &'static [&'static str],
+    pub kind: PageKind,
+    pub body: &'static str,
+}
+
+/// What a [`PageFile`] holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageKind {
+    Html,
+    Script,
+    Style,
 }
 
 /// Who is calling.

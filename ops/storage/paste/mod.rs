@@ -2,4 +2,5 @@
 
 pub(crate) mod create;
 pub(crate) mod model;
+pub(crate) mod page;
 pub(crate) mod read;

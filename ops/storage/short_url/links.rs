@@ -512,8 +512,13 @@ mod tests {
             manage::__op_delete_short_url(),
             manage::__op_get_short_url_qr(),
         ];
-        let registry =
-            wrench_contract::op::Registry { operations: ops, startup: vec![], tables: vec![], mounts: vec![MOUNT] };
+        let registry = wrench_contract::op::Registry {
+            operations: ops,
+            startup: vec![],
+            tables: vec![],
+            mounts: vec![MOUNT],
+            pages: vec![],
+        };
         let store = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
         TestClient::new(wrench_server::http::app_from_registry(Arc::new(config), store, &registry).unwrap())
     }
@@ -679,6 +684,7 @@ mod tests {
             startup: vec![],
             tables: vec![],
             mounts: vec![MOUNT],
+            pages: vec![],
         };
         let store = Arc::new(wrench_infra::store::embedded::EmbeddedStore::in_memory().unwrap());
         let refused =

@@ -3,6 +3,7 @@
 pub(crate) mod cache;
 pub(crate) mod inbox;
 pub(crate) mod model;
+pub(crate) mod page;
 pub(crate) mod payloads;
 pub(crate) mod receive;
 pub(crate) mod replay;

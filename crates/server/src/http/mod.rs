@@ -183,17 +183,26 @@ pub fn app(config: Arc<Config>, ops: Vec<Operation>) -> Result<App, String> {
 /// Builds the app from a config, a store and a list of operations. Refuses duplicate
 /// operationIds or routes.
 pub fn app_with_store(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>) -> Result<App, String> {
-    build(config, store, ops, &[])
+    build(config, store, ops, &[], &[])
 }
 
-/// Builds the app from a config, a store and a registry: its operations and the paths some of
-/// them are also served under.
+/// Builds the app from a config, a store and a registry: its operations, the paths some of
+/// them are also served under, and its pages' files.
 pub fn app_from_registry(config: Arc<Config>, store: Arc<dyn Store>, registry: &Registry) -> Result<App, String> {
-    build(config, store, registry.operations.clone(), &registry.mounts)
+    build(config, store, registry.operations.clone(), &registry.mounts, &registry.pages)
 }
 
-fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts: &[op::Mount]) -> Result<App, String> {
+fn build(
+    config: Arc<Config>,
+    store: Arc<dyn Store>,
+    ops: Vec<Operation>,
+    mounts: &[op::Mount],
+    pages: &[op::PageFile],
+) -> Result<App, String> {
     let mounts = path_mounts(&config, &ops, mounts)?;
+    if let Some(why) = pages.iter().find_map(site::refused_page_path) {
+        return Err(why);
+    }
     let mut ids = std::collections::HashSet::new();
     let mut by_path: BTreeMap<String, Vec<Mounted>> = BTreeMap::new();
     for op in &ops {
@@ -234,7 +243,7 @@ fn build(config: Arc<Config>, store: Arc<dyn Store>, ops: Vec<Operation>, mounts
     }
     let cors = state.config.cors.clone();
     let config = state.config.clone();
-    let route = Arc::new(site::mount(route, state));
+    let route = Arc::new(site::mount(route, state, pages));
     let tools = mcp::Tools::new(&ops, route.clone());
     let mcp = mcp::McpEndpoint::new(tools.clone(), &config);
     Ok(App { route, mcp, tools, datasets, services, cors, startup, mounts })

@@ -2,8 +2,8 @@
 //! (`/health`: the process answers; always 200, with the store's and data sets' state) and
 //! readiness (`/ready`: 200 once the store answers and every configured data set is loaded,
 //! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators), and the
-//! pages for people: the webhook inbox page (`/inbox/{id}`, with its script and style under
-//! `/inbox-assets/`) and the paste page (`/p/{id}` and the form `/p/`, under `/paste-assets/`).
+//! files of the pages for people that the registry brings (the webhook inbox page, the paste
+//! page: `op::PageFile`), served without knowing whose they are.
 //!
 //! Swagger UI is compiled into the binary (utoipa-swagger-ui's vendored copy), so `/docs`
 //! works offline. Its "Try it out" calls the serving host, because the document declares no
@@ -17,6 +17,7 @@ use poem::{
 };
 
 use super::{State, meta_of, method_not_allowed};
+use wrench_contract::op::{self, PageFile, PageKind};
 use wrench_infra::{
     envelope::{ApiError, ErrorCode},
     store::StoreError,
@@ -32,22 +33,10 @@ enum Page {
     Index,
     Health,
     Ready,
-    Inbox,
-    InboxScript,
-    InboxStyle,
-    Paste,
-    PasteScript,
-    PasteStyle,
+    /// A file of a page for people, from the registry.
+    File(PageFile),
 }
 
-/// The inbox page and its two files, compiled in: the page needs nothing from elsewhere.
-const INBOX_HTML: &str = include_str!("inbox_page/index.html");
-const INBOX_JS: &str = include_str!("inbox_page/app.js");
-const INBOX_CSS: &str = include_str!("inbox_page/app.css");
-/// The paste page and its two files, likewise.
-const PASTE_HTML: &str = include_str!("paste_page/index.html");
-const PASTE_JS: &str = include_str!("paste_page/app.js");
-const PASTE_CSS: &str = include_str!("paste_page/app.css");
 /// What the pages may load and run: their own script and style, calls to this origin, and
 /// nothing inline, so a delivery's or a paste's content can never run even if it reached the
 /// markup.
@@ -75,15 +64,33 @@ struct SiteEndpoint {
     swagger: Arc<utoipa_swagger_ui::Config<'static>>,
 }
 
-pub(super) fn mount(route: Route, state: Arc<State>) -> Route {
+/// Mounts the server's own pages and the registry's page files.
+pub(super) fn mount(route: Route, state: Arc<State>, files: &[PageFile]) -> Route {
     let swagger = Arc::new(
         utoipa_swagger_ui::Config::from("/openapi.json")
             .try_it_out_enabled(true)
             .persist_authorization(true)
             .display_operation_id(true),
     );
-    PAGES.iter().fold(route, |route, (path, page)| {
-        route.at(*path, SiteEndpoint { page: *page, state: state.clone(), swagger: swagger.clone() })
+    let files = files.iter().flat_map(|f| f.paths.iter().map(move |path| (*path, Page::File(*f))));
+    PAGES.iter().copied().chain(files).fold(route, |route, (path, page)| {
+        route.at(path, SiteEndpoint { page, state: state.clone(), swagger: swagger.clone() })
+    })
+}
+
+/// Why a page file cannot be served where it asks to be: a path whose first segment is not one
+/// of the server's own (`op::SERVER_PATHS`), so a short link at the root could shadow it, or one
+/// the server's own pages already answer.
+pub(super) fn refused_page_path(file: &PageFile) -> Option<String> {
+    file.paths.iter().find_map(|path| {
+        let first = path.trim_start_matches('/').split('/').next().unwrap_or_default();
+        if !path.starts_with('/') || first.is_empty() || !op::is_server_path(first) {
+            Some(format!("the page file at {path} is not under one of the server's own paths (op::SERVER_PATHS)"))
+        } else if PAGES.iter().any(|(own, _)| own == path) {
+            Some(format!("the page file at {path} would replace the server's own page there"))
+        } else {
+            None
+        }
     })
 }
 
@@ -98,13 +105,6 @@ const PAGES: &[(&str, Page)] = &[
     ("/health", Page::Health),
     ("/ready", Page::Ready),
     ("/metrics", Page::Metrics),
-    ("/inbox/:id", Page::Inbox),
-    ("/inbox-assets/app.js", Page::InboxScript),
-    ("/inbox-assets/app.css", Page::InboxStyle),
-    ("/p/", Page::Paste),
-    ("/p/:id", Page::Paste),
-    ("/paste-assets/app.js", Page::PasteScript),
-    ("/paste-assets/app.css", Page::PasteStyle),
 ];
 
 impl Endpoint for SiteEndpoint {
@@ -156,12 +156,11 @@ impl Endpoint for SiteEndpoint {
                     ),
                 }
             }
-            Page::Inbox => page_for_people(INBOX_HTML),
-            Page::Paste => page_for_people(PASTE_HTML),
-            Page::InboxScript => page_file("text/javascript; charset=utf-8", INBOX_JS),
-            Page::InboxStyle => page_file("text/css; charset=utf-8", INBOX_CSS),
-            Page::PasteScript => page_file("text/javascript; charset=utf-8", PASTE_JS),
-            Page::PasteStyle => page_file("text/css; charset=utf-8", PASTE_CSS),
+            Page::File(file) => match file.kind {
+                PageKind::Html => page_for_people(file.body),
+                PageKind::Script => page_file("text/javascript; charset=utf-8", file.body),
+                PageKind::Style => page_file("text/css; charset=utf-8", file.body),
+            },
             Page::Index => json(serde_json::json!({
                 "name": "wrench",
                 "version": env!("CARGO_PKG_VERSION"),
@@ -229,8 +228,9 @@ impl Endpoint for SiteEndpoint {
 #[cfg(test)]
 mod tests {
     /// The list a short link at the root is checked against holds every first segment the
-    /// server answers: its pages and `/mcp` (the operations' routes are checked where the
-    /// server meets them, in tests/it/openapi.rs).
+    /// server answers: its pages and `/mcp` (the operations' routes and the registry's page
+    /// files are checked where the server meets them, in tests/it/openapi.rs, and when it
+    /// starts).
     #[test]
     fn the_server_paths_name_every_page_and_route() {
         let first = |path: &str| path.trim_start_matches('/').split('/').next().unwrap_or_default().to_string();
@@ -242,5 +242,21 @@ mod tests {
             );
         }
         assert!(wrench_contract::op::is_server_path("mcp"));
+    }
+}
+
+#[cfg(test)]
+mod page_files {
+    use super::*;
+
+    #[test]
+    fn a_page_file_outside_the_servers_paths_is_refused() {
+        let file = |paths: &'static [&'static str]| PageFile { paths, kind: PageKind::Style, body: "" };
+        assert_eq!(refused_page_path(&file(&["/inbox-assets/x.css", "/p/:id"])), None);
+        for bad in
+            [&["/mine/x.css"][..], &["/"][..], &["p/x"][..], &["/inbox-assets/a", "/elsewhere"][..], &["/health"][..]]
+        {
+            assert!(refused_page_path(&file(bad)).is_some(), "{bad:?}");
+        }
     }
 }
