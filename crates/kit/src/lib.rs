@@ -2,7 +2,8 @@
 //! of them. Each module is a topic: asking hosts for DNS, TLS, RDAP and WHOIS ([`hosts`]), fetching
 //! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
 //! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
-//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences), and what webhook
+//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences), the byte
+//! convention of every operation that takes or gives bytes ([`byte_encoding`]), and what webhook
 //! inboxes record of a delivery and how they check its signature ([`webhook`]).
 //!
 //! It stands on `wrench-contract` (an operation's context and error type, for the libraries
@@ -12,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod barcode;
+pub mod byte_encoding;
 pub mod card_brands;
 pub mod checksum;
 pub mod color;
