@@ -23,10 +23,10 @@ use base64::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use wrench_contract::prelude::ApiError;
+use wrench_contract::prelude::{ApiError, Validate};
 
 /// How a byte input's string carries its bytes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Validate)]
 pub enum InputEncoding {
     /// The string's own UTF-8 bytes.
     #[default]
@@ -44,7 +44,7 @@ pub enum InputEncoding {
 }
 
 /// How a byte output is to be written.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Validate)]
 pub enum OutputEncoding {
     /// Text when the bytes are UTF-8 without control characters (tab and line breaks aside),
     /// standard Base64 otherwise.
@@ -54,10 +54,13 @@ pub enum OutputEncoding {
     /// Text; bytes that are not UTF-8 are refused.
     #[serde(rename = "utf-8")]
     Utf8,
+    /// Lower-case hexadecimal, two digits a byte.
     #[serde(rename = "hex")]
     Hex,
+    /// Standard Base64 with padding.
     #[serde(rename = "base64")]
     Base64,
+    /// URL-safe Base64 without padding.
     #[serde(rename = "base64url")]
     Base64Url,
 }
@@ -226,6 +229,37 @@ mod tests {
                 encode(plain.as_bytes(), OutputEncoding::Auto, "output").unwrap(),
                 (plain.to_string(), UsedEncoding::Utf8)
             );
+        }
+    }
+
+    /// Python's standard library (tests/fixtures/byte_encodings.py) wrote each case in every
+    /// encoding and judged whether it reads as text; every reading and writing here agrees.
+    #[test]
+    fn pythons_encodings_and_verdicts_agree() {
+        let cases: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/fixtures/byte_encodings.json")).unwrap();
+        let cases = cases.as_array().unwrap();
+        assert!(cases.len() >= 20);
+        for case in cases {
+            let field = |name: &str| case[name].as_str().unwrap().to_string();
+            let bytes = decode(&field("hex"), InputEncoding::Hex, "input").unwrap();
+            assert_eq!(decode(&field("base64"), InputEncoding::Base64, "input").unwrap(), bytes);
+            assert_eq!(decode(&field("base64url"), InputEncoding::Base64Url, "input").unwrap(), bytes);
+            for (asked, name) in [
+                (OutputEncoding::Hex, "hex"),
+                (OutputEncoding::Base64, "base64"),
+                (OutputEncoding::Base64Url, "base64url"),
+            ] {
+                assert_eq!(encode(&bytes, asked, "output").unwrap().0, field(name), "{name} of {}", field("hex"));
+            }
+            let text = case["text"].as_bool().unwrap();
+            assert_eq!(is_text(&bytes), text, "{}", field("hex"));
+            let (auto, used) = encode(&bytes, OutputEncoding::Auto, "output").unwrap();
+            if text {
+                assert_eq!((auto.as_bytes(), used), (&bytes[..], UsedEncoding::Utf8));
+            } else {
+                assert_eq!((auto, used), (field("base64"), UsedEncoding::Base64));
+            }
         }
     }
 
