@@ -2,23 +2,14 @@
 //! byte convention (`wrench_kit::byte_encoding`): any bytes go in, through `inputEncoding`, and
 //! come out, through `outputEncoding`, without loss.
 
-use base64::{
-    Engine, alphabet,
-    engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig},
-};
+use base64::{Engine, engine::GeneralPurpose};
 
 use wrench_contract::prelude::*;
-use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding, UsedEncoding};
+use wrench_kit::byte_encoding::{self, Base64Fault, InputEncoding, OutputEncoding, UsedEncoding};
 
 /// Encoders: standard with padding; URL-safe without (the spec's form).
 const STANDARD: GeneralPurpose = base64::engine::general_purpose::STANDARD;
 const URL_SAFE: GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
-/// Decoders accept input with or without padding; the alphabet is strict.
-const LENIENT: GeneralPurposeConfig =
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent);
-const STANDARD_DECODE: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, LENIENT);
-const URL_SAFE_DECODE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, LENIENT);
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -96,36 +87,24 @@ struct Base64DecodeOutput {
      example(bytes_as_hex, {"encoded": "AP8Q/g==", "outputEncoding": "hex"}),
      example(invalid, {"encoded": "not base64!"}, status = 400))]
 async fn base64_decode(input: Base64DecodeInput) -> Result<Base64DecodeOutput, ApiError> {
-    // Whitespace is dropped before decoding; remember where each kept character was, so an
-    // error can point at the client's own input.
-    let (compact, positions): (String, Vec<usize>) =
-        input.encoded.chars().enumerate().filter(|(_, c)| !c.is_ascii_whitespace()).map(|(i, c)| (c, i)).unzip();
-    let engine = if input.url_safe { URL_SAFE_DECODE } else { STANDARD_DECODE };
-    // The decoder reports byte offsets into `compact`; map them to character positions.
-    let at = |offset: usize| {
-        let chars_before = compact.get(..offset).map_or(offset, |s| s.chars().count());
-        positions.get(chars_before).copied().unwrap_or(input.encoded.chars().count())
-    };
-    let bytes = engine.decode(compact.as_bytes()).map_err(|e| {
-        let what = match e {
-            base64::DecodeError::InvalidByte(offset, b) => {
-                let hint = if !input.url_safe && (b == b'-' || b == b'_') {
-                    " (this looks like URL-safe Base64: set urlSafe to true)"
-                } else if input.url_safe && (b == b'+' || b == b'/') {
-                    " (this looks like standard Base64: set urlSafe to false)"
-                } else {
-                    ""
+    // Positions count the client's own characters; the hints name this operation's field.
+    let bytes = byte_encoding::read_base64(&input.encoded, input.url_safe).map_err(|fault| {
+        let what = match fault {
+            Base64Fault::Character { char, at, other_alphabet } => {
+                let hint = match (other_alphabet, input.url_safe) {
+                    (false, _) => "",
+                    (true, false) => " (this looks like URL-safe Base64: set urlSafe to true)",
+                    (true, true) => " (this looks like standard Base64: set urlSafe to false)",
                 };
-                let c = compact.get(offset..).and_then(|s| s.chars().next()).unwrap_or(b as char);
-                format!("invalid character {c:?} at position {}{hint}", at(offset))
+                format!("invalid character {char:?} at position {at}{hint}")
             }
-            base64::DecodeError::InvalidLength(n) => {
+            Base64Fault::Length(n) => {
                 format!("{n} Base64 characters cannot be a whole number of bytes (one is missing or extra)")
             }
-            base64::DecodeError::InvalidLastSymbol { offset, .. } => {
-                format!("the last character, at position {}, has bits set that encode nothing", at(offset))
+            Base64Fault::LastSymbol { at } => {
+                format!("the last character, at position {at}, has bits set that encode nothing")
             }
-            base64::DecodeError::InvalidPadding => "the = padding is misplaced or of the wrong length".to_string(),
+            Base64Fault::Padding => "the = padding is misplaced or of the wrong length".to_string(),
         };
         ApiError::invalid("encoded", format!("not valid Base64: {what}"))
     })?;

@@ -128,33 +128,60 @@ fn decode_hex(text: &str, field: &str) -> Result<Vec<u8>, ApiError> {
     hex::decode(&digits).map_err(|e| ApiError::invalid(field, format!("not valid hex: {e}")))
 }
 
-fn decode_base64(text: &str, url_safe: bool, field: &str) -> Result<Vec<u8>, ApiError> {
+/// Why a text is not Base64, with positions counted in the caller's own characters
+/// (whitespace included), so that each operation can word its message in its own fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base64Fault {
+    /// `char` at `at` is not in the alphabet; `other_alphabet`: it belongs to the other one
+    /// (`-`, `_` read as standard, `+`, `/` read as URL-safe).
+    Character { char: char, at: usize, other_alphabet: bool },
+    /// `n` characters cannot be whole bytes.
+    Length(usize),
+    /// The last character, at `at`, has bits set that encode nothing.
+    LastSymbol { at: usize },
+    /// The `=` padding is misplaced or of the wrong length.
+    Padding,
+}
+
+/// The bytes of Base64 `text` in the standard alphabet, or the URL-safe one: ASCII whitespace
+/// is ignored (wrapped lines decode), padding is optional, and the alphabet is strict.
+pub fn read_base64(text: &str, url_safe: bool) -> Result<Vec<u8>, Base64Fault> {
     let (compact, positions) = compact(text);
     let engine = if url_safe { URL_SAFE_DECODE } else { STANDARD_DECODE };
-    let name = if url_safe { "base64url" } else { "base64" };
     // The decoder reports byte offsets into `compact`; map them to the caller's characters.
     let at = |offset: usize| {
         let chars_before = compact.get(..offset).map_or(offset, |s| s.chars().count());
         positions.get(chars_before).copied().unwrap_or(text.chars().count())
     };
-    engine.decode(compact.as_bytes()).map_err(|e| {
-        let what = match e {
-            base64::DecodeError::InvalidByte(offset, b) => {
-                let hint = match (url_safe, b) {
-                    (false, b'-' | b'_') => " (this looks like base64url)",
-                    (true, b'+' | b'/') => " (this looks like standard base64)",
-                    _ => "",
+    engine.decode(compact.as_bytes()).map_err(|e| match e {
+        base64::DecodeError::InvalidByte(offset, b) => Base64Fault::Character {
+            char: compact.get(offset..).and_then(|s| s.chars().next()).unwrap_or(b as char),
+            at: at(offset),
+            other_alphabet: if url_safe { matches!(b, b'+' | b'/') } else { matches!(b, b'-' | b'_') },
+        },
+        base64::DecodeError::InvalidLength(n) => Base64Fault::Length(n),
+        base64::DecodeError::InvalidLastSymbol { offset, .. } => Base64Fault::LastSymbol { at: at(offset) },
+        base64::DecodeError::InvalidPadding => Base64Fault::Padding,
+    })
+}
+
+fn decode_base64(text: &str, url_safe: bool, field: &str) -> Result<Vec<u8>, ApiError> {
+    let name = if url_safe { "base64url" } else { "base64" };
+    read_base64(text, url_safe).map_err(|fault| {
+        let what = match fault {
+            Base64Fault::Character { char, at, other_alphabet } => {
+                let hint = match (other_alphabet, url_safe) {
+                    (false, _) => "",
+                    (true, false) => " (this looks like base64url)",
+                    (true, true) => " (this looks like standard base64)",
                 };
-                let c = compact.get(offset..).and_then(|s| s.chars().next()).unwrap_or(b as char);
-                format!("{c:?} at position {} is not in its alphabet{hint}", at(offset))
+                format!("{char:?} at position {at} is not in its alphabet{hint}")
             }
-            base64::DecodeError::InvalidLength(n) => {
-                format!("{n} characters cannot be whole bytes (one is missing or extra)")
+            Base64Fault::Length(n) => format!("{n} characters cannot be whole bytes (one is missing or extra)"),
+            Base64Fault::LastSymbol { at } => {
+                format!("the last character, at position {at}, has bits set that encode nothing")
             }
-            base64::DecodeError::InvalidLastSymbol { offset, .. } => {
-                format!("the last character, at position {}, has bits set that encode nothing", at(offset))
-            }
-            base64::DecodeError::InvalidPadding => "the = padding is misplaced or of the wrong length".to_string(),
+            Base64Fault::Padding => "the = padding is misplaced or of the wrong length".to_string(),
         };
         ApiError::invalid(field, format!("not valid {name}: {what}"))
     })
