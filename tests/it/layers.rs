@@ -25,8 +25,8 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `wrench*` packages a manifest lists in `section` (`dependencies` or `dev-dependencies`).
-fn workspace_deps(manifest: &str, section: &str) -> BTreeSet<String> {
+/// Every package a manifest lists in `section` (`dependencies` or `dev-dependencies`).
+fn section_deps(manifest: &str, section: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut inside = false;
     for line in manifest.lines() {
@@ -35,12 +35,17 @@ fn workspace_deps(manifest: &str, section: &str) -> BTreeSet<String> {
             inside = line == format!("[{section}]");
             continue;
         }
-        if inside && line.starts_with("wrench") {
-            let name: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        let name: String = line.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+        if inside && !name.is_empty() {
             out.insert(name);
         }
     }
     out
+}
+
+/// The `wrench*` packages a manifest lists in `section`.
+fn workspace_deps(manifest: &str, section: &str) -> BTreeSet<String> {
+    section_deps(manifest, section).into_iter().filter(|name| name.starts_with("wrench")).collect()
 }
 
 #[test]
@@ -77,30 +82,18 @@ fn every_crate_depends_only_on_lower_layers() {
     }
 }
 
-/// Whether a manifest lists package `name` in `section`.
-fn lists(manifest: &str, section: &str, name: &str) -> bool {
-    let mut inside = false;
-    manifest.lines().map(str::trim).any(|line| {
-        if line.starts_with('[') {
-            inside = line == format!("[{section}]");
-            return false;
-        }
-        inside && line.split(['=', '.', ' ']).next() == Some(name)
-    })
-}
-
 /// The HTTP framework and the writing of answers belong to the server: every other crate
 /// speaks in operations, errors and `http` types, and only tests may drive a poem app.
 #[test]
 fn poem_is_the_servers_alone() {
     for (name, dir) in LAYERS.iter().flat_map(|l| l.iter()) {
         let text = std::fs::read_to_string(root().join(dir).join("Cargo.toml")).unwrap();
-        let uses = lists(&text, "dependencies", "poem");
+        let uses = section_deps(&text, "dependencies").contains("poem");
         assert_eq!(uses, *name == "wrench-server", "{name}: poem in [dependencies] is {uses}");
     }
     // The check reads what it should: the server's test helpers also list it for tests.
     let server = std::fs::read_to_string(root().join("crates/server/Cargo.toml")).unwrap();
-    assert!(lists(&server, "dev-dependencies", "poem"));
+    assert!(section_deps(&server, "dev-dependencies").contains("poem"));
 }
 
 /// Every `.rs` file under `dir`, with its top-level module (the first component below `dir`).
