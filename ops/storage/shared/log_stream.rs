@@ -200,3 +200,65 @@ pub(in crate::storage) async fn stream(
         delay: Duration::ZERO,
     })
 }
+
+/// Reading a stream as a client does, for the features' tests.
+#[cfg(test)]
+pub(crate) mod read {
+    use serde_json::Value;
+
+    /// The events of a stream's text as an SSE client dispatches them (blocks without `data`
+    /// are not events; comment lines are skipped), each as the object the document's event
+    /// schema describes, with `id` carried over from the last block that set one.
+    pub(crate) fn events(text: &str) -> Vec<Value> {
+        let (mut out, mut last_id) = (Vec::new(), None::<String>);
+        for block in text.split("\n\n") {
+            let (mut event, mut data) = (serde_json::Map::new(), Vec::new());
+            for line in block.lines().filter(|l| !l.starts_with(':')) {
+                let (field, value) =
+                    line.split_once(':').map_or((line, ""), |(f, v)| (f, v.strip_prefix(' ').unwrap_or(v)));
+                match field {
+                    "data" => data.push(value),
+                    "event" => drop(event.insert("event".into(), value.into())),
+                    "id" => last_id = Some(value.to_string()),
+                    "retry" => drop(event.insert("retry".into(), value.parse::<u64>().unwrap().into())),
+                    _ => {}
+                }
+            }
+            if data.is_empty() {
+                continue;
+            }
+            event.entry("event").or_insert_with(|| "message".into());
+            event.insert("data".into(), data.join("\n").into());
+            if let Some(id) = &last_id {
+                event.insert("id".into(), id.clone().into());
+            }
+            out.push(Value::Object(event));
+        }
+        out
+    }
+
+    /// Every event of `text` is one the document declares for `path`'s stream: only declared
+    /// fields, the required ones present, an `id` of its pattern, `data` one JSON value.
+    pub(crate) fn assert_declared(ops: &[wrench_contract::op::Operation], path: &str, text: &str) {
+        let doc = wrench_server::openapi::document(ops);
+        let schema = &doc["paths"][path]["get"]["responses"]["200"]["content"]["text/event-stream"]["schema"];
+        assert_eq!(schema["type"], "object", "{path}: {schema}");
+        let pattern = regex::Regex::new(schema["properties"]["id"]["pattern"].as_str().unwrap()).unwrap();
+        let events = events(text);
+        assert!(!events.is_empty(), "no events in {text}");
+        for event in events {
+            let fields = event.as_object().unwrap();
+            for name in fields.keys() {
+                assert!(schema["properties"].get(name).is_some(), "{name} is not declared: {event}");
+            }
+            for name in schema["required"].as_array().unwrap() {
+                assert!(fields.contains_key(name.as_str().unwrap()), "{name} is missing: {event}");
+            }
+            if let Some(id) = fields.get("id") {
+                assert!(pattern.is_match(id.as_str().unwrap()), "{event}");
+            }
+            assert_eq!(schema["properties"]["data"]["contentMediaType"], "application/json");
+            serde_json::from_str::<Value>(fields["data"].as_str().unwrap()).expect("data is JSON");
+        }
+    }
+}

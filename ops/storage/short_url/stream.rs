@@ -67,14 +67,16 @@ mod tests {
     #[tokio::test]
     async fn visits_are_events_numbered_for_resuming() {
         use crate::storage::short_url::{links, manage, stats};
-        let ops = vec![
-            links::__op_create_short_url(),
-            links::__op_follow_short_url(),
-            stats::__op_get_short_url_stats(),
-            manage::__op_delete_short_url(),
-            super::__op_stream_short_url_visits(),
-        ];
-        let cli = TestClient::new(wrench_server::http::app(Arc::new(Config::default()), ops).unwrap());
+        let ops = || {
+            vec![
+                links::__op_create_short_url(),
+                links::__op_follow_short_url(),
+                stats::__op_get_short_url_stats(),
+                manage::__op_delete_short_url(),
+                super::__op_stream_short_url_visits(),
+            ]
+        };
+        let cli = TestClient::new(wrench_server::http::app(Arc::new(Config::default()), ops()).unwrap());
         let created = cli
             .post("/v1/short-url/create")
             .body_json(&serde_json::json!({"url": "https://example.com/"}))
@@ -107,6 +109,8 @@ mod tests {
         let events: Vec<&str> = body.split("\n\n").filter(|e| e.contains("event: visit")).collect();
         assert_eq!(events.len(), 2, "{body}");
         assert!(events[0].starts_with("id: 2\nevent: visit\ndata: {"), "{body}");
+        let path = "/v1/short-url/{slug}/visits/stream";
+        crate::storage::shared::log_stream::read::assert_declared(&ops(), path, &body);
         let data: serde_json::Value = serde_json::from_str(events[1].rsplit("data: ").next().unwrap()).unwrap();
         assert_eq!(
             (data["number"].as_u64(), data["referrer"].as_str(), data["browser"].as_str()),
@@ -124,6 +128,7 @@ mod tests {
             .unwrap();
         let rest = String::from_utf8(rest.to_vec()).unwrap();
         assert!(rest.ends_with("event: gone\ndata: {}\n\n"), "{rest}");
+        crate::storage::shared::log_stream::read::assert_declared(&ops(), path, &rest);
         let gone = cli.get(format!("/v1/short-url/{slug}/visits/stream")).send().await;
         assert_eq!(gone.0.status(), 404);
     }

@@ -812,6 +812,7 @@ mod tests {
         assert_eq!(status, 200);
         read_until("event: gone", &mut text).await;
         assert!(tokio::time::timeout(Duration::from_secs(1), body.next()).await.unwrap().is_none(), "the stream ends");
+        crate::storage::shared::log_stream::read::assert_declared(&ops(), "/v1/webhook/inbox/{id}/stream", &text);
 
         let (id, _) = create(&cli, json!({})).await;
         for n in 1..=40 {

@@ -212,7 +212,7 @@ fn success(op: &Operation, envelope: Option<&str>) -> (&'static str, Value) {
                     .iter()
                     .map(|m| {
                         let schema = match *m {
-                            "text/event-stream" => json!({"type": "string"}),
+                            "text/event-stream" => stream_event_schema(),
                             "application/json" => envelope
                                 .map_or_else(|| json!({}), |e| json!({"$ref": format!("#/components/schemas/{e}")})),
                             _ => json!({"type": "string", "format": "binary"}),
@@ -236,4 +236,23 @@ fn success(op: &Operation, envelope: Option<&str>) -> (&'static str, Value) {
             }),
         ),
     }
+}
+
+/// What one event of a `text/event-stream` answer holds, as an SSE client reads it (before
+/// Open API 3.2, a stream's `schema` describes each event, not the whole text): every event
+/// wrench sends names itself and carries JSON data; `id` is the number to resume after.
+fn stream_event_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "One event of the stream: its name, the number to resume after (`id`, \
+            sent back as `Last-Event-ID`) and its data, one JSON value.",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"type": "string", "minLength": 1},
+            "id": {"type": "string", "pattern": "^[0-9]+$"},
+            "data": {"type": "string", "contentMediaType": "application/json"},
+            "retry": {"type": "integer", "minimum": 0}
+        },
+        "additionalProperties": false
+    })
 }

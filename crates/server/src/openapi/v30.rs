@@ -196,7 +196,11 @@ fn schema(v: &mut Value) {
         o.remove("enum");
         o.insert("pattern".into(), json!(pattern));
     }
-    if o.remove("contentMediaType").is_some() | o.remove("contentEncoding").is_some() {
+    // Text that holds JSON (a stream event's data) stays a plain string; only bytes are binary.
+    let media = o.remove("contentMediaType");
+    let textual =
+        media.as_ref().and_then(Value::as_str).is_some_and(|m| m == "application/json" || m.starts_with("text/"));
+    if o.remove("contentEncoding").is_some() | (media.is_some() && !textual) {
         o.insert("format".into(), json!("binary"));
     }
     if o.contains_key("$ref") && o.len() > 1 {
@@ -310,8 +314,10 @@ mod tests {
         let v = one(json!({"type": "object", "properties": {
             "a": {"type": "array", "items": {"type": ["number", "null"]}},
             "b": {"type": "string", "contentMediaType": "image/png"},
-            "c": {"const": 1}
+            "c": {"const": 1},
+            "d": {"type": "string", "contentMediaType": "application/json"}
         }}));
+        assert_eq!(v["properties"]["d"], json!({"type": "string"}), "JSON text is text, not bytes");
         assert_eq!(v["properties"]["a"]["items"], json!({"type": "number", "nullable": true}));
         assert_eq!(v["properties"]["b"], json!({"type": "string", "format": "binary"}));
         assert_eq!(v["properties"]["c"], json!({"enum": [1]}));
