@@ -1,4 +1,5 @@
-//! Message digests (MD5, SHA-1, SHA-2) and HMAC, over the UTF-8 bytes of the text.
+//! Message digests (MD5, SHA-1, SHA-2) and HMAC, over any bytes: the message (and the HMAC
+//! key) are text by default, or bytes in the byte convention's `inputEncoding`.
 //!
 //! MD5 and SHA-1 are offered because checksums and legacy protocols still need them; they
 //! are broken for collision resistance, and the descriptions say so.
@@ -11,6 +12,7 @@ use sha2::{Digest, Sha256, Sha384, Sha512};
 use wrench_kit::crypto::{self, MacHash};
 
 use wrench_contract::prelude::*;
+use wrench_kit::byte_encoding::{self, InputEncoding};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
@@ -68,10 +70,13 @@ fn encode(bytes: &[u8], encoding: Encoding) -> String {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct HashInput {
-    /// The text to hash (its UTF-8 bytes).
+    /// What to hash: text (its UTF-8 bytes), or bytes written as `inputEncoding` says.
     text: String,
+    /// How `text` carries its bytes: `utf-8` (the default), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    input_encoding: InputEncoding,
     /// The digest. md5 and sha1 are not collision resistant: use them for checksums only.
     algorithm: Algorithm,
     /// How the digest is written.
@@ -91,28 +96,34 @@ struct HashOutput {
 
 /// Hash text with one algorithm.
 ///
-/// Digests the UTF-8 bytes of `text` with MD5 (RFC 1321), SHA-1, SHA-256, SHA-384 or SHA-512
-/// (FIPS 180-4), written in lower-case hex by default or Base64. MD5 and SHA-1 are broken for
-/// collision resistance: fine for checksums, not for signatures or passwords. Also answers at
-/// `/v1/hash/`.
+/// Digests the UTF-8 bytes of `text` (or, with `inputEncoding`, the bytes it carries in hex or
+/// Base64) with MD5 (RFC 1321), SHA-1, SHA-256, SHA-384 or SHA-512 (FIPS 180-4), written in
+/// lower-case hex by default or Base64. MD5 and SHA-1 are broken for collision resistance: fine
+/// for checksums, not for signatures or passwords. Also answers at `/v1/hash/`.
 #[op(post "/v1/hash" as hashText,
      post "/v1/hash/" as hashTextAlias, tag = DeveloperUtilities,
      example(sha256, {"text": "abc", "algorithm": "sha256"}),
+     rejects = "`text` that is not in its `inputEncoding`, naming the position",
      example(md5_base64_empty, {"text": "", "algorithm": "md5", "encoding": "base64"}),
+     example(bytes_from_hex, {"text": "00ff10fe", "inputEncoding": "hex", "algorithm": "sha256"}),
      example(unknown_algorithm, {"text": "abc", "algorithm": "sha3"}, status = 400))]
 async fn hash_text(input: HashInput) -> Result<HashOutput, ApiError> {
+    let bytes = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
     Ok(HashOutput {
-        hash: encode(&input.algorithm.digest(input.text.as_bytes()), input.encoding),
+        hash: encode(&input.algorithm.digest(&bytes), input.encoding),
         algorithm: input.algorithm,
         encoding: input.encoding,
     })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct HashBatchInput {
-    /// The text to hash (its UTF-8 bytes).
+    /// What to hash: text (its UTF-8 bytes), or bytes written as `inputEncoding` says.
     text: String,
+    /// How `text` carries its bytes: `utf-8` (the default), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    input_encoding: InputEncoding,
     /// Which digests; all five when absent. Repeats are ignored.
     #[serde(default)]
     #[schemars(length(min = 1, max = 5))]
@@ -132,16 +143,19 @@ struct HashBatchOutput {
 
 /// Hash text with several algorithms at once.
 ///
-/// The same digests as `/v1/hash`, for the algorithms listed (all five by default), keyed by
-/// algorithm name.
+/// The same digests as `/v1/hash`, of the same bytes (`inputEncoding`), for the algorithms
+/// listed (all five by default), keyed by algorithm name.
 #[op(post "/v1/hash/batch" as hashBatch, tag = DeveloperUtilities,
+     rejects = "`text` that is not in its `inputEncoding`, naming the position",
      example(all_five, {"text": "abc"}),
-     example(two_base64, {"text": "wrench", "algorithms": ["sha256", "sha512"], "encoding": "base64"}))]
+     example(two_base64, {"text": "wrench", "algorithms": ["sha256", "sha512"], "encoding": "base64"}),
+     example(bytes_from_base64, {"text": "AP8Q/g==", "inputEncoding": "base64", "algorithms": ["md5"]}))]
 async fn hash_batch(input: HashBatchInput) -> Result<HashBatchOutput, ApiError> {
+    let bytes = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
     let algorithms = input.algorithms.unwrap_or_else(|| Algorithm::ALL.to_vec());
     let mut hashes = indexmap::IndexMap::new();
     for a in algorithms {
-        hashes.entry(a.name().to_string()).or_insert_with(|| encode(&a.digest(input.text.as_bytes()), input.encoding));
+        hashes.entry(a.name().to_string()).or_insert_with(|| encode(&a.digest(&bytes), input.encoding));
     }
     Ok(HashBatchOutput { hashes, encoding: input.encoding })
 }
@@ -155,12 +169,19 @@ enum HmacAlgorithm {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct HmacInput {
-    /// The message (its UTF-8 bytes).
+    /// The message: text (its UTF-8 bytes), or bytes written as `inputEncoding` says.
     text: String,
-    /// The secret key (its UTF-8 bytes); any length.
+    /// How `text` carries its bytes: `utf-8` (the default), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    input_encoding: InputEncoding,
+    /// The secret key, any length: text (its UTF-8 bytes), or bytes written as `keyEncoding`
+    /// says (many webhook providers hand out Base64 secrets).
     key: String,
+    /// How `key` carries its bytes: `utf-8` (the default), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    key_encoding: InputEncoding,
     /// The hash function.
     algorithm: HmacAlgorithm,
     /// How the signature is written.
@@ -189,14 +210,19 @@ fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
 
 /// Compute an HMAC.
 ///
-/// HMAC (RFC 2104) of the UTF-8 bytes of `text` under the UTF-8 bytes of `key`, with SHA-256,
-/// SHA-512 or SHA-1, written in hex by default or Base64 (as many webhook providers send
-/// it). The key is used only for this computation: it is not stored or logged.
+/// HMAC (RFC 2104) of the bytes of `text` under the bytes of `key` (UTF-8 text by default;
+/// hex or Base64 with `inputEncoding` and `keyEncoding`), with SHA-256, SHA-512 or SHA-1,
+/// written in hex by default or Base64 (as many webhook providers send it). The key is used
+/// only for this computation: it is not stored or logged.
 #[op(post "/v1/hash/hmac" as hashHmac, tag = DeveloperUtilities,
+     rejects = "`text` or `key` that is not in its encoding, naming the field and the position",
      example(sha256, {"text": "what do ya want for nothing?", "key": "Jefe", "algorithm": "sha256"}),
-     example(sha1_base64, {"text": "payload", "key": "webhook-secret", "algorithm": "sha1", "encoding": "base64"}))]
+     example(sha1_base64, {"text": "payload", "key": "webhook-secret", "algorithm": "sha1", "encoding": "base64"}),
+     example(binary_key, {"text": "Hi There", "key": "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "keyEncoding": "hex", "algorithm": "sha256"}))]
 async fn hash_hmac(input: HmacInput) -> Result<HmacOutput, ApiError> {
-    let bytes = hmac_bytes(input.algorithm, input.key.as_bytes(), input.text.as_bytes());
+    let text = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
+    let key = byte_encoding::decode(&input.key, input.key_encoding, "key")?;
+    let bytes = hmac_bytes(input.algorithm, &key, &text);
     Ok(HmacOutput { signature: encode(&bytes, input.encoding), algorithm: input.algorithm, encoding: input.encoding })
 }
 

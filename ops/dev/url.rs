@@ -9,15 +9,16 @@
 use indexmap::IndexMap;
 
 use wrench_contract::prelude::*;
+use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding, UsedEncoding};
 
 /// Characters `encodeURIComponent` leaves alone besides letters and digits.
 const COMPONENT_SAFE: &[u8] = b"-_.!~*'()";
 /// Characters `encodeURI` also leaves alone: the URI reserved set and `#`.
 const URI_RESERVED: &[u8] = b";,/?:@&=+$#";
 
-fn encode(text: &str, component: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for &b in text.as_bytes() {
+fn encode(bytes: &[u8], component: bool) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
         let keep =
             b.is_ascii_alphanumeric() || COMPONENT_SAFE.contains(&b) || (!component && URI_RESERVED.contains(&b));
         if keep {
@@ -33,7 +34,8 @@ fn hex_value(b: u8) -> Option<u8> {
     (b as char).to_digit(16).map(|d| d as u8)
 }
 
-fn decode(text: &str, component: bool) -> Result<String, String> {
+/// The bytes the escapes stand for; a malformed escape is an error naming its position.
+fn decode(text: &str, component: bool) -> Result<Vec<u8>, String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -55,20 +57,37 @@ fn decode(text: &str, component: bool) -> Result<String, String> {
         }
         i += 3;
     }
-    String::from_utf8(out).map_err(|e| {
-        format!("the escapes decode to bytes that are not UTF-8 (at byte {})", e.utf8_error().valid_up_to())
-    })
+    Ok(out)
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
-struct UrlCodecInput {
-    /// The text.
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct UrlEncodeInput {
+    /// What to encode: text (its UTF-8 bytes), or bytes written as `inputEncoding` says.
     text: String,
-    /// true: a URI component (`encodeURIComponent` / `decodeURIComponent`); false: a whole URI
-    /// (`encodeURI` / `decodeURI`), which leaves `;,/?:@&=+$#` alone.
+    /// How `text` carries its bytes: `utf-8` (the default), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    input_encoding: InputEncoding,
+    /// true: a URI component (`encodeURIComponent`); false: a whole URI (`encodeURI`), which
+    /// leaves `;,/?:@&=+$#` alone.
     #[serde(default = "wrench_contract::decode::yes")]
     component: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Validate)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct UrlDecodeInput {
+    /// The percent-encoded text.
+    text: String,
+    /// true: a URI component (`decodeURIComponent`); false: a whole URI (`decodeURI`), which
+    /// keeps escapes of `;,/?:@&=+$#` as they are.
+    #[serde(default = "wrench_contract::decode::yes")]
+    component: bool,
+    /// How to write the decoded bytes: `auto` (the default: text when they are UTF-8 text
+    /// without control characters other than tab and line breaks, else standard Base64),
+    /// `utf-8` (text, refused when they are not UTF-8), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    output_encoding: OutputEncoding,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -81,35 +100,46 @@ struct UrlEncodeOutput {
 ///
 /// With `component` (default) exactly `encodeURIComponent`: everything but letters, digits and
 /// `-_.!~*'()` is written as UTF-8 bytes in `%XX` form. With `component: false` exactly
-/// `encodeURI`, which also leaves the reserved characters `;,/?:@&=+$#` as they are.
+/// `encodeURI`, which also leaves the reserved characters `;,/?:@&=+$#` as they are. Bytes that
+/// are not text (a Latin-1 form value, a binary token) are given in hex or Base64 with
+/// `inputEncoding`, and each is escaped as it is.
 #[op(post "/v1/url/encode" as urlEncode, tag = DeveloperUtilities,
+     rejects = "`text` that is not in its `inputEncoding`, naming the position",
      example(component, {"text": "a b&c=d/é?😀"}),
-     example(whole_uri, {"text": "https://example.com/a path?q=ü&x=1#top", "component": false}))]
-async fn url_encode(input: UrlCodecInput) -> Result<UrlEncodeOutput, ApiError> {
-    Ok(UrlEncodeOutput { encoded: encode(&input.text, input.component) })
+     example(whole_uri, {"text": "https://example.com/a path?q=ü&x=1#top", "component": false}),
+     example(latin1_bytes, {"text": "e9740e", "inputEncoding": "hex"}))]
+async fn url_encode(input: UrlEncodeInput) -> Result<UrlEncodeOutput, ApiError> {
+    let bytes = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
+    Ok(UrlEncodeOutput { encoded: encode(&bytes, input.component) })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct UrlDecodeOutput {
-    /// The decoded text.
+    /// The decoded bytes, written as `outputEncoding` says.
     decoded: String,
+    /// How `decoded` is written: `utf-8`, `hex`, `base64` or `base64url`.
+    output_encoding: UsedEncoding,
 }
 
 /// Decode percent-encoded text as JavaScript does.
 ///
 /// With `component` (default) exactly `decodeURIComponent`; with `component: false` exactly
 /// `decodeURI`, which keeps escapes of `;,/?:@&=+$#` undecoded. A `%` not followed by two hex
-/// digits, or escapes that are not UTF-8, are a 400, as they are a `URIError` in JavaScript.
-/// `+` is not a space here (that is form encoding, not URI encoding).
+/// digits is a 400, as it is a `URIError` in JavaScript. Escapes that are not UTF-8 (which
+/// JavaScript refuses) come back as bytes, in the encoding the answer's `outputEncoding` names
+/// (Base64 unless another is asked for); `outputEncoding: utf-8` refuses them as JavaScript
+/// does. `+` is not a space here (that is form encoding, not URI encoding).
 #[op(post "/v1/url/decode" as urlDecode, tag = DeveloperUtilities,
-     rejects = "malformed percent-encoding or escapes that are not UTF-8",
+     rejects = "malformed percent-encoding, or escapes that are not UTF-8 when `outputEncoding` is `utf-8`",
      example(component, {"text": "a%20b%26c%3Dd%2F%C3%A9"}),
      example(whole_uri_keeps_reserved, {"text": "https://example.com/a%20b%3Fc", "component": false}),
+     example(latin1_as_hex, {"text": "%E9t%0E", "outputEncoding": "hex"}),
      example(malformed, {"text": "100%"}, status = 400))]
-async fn url_decode(input: UrlCodecInput) -> Result<UrlDecodeOutput, ApiError> {
-    decode(&input.text, input.component)
-        .map(|decoded| UrlDecodeOutput { decoded })
-        .map_err(|e| ApiError::invalid("text", e))
+async fn url_decode(input: UrlDecodeInput) -> Result<UrlDecodeOutput, ApiError> {
+    let bytes = decode(&input.text, input.component).map_err(|e| ApiError::invalid("text", e))?;
+    let (decoded, output_encoding) = byte_encoding::encode(&bytes, input.output_encoding, "outputEncoding")?;
+    Ok(UrlDecodeOutput { decoded, output_encoding })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -198,28 +228,63 @@ async fn url_parse(input: UrlParseInput) -> Result<UrlParts, ApiError> {
 mod tests {
     use super::*;
 
+    fn encode_text(text: &str, component: bool) -> String {
+        encode(text.as_bytes(), component)
+    }
+
+    fn decode_text(text: &str, component: bool) -> Result<String, String> {
+        decode(text, component).map(|b| String::from_utf8(b).unwrap())
+    }
+
     #[test]
     fn encoding_matches_javascript() {
         // Values as JavaScript's encodeURIComponent / encodeURI produce them (ECMA-262 sets).
-        assert_eq!(encode(";,/?:@&=+$#", true), "%3B%2C%2F%3F%3A%40%26%3D%2B%24%23");
-        assert_eq!(encode(";,/?:@&=+$#", false), ";,/?:@&=+$#");
-        assert_eq!(encode("-_.!~*'()", true), "-_.!~*'()");
-        assert_eq!(encode("ü 😀", true), "%C3%BC%20%F0%9F%98%80");
-        assert_eq!(encode("[]{}|\\^`\"<>%", false), "%5B%5D%7B%7D%7C%5C%5E%60%22%3C%3E%25");
+        assert_eq!(encode_text(";,/?:@&=+$#", true), "%3B%2C%2F%3F%3A%40%26%3D%2B%24%23");
+        assert_eq!(encode_text(";,/?:@&=+$#", false), ";,/?:@&=+$#");
+        assert_eq!(encode_text("-_.!~*'()", true), "-_.!~*'()");
+        assert_eq!(encode_text("ü 😀", true), "%C3%BC%20%F0%9F%98%80");
+        assert_eq!(encode_text("[]{}|\\^`\"<>%", false), "%5B%5D%7B%7D%7C%5C%5E%60%22%3C%3E%25");
     }
 
     #[test]
     fn decoding_matches_javascript_and_round_trips() {
-        assert_eq!(decode("%3B%2F", true).unwrap(), ";/");
-        assert_eq!(decode("%3B%2F%20", false).unwrap(), "%3B%2F ");
-        assert_eq!(decode("a+b", true).unwrap(), "a+b");
-        for bad in ["%", "%E0%A4%A", "%ZZ", "%C3", "%FF"] {
+        assert_eq!(decode_text("%3B%2F", true).unwrap(), ";/");
+        assert_eq!(decode_text("%3B%2F%20", false).unwrap(), "%3B%2F ");
+        assert_eq!(decode_text("a+b", true).unwrap(), "a+b");
+        for bad in ["%", "%E0%A4%A", "%ZZ", "%G0"] {
             assert!(decode(bad, true).is_err(), "{bad}");
         }
         for text in ["plain", "a b&c=d/é?😀#", ";,/?:@&=+$#", "100% sure", "\u{0}\u{7f}"] {
-            assert_eq!(decode(&encode(text, true), true).unwrap(), text);
-            assert_eq!(decode(&encode(text, false), false).unwrap(), text);
+            assert_eq!(decode_text(&encode_text(text, true), true).unwrap(), text);
+            assert_eq!(decode_text(&encode_text(text, false), false).unwrap(), text);
         }
+        // Every byte survives the trip, text or not.
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(decode(&encode(&all, true), true).unwrap(), all);
+    }
+
+    /// Escapes that are not UTF-8 are bytes: Base64 by default, hex when asked, and a 400
+    /// naming `outputEncoding` only when text is insisted on (JavaScript's `URIError`).
+    #[tokio::test]
+    async fn escapes_that_are_not_utf8_are_bytes() {
+        let run = |text: &str, out: OutputEncoding| {
+            url_decode(UrlDecodeInput { text: text.into(), component: true, output_encoding: out })
+        };
+        let auto = run("%E9t%FF", OutputEncoding::Auto).await.unwrap();
+        assert_eq!((auto.decoded.as_str(), auto.output_encoding), ("6XT/", UsedEncoding::Base64));
+        let hex = run("%E9t%FF", OutputEncoding::Hex).await.unwrap();
+        assert_eq!(hex.decoded, "e974ff");
+        let text = run("%C3%A9", OutputEncoding::Utf8).await.unwrap();
+        assert_eq!((text.decoded.as_str(), text.output_encoding), ("é", UsedEncoding::Utf8));
+        for bad in ["%C3", "%FF"] {
+            let e = run(bad, OutputEncoding::Utf8).await.unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("outputEncoding"), "{bad}");
+        }
+        let latin1 =
+            url_encode(UrlEncodeInput { text: "e9740e".into(), input_encoding: InputEncoding::Hex, component: true })
+                .await
+                .unwrap();
+        assert_eq!(latin1.encoded, "%E9t%0E");
     }
 
     #[tokio::test]

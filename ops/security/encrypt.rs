@@ -26,6 +26,7 @@ use base64::{Engine, engine::general_purpose::STANDARD};
 
 use wrench_contract::prelude::*;
 use wrench_infra::envelope::ErrorCode;
+use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding, UsedEncoding};
 
 const VERSION: u8 = 1;
 const HEADER: usize = 38;
@@ -124,10 +125,14 @@ fn open(blob: &[u8], password: &str) -> Result<Vec<u8>, ApiError> {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct EncryptInput {
-    /// The text to encrypt (UTF-8).
+    /// What to encrypt: text (its UTF-8 bytes), or bytes written as `inputEncoding` says.
     plaintext: String,
+    /// How `plaintext` carries its bytes: `utf-8` (the default), `hex`, `base64` or
+    /// `base64url`.
+    #[serde(default)]
+    input_encoding: InputEncoding,
     /// The password the key is derived from.
     #[schemars(length(min = 1, max = 1024))]
     password: String,
@@ -165,13 +170,17 @@ struct EncryptOutput {
 /// (19 MiB, 2 passes, 1 lane). The result is one Base64 string holding the format version, the
 /// key-derivation parameters, salt, nonce, ciphertext and authentication tag, which
 /// `encrypt/decrypt` takes back with the same password. Encrypting the same text twice gives
-/// different ciphertexts. The password and plaintext are never logged or stored.
+/// different ciphertexts. Bytes that are not text (a key file, an image) are given in hex or
+/// Base64 with `inputEncoding`. The password and plaintext are never logged or stored.
 #[op(post "/v1/encrypt/encrypt" as encryptText, tag = SecurityAndValidation,
      redact(".data.ciphertext"),
+     rejects = "`plaintext` that is not in its `inputEncoding`, or an empty password",
      example(typical, {"plaintext": "meet at noon", "password": "correct horse battery staple"}),
+     example(bytes_from_base64, {"plaintext": "AP8Q/g==", "inputEncoding": "base64", "password": "correct horse battery staple"}),
      example(empty_password, {"plaintext": "x", "password": ""}, status = 400))]
 async fn encrypt_text(input: EncryptInput) -> Result<EncryptOutput, ApiError> {
-    let blob = wrench_infra::cpu::run(move || seal(input.plaintext.as_bytes(), &input.password, DEFAULT_KDF)).await?;
+    let plaintext = byte_encoding::decode(&input.plaintext, input.input_encoding, "plaintext")?;
+    let blob = wrench_infra::cpu::run(move || seal(&plaintext, &input.password, DEFAULT_KDF)).await?;
     Ok(EncryptOutput {
         ciphertext: STANDARD.encode(blob),
         algorithm: "AES-256-GCM",
@@ -186,19 +195,27 @@ async fn encrypt_text(input: EncryptInput) -> Result<EncryptOutput, ApiError> {
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct DecryptInput {
     /// A ciphertext from `encrypt/encrypt` (Base64; whitespace is ignored).
     ciphertext: String,
     /// The password it was encrypted with.
     #[schemars(length(min = 1, max = 1024))]
     password: String,
+    /// How to write the decrypted bytes: `auto` (the default: text when they are UTF-8 text
+    /// without control characters other than tab and line breaks, else standard Base64),
+    /// `utf-8` (text, refused when they are not UTF-8), `hex`, `base64` or `base64url`.
+    #[serde(default)]
+    output_encoding: OutputEncoding,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 struct DecryptOutput {
-    /// The decrypted text.
+    /// The decrypted bytes, written as `outputEncoding` says.
     plaintext: String,
+    /// How `plaintext` is written: `utf-8`, `hex`, `base64` or `base64url`.
+    output_encoding: UsedEncoding,
 }
 
 /// Decrypt text encrypted by encrypt/encrypt.
@@ -207,10 +224,12 @@ struct DecryptOutput {
 /// key and opens the AES-256-GCM box. A wrong password and an altered ciphertext are the same
 /// 400 `DECRYPTION_FAILED` (telling them apart would help an attacker); text that is not
 /// Base64, too short, of an unknown version or asking for more than 64 MiB, 10 passes or 4 lanes
-/// of key derivation is a 400 `VALIDATION_ERROR`.
+/// of key derivation is a 400 `VALIDATION_ERROR`. The plaintext comes back as text when it is
+/// text, and otherwise in the encoding the answer's `outputEncoding` names (Base64 unless
+/// another is asked for).
 #[op(post "/v1/encrypt/decrypt" as decryptText, tag = SecurityAndValidation,
      errors(DECRYPTION_FAILED),
-     rejects = "a ciphertext that is not one produced by encrypt/encrypt, or the wrong password",
+     rejects = "a ciphertext that is not one produced by encrypt/encrypt, the wrong password, or a plaintext that is not UTF-8 when `outputEncoding` is `utf-8`",
      example(typical, {"ciphertext": "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL", "password": "correct horse battery staple"}),
      example(wrong_password, {"ciphertext": "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL", "password": "Tr0ub4dor&3"}, status = 400),
      example(not_base64, {"ciphertext": "not a ciphertext!", "password": "x"}, status = 400))]
@@ -219,10 +238,18 @@ async fn decrypt_text(input: DecryptInput) -> Result<DecryptOutput, ApiError> {
     let blob = STANDARD
         .decode(compact.as_bytes())
         .map_err(|e| ApiError::invalid("ciphertext", format!("is not Base64 ({e})")))?;
-    let bytes = wrench_infra::cpu::run(move || open(&blob, &input.password)).await?;
-    let plaintext = String::from_utf8(bytes)
-        .map_err(|_| ApiError::invalid("ciphertext", "decrypts to bytes that are not UTF-8 text"))?;
-    Ok(DecryptOutput { plaintext })
+    let password = input.password;
+    let bytes = wrench_infra::cpu::run(move || open(&blob, &password)).await?;
+    // The convention's own message quotes the first byte that is not UTF-8: not here, where
+    // the bytes are a secret's.
+    let (plaintext, output_encoding) =
+        byte_encoding::encode(&bytes, input.output_encoding, "outputEncoding").map_err(|_| {
+            ApiError::invalid(
+                "outputEncoding",
+                "the plaintext is not UTF-8 text; ask for hex, base64 or base64url, or auto",
+            )
+        })?;
+    Ok(DecryptOutput { plaintext, output_encoding })
 }
 
 #[cfg(test)]
@@ -302,9 +329,27 @@ mod tests {
             ciphertext: "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL"
                 .into(),
             password: "correct horse battery staple".into(),
+            output_encoding: OutputEncoding::Auto,
         })
         .await
         .unwrap();
-        assert_eq!(out.plaintext, "meet at noon");
+        assert_eq!((out.plaintext.as_str(), out.output_encoding), ("meet at noon", UsedEncoding::Utf8));
+    }
+
+    /// Bytes that are not text go in through `inputEncoding` and come back whole: as Base64
+    /// by default, in hex when asked, and refused (naming `outputEncoding`) only as text.
+    #[tokio::test]
+    async fn bytes_that_are_not_text_round_trip() {
+        let bytes = byte_encoding::decode("00ff10fe", InputEncoding::Hex, "plaintext").unwrap();
+        let ciphertext = STANDARD.encode(seal(&bytes, "pw", FAST).unwrap());
+        let open_as = |output_encoding| {
+            decrypt_text(DecryptInput { ciphertext: ciphertext.clone(), password: "pw".into(), output_encoding })
+        };
+        let auto = open_as(OutputEncoding::Auto).await.unwrap();
+        assert_eq!((auto.plaintext.as_str(), auto.output_encoding), ("AP8Q/g==", UsedEncoding::Base64));
+        assert_eq!(open_as(OutputEncoding::Hex).await.unwrap().plaintext, "00ff10fe");
+        let e = open_as(OutputEncoding::Utf8).await.unwrap_err();
+        assert_eq!((e.code, e.field.as_deref()), (ErrorCode::ValidationError, Some("outputEncoding")));
+        assert!(!e.message.contains("0xff") && !e.message.contains("AP8Q"), "no plaintext in errors: {}", e.message);
     }
 }
