@@ -4,6 +4,7 @@
 
 pub(crate) mod base64;
 pub(crate) mod csv;
+pub(crate) mod encoding;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod lorem;

@@ -125,6 +125,17 @@ async fn amplifying_operations_stop_at_the_limit() {
             "/v1/json/diff",
             json!({"a": format!("{{\"{}\":[{}]}}", "k".repeat(1000), vec!["1"; 2000].join(",")), "b": format!("{{\"{}\":[{}]}}", "k".repeat(1000), vec!["2"; 2000].join(","))}),
         ),
+        // A prefix and a delimiter on every byte: 20 bytes of answer a byte of request.
+        ("/v1/hex/encode", json!({"text": "x".repeat(8_000), "prefix": "\\x", "delimiter": ", 0x ".repeat(3)})),
+        // Each byte of a dump is about four characters of answer.
+        ("/v1/hexdump", json!({"text": "x".repeat(20_000), "width": 1})),
+        ("/v1/base32/encode", json!({"text": "x".repeat(50_000)})),
+        ("/v1/base85/encode", json!({"text": "\"".repeat(50_000), "variant": "rfc1924"})),
+        // One `*` line stands for as many repeated lines as the next offset says.
+        (
+            "/v1/hexdump/parse",
+            json!({"dump": "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\nffffffff0\n"}),
+        ),
     ];
     for (path, body) in cases {
         let (status, v) = common::post_json(&cli, path, &body).await;
