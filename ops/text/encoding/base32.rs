@@ -15,7 +15,7 @@ use super::reading::{Decoded, significant};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
-enum Variant {
+enum Base32Variant {
     /// RFC 4648 section 6: `A`-`Z`, `2`-`7`.
     Rfc4648,
     /// RFC 4648 section 7, extended hex: `0`-`9`, `A`-`V` (sorts as the bytes do).
@@ -28,8 +28,8 @@ enum Variant {
     ZBase32,
 }
 
-fn rfc4648() -> Variant {
-    Variant::Rfc4648
+fn rfc4648() -> Base32Variant {
+    Base32Variant::Rfc4648
 }
 
 /// An unpadded alphabet, with the characters decoding translates and those it skips.
@@ -51,19 +51,19 @@ static Z_BASE_32: LazyLock<Encoding> = LazyLock::new(|| {
     spec("ybndrfg8ejkmcpqxot1uwisza345h769", ("YBNDRFGEJKMCPQXOTUWISZAH", "ybndrfgejkmcpqxotuwiszah"), "")
 });
 
-impl Variant {
+impl Base32Variant {
     /// The unpadded encoding of the variant (padding is added or checked apart).
     fn encoding(self) -> &'static Encoding {
         match self {
-            Variant::Rfc4648 => &STANDARD,
-            Variant::Base32hex => &EXTENDED_HEX,
-            Variant::Crockford => &CROCKFORD,
-            Variant::ZBase32 => &Z_BASE_32,
+            Base32Variant::Rfc4648 => &STANDARD,
+            Base32Variant::Base32hex => &EXTENDED_HEX,
+            Base32Variant::Crockford => &CROCKFORD,
+            Base32Variant::ZBase32 => &Z_BASE_32,
         }
     }
 
     fn pads(self) -> bool {
-        matches!(self, Variant::Rfc4648 | Variant::Base32hex)
+        matches!(self, Base32Variant::Rfc4648 | Base32Variant::Base32hex)
     }
 }
 
@@ -77,7 +77,7 @@ struct Base32EncodeInput {
     input_encoding: InputEncoding,
     /// The alphabet: `rfc4648` (the default), `base32hex`, `crockford` or `z-base-32`.
     #[serde(default = "rfc4648")]
-    variant: Variant,
+    variant: Base32Variant,
     /// Pad with `=` to a multiple of eight characters. The RFC 4648 alphabets pad by default;
     /// Crockford's and z-base-32 have no padding, and `true` is refused for them.
     #[serde(default)]
@@ -90,7 +90,7 @@ struct Base32EncodeOutput {
     /// The Base32 text.
     encoded: String,
     /// The alphabet used.
-    variant: Variant,
+    variant: Base32Variant,
 }
 
 /// `=` to a multiple of eight characters.
@@ -140,7 +140,7 @@ struct Base32DecodeInput {
     encoded: String,
     /// The alphabet: `rfc4648` (the default), `base32hex`, `crockford` or `z-base-32`.
     #[serde(default = "rfc4648")]
-    variant: Variant,
+    variant: Base32Variant,
     /// How to write the decoded bytes: `auto` (the default: text when they are UTF-8 text
     /// without control characters other than tab and line breaks, else standard Base64),
     /// `utf-8` (text, refused when they are not UTF-8), `hex`, `base64` or `base64url`.
@@ -150,7 +150,7 @@ struct Base32DecodeInput {
 
 /// The bytes of Base32 `text` in `variant`, or why not, with positions in the caller's
 /// characters.
-fn read(text: &str, variant: Variant) -> Result<Vec<u8>, String> {
+fn read(text: &str, variant: Base32Variant) -> Result<Vec<u8>, String> {
     let (kept, positions): (String, Vec<usize>) = significant(text).map(|(i, c)| (c, i)).unzip();
     let body = if variant.pads() { kept.trim_end_matches('=') } else { kept.as_str() };
     let padding = kept.len() - body.len();
@@ -211,7 +211,7 @@ mod tests {
             ("foobar", "MZXW6YTBOI======", "CPNMUOJ1E8======"),
         ];
         for (plain, standard, hex) in cases {
-            for (variant, want) in [(Variant::Rfc4648, standard), (Variant::Base32hex, hex)] {
+            for (variant, want) in [(Base32Variant::Rfc4648, standard), (Base32Variant::Base32hex, hex)] {
                 assert_eq!(pad(variant.encoding().encode(plain.as_bytes())), want);
                 assert_eq!(read(want, variant).unwrap(), plain.as_bytes());
                 assert_eq!(read(want.trim_end_matches('='), variant).unwrap(), plain.as_bytes());
@@ -230,10 +230,10 @@ mod tests {
         for case in cases {
             let bytes = ::hex::decode(case["hex"].as_str().unwrap()).unwrap();
             for (name, variant, padded) in [
-                ("rfc4648", Variant::Rfc4648, true),
-                ("base32hex", Variant::Base32hex, true),
-                ("crockford", Variant::Crockford, false),
-                ("z-base-32", Variant::ZBase32, false),
+                ("rfc4648", Base32Variant::Rfc4648, true),
+                ("base32hex", Base32Variant::Base32hex, true),
+                ("crockford", Base32Variant::Crockford, false),
+                ("z-base-32", Base32Variant::ZBase32, false),
             ] {
                 let want = case[name].as_str().unwrap();
                 let got = variant.encoding().encode(&bytes);
@@ -245,11 +245,14 @@ mod tests {
 
     #[test]
     fn crockford_reads_forgivingly_and_errors_point() {
-        let exact = read("01ZH0ZG", Variant::Crockford).unwrap();
-        assert_eq!(read("oIzh-0zg", Variant::Crockford).unwrap(), exact);
-        assert_eq!(read("MZ XW\n1", Variant::Rfc4648).unwrap_err(), "'1' at position 6 is not in the alphabet");
-        assert!(read("MZX", Variant::Rfc4648).unwrap_err().contains("3 characters"));
-        assert!(read("MZ======", Variant::Rfc4648).unwrap_err().contains("bits set"), "Z's low bits encode nothing");
-        assert!(read("MY=====", Variant::Rfc4648).unwrap_err().contains("padding"));
+        let exact = read("01ZH0ZG", Base32Variant::Crockford).unwrap();
+        assert_eq!(read("oIzh-0zg", Base32Variant::Crockford).unwrap(), exact);
+        assert_eq!(read("MZ XW\n1", Base32Variant::Rfc4648).unwrap_err(), "'1' at position 6 is not in the alphabet");
+        assert!(read("MZX", Base32Variant::Rfc4648).unwrap_err().contains("3 characters"));
+        assert!(
+            read("MZ======", Base32Variant::Rfc4648).unwrap_err().contains("bits set"),
+            "Z's low bits encode nothing"
+        );
+        assert!(read("MY=====", Base32Variant::Rfc4648).unwrap_err().contains("padding"));
     }
 }

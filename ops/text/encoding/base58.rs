@@ -18,7 +18,7 @@ pub const MAX_BYTES: usize = 8192;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-enum Alphabet {
+enum Base58Alphabet {
     /// `123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz` (also IPFS's).
     Bitcoin,
     /// `123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ`.
@@ -27,16 +27,16 @@ enum Alphabet {
     Ripple,
 }
 
-fn bitcoin() -> Alphabet {
-    Alphabet::Bitcoin
+fn bitcoin() -> Base58Alphabet {
+    Base58Alphabet::Bitcoin
 }
 
-impl Alphabet {
+impl Base58Alphabet {
     fn get(self) -> &'static bs58::Alphabet {
         match self {
-            Alphabet::Bitcoin => bs58::Alphabet::BITCOIN,
-            Alphabet::Flickr => bs58::Alphabet::FLICKR,
-            Alphabet::Ripple => bs58::Alphabet::RIPPLE,
+            Base58Alphabet::Bitcoin => bs58::Alphabet::BITCOIN,
+            Base58Alphabet::Flickr => bs58::Alphabet::FLICKR,
+            Base58Alphabet::Ripple => bs58::Alphabet::RIPPLE,
         }
     }
 }
@@ -47,7 +47,7 @@ fn checksum(payload: &[u8]) -> [u8; 4] {
     [twice[0], twice[1], twice[2], twice[3]]
 }
 
-fn encode(bytes: &[u8], alphabet: Alphabet, check: bool) -> String {
+fn encode(bytes: &[u8], alphabet: Base58Alphabet, check: bool) -> String {
     let mut all = bytes.to_vec();
     if check {
         all.extend_from_slice(&checksum(bytes));
@@ -56,7 +56,7 @@ fn encode(bytes: &[u8], alphabet: Alphabet, check: bool) -> String {
 }
 
 /// The bytes of Base58 `text`, or why not, with positions in the caller's characters.
-fn decode(text: &str, alphabet: Alphabet, check: bool) -> Result<Vec<u8>, String> {
+fn decode(text: &str, alphabet: Base58Alphabet, check: bool) -> Result<Vec<u8>, String> {
     let (kept, positions): (String, Vec<usize>) = significant(text).map(|(i, c)| (c, i)).unzip();
     let mut bytes = bs58::decode(kept.as_bytes()).with_alphabet(alphabet.get()).into_vec().map_err(|e| match e {
         bs58::decode::Error::InvalidCharacter { character, index } => {
@@ -95,7 +95,7 @@ struct Base58EncodeInput {
     input_encoding: InputEncoding,
     /// The alphabet: `bitcoin` (the default), `flickr` or `ripple`.
     #[serde(default = "bitcoin")]
-    alphabet: Alphabet,
+    alphabet: Base58Alphabet,
     /// Append Base58Check's four-byte checksum (double SHA-256).
     #[serde(default)]
     check: bool,
@@ -107,7 +107,7 @@ struct Base58EncodeOutput {
     /// The Base58 text.
     encoded: String,
     /// The alphabet used.
-    alphabet: Alphabet,
+    alphabet: Base58Alphabet,
 }
 
 fn too_many(field: &str, n: usize) -> ApiError {
@@ -148,7 +148,7 @@ struct Base58DecodeInput {
     encoded: String,
     /// The alphabet: `bitcoin` (the default), `flickr` or `ripple`.
     #[serde(default = "bitcoin")]
-    alphabet: Alphabet,
+    alphabet: Base58Alphabet,
     /// Verify and remove Base58Check's four-byte checksum.
     #[serde(default)]
     check: bool,
@@ -200,11 +200,11 @@ mod tests {
         for case in cases {
             let bytes = ::hex::decode(case["hex"].as_str().unwrap()).unwrap();
             for (name, alphabet, check) in [
-                ("bitcoin", Alphabet::Bitcoin, false),
-                ("bitcoin_check", Alphabet::Bitcoin, true),
-                ("flickr", Alphabet::Flickr, false),
-                ("ripple", Alphabet::Ripple, false),
-                ("ripple_check", Alphabet::Ripple, true),
+                ("bitcoin", Base58Alphabet::Bitcoin, false),
+                ("bitcoin_check", Base58Alphabet::Bitcoin, true),
+                ("flickr", Base58Alphabet::Flickr, false),
+                ("ripple", Base58Alphabet::Ripple, false),
+                ("ripple_check", Base58Alphabet::Ripple, true),
             ] {
                 let want = case[name].as_str().unwrap();
                 assert_eq!(encode(&bytes, alphabet, check), want, "{name}");
@@ -215,11 +215,17 @@ mod tests {
 
     #[test]
     fn errors_point_and_checksums_catch_typos() {
-        assert_eq!(decode("2NE 0", Alphabet::Bitcoin, false).unwrap_err(), "'0' at position 4 is not in the alphabet");
-        assert_eq!(decode("2Né", Alphabet::Bitcoin, false).unwrap_err(), "'é' at position 2 is not in the alphabet");
+        assert_eq!(
+            decode("2NE 0", Base58Alphabet::Bitcoin, false).unwrap_err(),
+            "'0' at position 4 is not in the alphabet"
+        );
+        assert_eq!(
+            decode("2Né", Base58Alphabet::Bitcoin, false).unwrap_err(),
+            "'é' at position 2 is not in the alphabet"
+        );
         let address = "1PMycacnJaSqwwJqjawXBErnLsZ7RkXUAs";
-        assert_eq!(decode(address, Alphabet::Bitcoin, true).unwrap().len(), 21);
-        assert!(decode(&address.replace('s', "t"), Alphabet::Bitcoin, true).unwrap_err().contains("checksum"));
-        assert!(decode("1", Alphabet::Bitcoin, true).unwrap_err().contains("cannot hold"));
+        assert_eq!(decode(address, Base58Alphabet::Bitcoin, true).unwrap().len(), 21);
+        assert!(decode(&address.replace('s', "t"), Base58Alphabet::Bitcoin, true).unwrap_err().contains("checksum"));
+        assert!(decode("1", Base58Alphabet::Bitcoin, true).unwrap_err().contains("cannot hold"));
     }
 }

@@ -13,7 +13,7 @@ use super::reading::{Decoded, significant};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-enum Variant {
+enum Base85Variant {
     /// Ascii85 as btoa writes it: `!` to `u`, `z` for four zero bytes.
     Ascii85,
     /// Adobe's Ascii85: the same, between `<~` and `~>`.
@@ -25,43 +25,43 @@ enum Variant {
     Rfc1924,
 }
 
-fn ascii85() -> Variant {
-    Variant::Ascii85
+fn ascii85() -> Base85Variant {
+    Base85Variant::Ascii85
 }
 
 const Z85: &[u8; 85] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 const RFC1924: &[u8; 85] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
-impl Variant {
+impl Base85Variant {
     /// The character for each digit 0-84.
     fn symbol(self, digit: u32) -> u8 {
         match self {
-            Variant::Ascii85 | Variant::Adobe => b'!' + digit as u8,
-            Variant::Z85 => Z85[digit as usize],
-            Variant::Rfc1924 => RFC1924[digit as usize],
+            Base85Variant::Ascii85 | Base85Variant::Adobe => b'!' + digit as u8,
+            Base85Variant::Z85 => Z85[digit as usize],
+            Base85Variant::Rfc1924 => RFC1924[digit as usize],
         }
     }
 
     /// The digit a character stands for.
     fn digit(self, c: u8) -> Option<u32> {
         match self {
-            Variant::Ascii85 | Variant::Adobe => (b'!'..=b'u').contains(&c).then(|| u32::from(c - b'!')),
-            Variant::Z85 => Z85.iter().position(|&s| s == c).map(|d| d as u32),
-            Variant::Rfc1924 => RFC1924.iter().position(|&s| s == c).map(|d| d as u32),
+            Base85Variant::Ascii85 | Base85Variant::Adobe => (b'!'..=b'u').contains(&c).then(|| u32::from(c - b'!')),
+            Base85Variant::Z85 => Z85.iter().position(|&s| s == c).map(|d| d as u32),
+            Base85Variant::Rfc1924 => RFC1924.iter().position(|&s| s == c).map(|d| d as u32),
         }
     }
 
     fn ascii85(self) -> bool {
-        matches!(self, Variant::Ascii85 | Variant::Adobe)
+        matches!(self, Base85Variant::Ascii85 | Base85Variant::Adobe)
     }
 }
 
-fn encode(bytes: &[u8], variant: Variant) -> Result<String, String> {
-    if variant == Variant::Z85 && !bytes.len().is_multiple_of(4) {
+fn encode(bytes: &[u8], variant: Base85Variant) -> Result<String, String> {
+    if variant == Base85Variant::Z85 && !bytes.len().is_multiple_of(4) {
         return Err(format!("Z85 encodes whole groups of four bytes; {} bytes are not", bytes.len()));
     }
     let mut out = String::with_capacity(bytes.len() / 4 * 5 + 9);
-    if variant == Variant::Adobe {
+    if variant == Base85Variant::Adobe {
         out.push_str("<~");
     }
     for group in bytes.chunks(4) {
@@ -80,7 +80,7 @@ fn encode(bytes: &[u8], variant: Variant) -> Result<String, String> {
         }
         out.extend(digits[..group.len() + 1].iter().map(|&b| b as char));
     }
-    if variant == Variant::Adobe {
+    if variant == Base85Variant::Adobe {
         out.push_str("~>");
     }
     Ok(out)
@@ -88,9 +88,9 @@ fn encode(bytes: &[u8], variant: Variant) -> Result<String, String> {
 
 /// The bytes of Base85 `text` in `variant`, or why not, with positions in the caller's
 /// characters (whitespace is skipped).
-fn decode(text: &str, variant: Variant) -> Result<Vec<u8>, String> {
+fn decode(text: &str, variant: Base85Variant) -> Result<Vec<u8>, String> {
     let mut chars: Vec<(usize, char)> = significant(text).collect();
-    if variant == Variant::Adobe {
+    if variant == Base85Variant::Adobe {
         if chars.len() < 4 || chars[chars.len() - 2..].iter().map(|&(_, c)| c).ne(['~', '>']) {
             return Err("Adobe's Ascii85 ends with ~>".into());
         }
@@ -127,7 +127,7 @@ fn decode(text: &str, variant: Variant) -> Result<Vec<u8>, String> {
                 group[0].0
             ));
         }
-        n if variant == Variant::Z85 => {
+        n if variant == Base85Variant::Z85 => {
             return Err(format!("Z85 is whole groups of five characters; the last has {n}"));
         }
         n => {
@@ -160,7 +160,7 @@ struct Base85EncodeInput {
     input_encoding: InputEncoding,
     /// The form: `ascii85` (the default), `adobe`, `z85` or `rfc1924`.
     #[serde(default = "ascii85")]
-    variant: Variant,
+    variant: Base85Variant,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -169,7 +169,7 @@ struct Base85EncodeOutput {
     /// The Base85 text.
     encoded: String,
     /// The form used.
-    variant: Variant,
+    variant: Base85Variant,
 }
 
 /// Encode bytes as Base85.
@@ -202,7 +202,7 @@ struct Base85DecodeInput {
     /// The form: `ascii85` (the default), `adobe` (`<~` optional, `~>` required), `z85` or
     /// `rfc1924`.
     #[serde(default = "ascii85")]
-    variant: Variant,
+    variant: Base85Variant,
     /// How to write the decoded bytes: `auto` (the default: text when they are UTF-8 text
     /// without control characters other than tab and line breaks, else standard Base64),
     /// `utf-8` (text, refused when they are not UTF-8), `hex`, `base64` or `base64url`.
@@ -246,10 +246,10 @@ mod tests {
         for case in cases {
             let bytes = ::hex::decode(case["hex"].as_str().unwrap()).unwrap();
             for (name, variant) in [
-                ("ascii85", Variant::Ascii85),
-                ("adobe", Variant::Adobe),
-                ("rfc1924", Variant::Rfc1924),
-                ("z85", Variant::Z85),
+                ("ascii85", Base85Variant::Ascii85),
+                ("adobe", Base85Variant::Adobe),
+                ("rfc1924", Base85Variant::Rfc1924),
+                ("z85", Base85Variant::Z85),
             ] {
                 let Some(want) = case[name].as_str() else { continue };
                 assert_eq!(encode(&bytes, variant).unwrap(), want, "{name} of {}", case["hex"]);
@@ -262,17 +262,17 @@ mod tests {
     #[test]
     fn z85_specification_vector() {
         let bytes = [0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B];
-        assert_eq!(encode(&bytes, Variant::Z85).unwrap(), "HelloWorld");
-        assert_eq!(decode("HelloWorld", Variant::Z85).unwrap(), bytes);
+        assert_eq!(encode(&bytes, Base85Variant::Z85).unwrap(), "HelloWorld");
+        assert_eq!(decode("HelloWorld", Base85Variant::Z85).unwrap(), bytes);
     }
 
     #[test]
     fn errors_point() {
-        assert!(decode("uuuuu", Variant::Ascii85).unwrap_err().contains("over 2^32 - 1"));
-        assert_eq!(decode("87c v", Variant::Ascii85).unwrap_err(), "'v' at position 4 is not in the alphabet");
-        assert!(decode("87cURD", Variant::Ascii85).unwrap_err().contains("one character, at position 5"));
-        assert!(decode("8z", Variant::Ascii85).unwrap_err().contains("inside a group"));
-        assert!(decode("<~87cUR", Variant::Adobe).unwrap_err().contains("~>"));
-        assert!(encode(b"abc", Variant::Z85).is_err());
+        assert!(decode("uuuuu", Base85Variant::Ascii85).unwrap_err().contains("over 2^32 - 1"));
+        assert_eq!(decode("87c v", Base85Variant::Ascii85).unwrap_err(), "'v' at position 4 is not in the alphabet");
+        assert!(decode("87cURD", Base85Variant::Ascii85).unwrap_err().contains("one character, at position 5"));
+        assert!(decode("8z", Base85Variant::Ascii85).unwrap_err().contains("inside a group"));
+        assert!(decode("<~87cUR", Base85Variant::Adobe).unwrap_err().contains("~>"));
+        assert!(encode(b"abc", Base85Variant::Z85).is_err());
     }
 }

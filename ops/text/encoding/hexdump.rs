@@ -12,7 +12,7 @@ use super::reading::Decoded;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-enum Style {
+enum HexdumpStyle {
     /// `xxd`: `00000000: 4865 6c6c 6f0a  Hello.`
     Xxd,
     /// `hexdump -C`: `00000000  48 65 6c 6c 6f 0a  |Hello.|`, sixteen bytes a line.
@@ -29,7 +29,7 @@ struct HexdumpInput {
     input_encoding: InputEncoding,
     /// `xxd` (the default) or `canonical` (`hexdump -C`).
     #[serde(default = "xxd")]
-    style: Style,
+    style: HexdumpStyle,
     /// Bytes per line, as `xxd -c` (1 to 256; 16 by default). The canonical style is always
     /// 16 bytes a line, as `hexdump -C` prints it.
     #[serde(default = "sixteen")]
@@ -48,8 +48,8 @@ struct HexdumpInput {
     squeeze: bool,
 }
 
-fn xxd() -> Style {
-    Style::Xxd
+fn xxd() -> HexdumpStyle {
+    HexdumpStyle::Xxd
 }
 
 fn sixteen() -> u32 {
@@ -66,7 +66,7 @@ struct HexdumpOutput {
     /// The dump, lines ending in a line feed, as the tool prints it.
     dump: String,
     /// The style used.
-    style: Style,
+    style: HexdumpStyle,
     /// How many bytes were dumped.
     bytes: usize,
 }
@@ -152,7 +152,7 @@ fn dump_canonical(bytes: &[u8], squeeze: bool) -> String {
 async fn hexdump(ctx: &Ctx, input: HexdumpInput) -> Result<HexdumpOutput, ApiError> {
     let bytes = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
     let (width, group) = (input.width as usize, input.group_size as usize);
-    if input.style == Style::Canonical && width != 16 {
+    if input.style == HexdumpStyle::Canonical && width != 16 {
         return Err(ApiError::invalid("width", "the canonical style is 16 bytes a line, as hexdump -C prints it"));
     }
     // A line holds 10 bytes of offset, at most 4 a byte (two digits, a space, its character)
@@ -160,8 +160,8 @@ async fn hexdump(ctx: &Ctx, input: HexdumpInput) -> Result<HexdumpOutput, ApiErr
     let lines = bytes.len().div_ceil(width);
     OutputBudget::new(ctx.config.response_limit).add(bytes.len().saturating_mul(9).saturating_add(lines * 16))?;
     let dump = match input.style {
-        Style::Xxd => dump_xxd(&bytes, width, group, input.uppercase),
-        Style::Canonical => dump_canonical(&bytes, input.squeeze),
+        HexdumpStyle::Xxd => dump_xxd(&bytes, width, group, input.uppercase),
+        HexdumpStyle::Canonical => dump_canonical(&bytes, input.squeeze),
     };
     Ok(HexdumpOutput { dump, style: input.style, bytes: bytes.len() })
 }
