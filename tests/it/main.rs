@@ -11,6 +11,7 @@ mod browser_inbox;
 mod browser_paste;
 mod certificates;
 mod compile_fail;
+mod compression;
 mod connections;
 mod declared_types;
 mod hostile;
