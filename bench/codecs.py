@@ -1,0 +1,135 @@
+"""Speed of the byte operations against the C tools on the same 8 MiB, in one run.
+
+    python3 bench/codecs.py [rounds]     (needs a release build, gzip, zstd, brotli, base64, basenc)
+
+A release server runs with a body limit of 16 MiB and a response limit of 128 MiB (the
+defaults would refuse 8 MiB sent as Base64). Each case is timed end to end as a client sees it:
+the JSON request sent over loopback, parsed, the bytes decoded, the work, the answer encoded
+and read back. The C tool is timed reading the same bytes from a file and writing to /dev/null,
+which is the least it can do. Both take the best of `rounds` (3) runs, and the ratio is
+wrench's time over the tool's: the goal is at most 1.5.
+
+The input is 8 MiB of log-like lines (timestamps, levels, paths, numbers), deterministic, so
+that the compressors have something typical to work on.
+"""
+
+import base64
+import http.client
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+BIN = os.environ.get("WRENCH_BENCH_BIN", os.path.join(TARGET, "release", "wrench"))
+PORT = 18091
+ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+
+
+def corpus(size):
+    rng = random.Random(8)
+    levels = ["INFO", "WARN", "DEBUG", "ERROR"]
+    paths = ["/v1/hash", "/v1/compress", "/v1/short-url/r/abc", "/health", "/v1/webhook/inbox/x/receive"]
+    lines, total = [], 0
+    while total < size:
+        line = (f"2026-11-29T{rng.randrange(24):02}:{rng.randrange(60):02}:{rng.randrange(60):02}.{rng.randrange(1000):03}Z "
+                f"{rng.choice(levels)} request method=POST path={rng.choice(paths)} status={rng.choice([200, 200, 200, 400, 404])} "
+                f"duration_ms={rng.random() * 40:.3f} bytes={rng.randrange(100000)} id={rng.getrandbits(64):016x}\n")
+        lines.append(line)
+        total += len(line)
+    return "".join(lines).encode()[:size]
+
+
+def best(fn):
+    times = []
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def tool(args, path):
+    def go():
+        with open(path, "rb") as src, open(os.devnull, "wb") as dst:
+            subprocess.run(args, stdin=src, stdout=dst, check=True)
+    return go
+
+
+def request(path, body):
+    payload = json.dumps(body).encode()
+
+    def go():
+        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
+        conn.request("POST", path, payload, {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        if resp.status != 200:
+            raise SystemExit(f"{path}: {resp.status} {data[:300]!r}")
+    return go
+
+
+def main():
+    for needed in ("gzip", "zstd", "brotli", "base64", "basenc"):
+        if shutil.which(needed) is None:
+            raise SystemExit(f"{needed} is not installed")
+    if not os.path.exists(BIN):
+        raise SystemExit(f"no release binary at {BIN}: cargo build --release --bin wrench")
+    work = tempfile.mkdtemp()
+    data = corpus(8 << 20)
+    raw = os.path.join(work, "input")
+    with open(raw, "wb") as f:
+        f.write(data)
+    packed = {}
+    for name, args in (("gzip", ["gzip", "-c", "-6"]), ("zstd", ["zstd", "-c", "-q", "-3"]), ("brotli", ["brotli", "-c", "-q", "5"])):
+        packed[name] = subprocess.run(args, input=data, capture_output=True, check=True).stdout
+        with open(os.path.join(work, name), "wb") as f:
+            f.write(packed[name])
+    b64 = base64.b64encode(data).decode()
+    with open(os.path.join(work, "b64"), "w") as f:
+        f.write(b64)
+    with open(os.path.join(work, "hex"), "w") as f:
+        f.write(data.hex().upper())  # basenc reads upper-case digits only
+    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{PORT}", WRENCH_DATA_DIR=os.path.join(work, "data"),
+               WRENCH_LOG="warn", WRENCH_BODY_LIMIT="16MiB", WRENCH_RESPONSE_LIMIT="128MiB",
+               WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
+    server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                http.client.HTTPConnection("127.0.0.1", PORT, timeout=1).request("GET", "/health")
+                break
+            except OSError:
+                time.sleep(0.1)
+        text = data.decode()
+        cases = [
+            ("compress gzip 6", request("/v1/compress", {"input": b64, "inputEncoding": "base64", "format": "gzip", "level": 6}), tool(["gzip", "-c", "-6"], raw)),
+            ("compress zstd 3", request("/v1/compress", {"input": b64, "inputEncoding": "base64", "format": "zstd", "level": 3}), tool(["zstd", "-c", "-q", "-3"], raw)),
+            ("compress brotli 5", request("/v1/compress", {"input": b64, "inputEncoding": "base64", "format": "brotli", "level": 5}), tool(["brotli", "-c", "-q", "5"], raw)),
+            ("decompress gzip", request("/v1/decompress", {"input": base64.b64encode(packed["gzip"]).decode(), "outputEncoding": "base64"}), tool(["gzip", "-d", "-c"], os.path.join(work, "gzip"))),
+            ("decompress zstd", request("/v1/decompress", {"input": base64.b64encode(packed["zstd"]).decode(), "outputEncoding": "base64"}), tool(["zstd", "-d", "-c", "-q"], os.path.join(work, "zstd"))),
+            ("decompress brotli", request("/v1/decompress", {"input": base64.b64encode(packed["brotli"]).decode(), "format": "brotli", "outputEncoding": "base64"}), tool(["brotli", "-d", "-c"], os.path.join(work, "brotli"))),
+            ("base64 encode", request("/v1/base64/encode", {"text": text}), tool(["base64", "-w0"], raw)),
+            ("base64 decode", request("/v1/base64/decode", {"encoded": b64, "outputEncoding": "base64url"}), tool(["base64", "-d"], os.path.join(work, "b64"))),
+            ("hex encode", request("/v1/hex/encode", {"text": text}), tool(["basenc", "--base16", "-w0"], raw)),
+            ("hex decode", request("/v1/hex/decode", {"encoded": data.hex(), "outputEncoding": "base64"}), tool(["basenc", "--base16", "-d"], os.path.join(work, "hex"))),
+        ]
+        print(f"input: {len(data):,} bytes of log lines; best of {ROUNDS}; {os.cpu_count()} cores")
+        print(f"{'case':<20} {'wrench ms':>10} {'C tool ms':>10} {'ratio':>7}")
+        for name, ours, theirs in cases:
+            ours()  # warm: the first request of a kind pays for page faults
+            a, b = best(ours), best(theirs)
+            print(f"{name:<20} {a * 1000:>10.1f} {b * 1000:>10.1f} {a / b:>7.2f}")
+    finally:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+main()
