@@ -2,7 +2,7 @@
 
     python3 bench/codecs.py [rounds]     (needs a release build, gzip, zstd, brotli, base64, basenc)
 
-A release server runs with a body limit of 16 MiB and a response limit of 128 MiB (the
+A release server runs with a body limit of 24 MiB and a response limit of 160 MiB (the
 defaults would refuse 8 MiB sent as Base64). Each case is timed end to end as a client sees it:
 the JSON request sent over loopback, parsed, the bytes decoded, the work, the answer encoded
 and read back. The C tool is timed reading the same bytes from a file and writing to /dev/null,
@@ -11,6 +11,9 @@ wrench's time over the tool's: the goal is at most 1.5.
 
 The input is 8 MiB of log-like lines (timestamps, levels, paths, numbers), deterministic, so
 that the compressors have something typical to work on.
+
+A second part sends the largest requests the document admits to a server at the default
+limits, one at a time, and prints each answer's status, size and time.
 """
 
 import base64
@@ -97,7 +100,7 @@ def main():
     with open(os.path.join(work, "hex"), "w") as f:
         f.write(data.hex().upper())  # basenc reads upper-case digits only
     env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{PORT}", WRENCH_DATA_DIR=os.path.join(work, "data"),
-               WRENCH_LOG="warn", WRENCH_BODY_LIMIT="16MiB", WRENCH_RESPONSE_LIMIT="128MiB",
+               WRENCH_LOG="warn", WRENCH_BODY_LIMIT="24MiB", WRENCH_RESPONSE_LIMIT="160MiB",
                WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
     server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -129,7 +132,68 @@ def main():
     finally:
         server.terminate()
         server.wait()
-        shutil.rmtree(work, ignore_errors=True)
+    largest(work)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def largest(work):
+    """The largest requests the document admits, at the default limits (1 MiB of body, 8 MiB
+    of answer): status, answer size and time of each, one at a time."""
+    port = PORT + 1
+    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{port}", WRENCH_DATA_DIR=os.path.join(work, "data2"),
+               WRENCH_LOG="warn", WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
+    server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                http.client.HTTPConnection("127.0.0.1", port, timeout=1).request("GET", "/health")
+                break
+            except OSError:
+                time.sleep(0.1)
+        text = corpus(1_000_000).decode()
+        rng = random.Random(9)
+        noise = bytes(rng.randrange(256) for _ in range(700_000))
+        import io
+        import tarfile
+        many = io.BytesIO()
+        with tarfile.open(fileobj=many, mode="w:gz") as t:
+            for i in range(12_000):
+                t.addfile(tarfile.TarInfo(f"d/{i:05}.txt"), io.BytesIO(b""))
+        bomb = subprocess.run(["gzip", "-c", "-9"], input=bytes(64 << 20), capture_output=True, check=True).stdout
+        cases = [
+            ("hex/encode, \\x and ', ' on 1 MB", "/v1/hex/encode", {"text": text, "prefix": "\\x", "delimiter": ", "}),
+            ("hex/encode 1 MB", "/v1/hex/encode", {"text": text}),
+            ("hexdump xxd 1 MB", "/v1/hexdump", {"text": text}),
+            ("hexdump -C 700 KB of noise", "/v1/hexdump", {"text": base64.b64encode(noise).decode(), "inputEncoding": "base64", "style": "canonical"}),
+            ("base58/encode 8,192 bytes", "/v1/base58/encode", {"text": noise[:8192].hex(), "inputEncoding": "hex"}),
+            ("base85/encode 700 KB", "/v1/base85/encode", {"text": base64.b64encode(noise).decode(), "inputEncoding": "base64"}),
+            ("html-entities/encode hex 1 MB", "/v1/html-entities/encode", {"text": text, "mode": "hex"}),
+            ("string/escape c 700 KB of noise", "/v1/string/escape", {"text": base64.b64encode(noise).decode(), "inputEncoding": "base64", "syntax": "c"}),
+            ("charset/detect 700 KB of noise", "/v1/charset/detect", {"input": base64.b64encode(noise).decode(), "inputEncoding": "base64"}),
+            ("xor/brute 4,096 bytes, 2-byte keys", "/v1/xor/brute", {"input": noise[:4096].hex(), "keyLength": 2}),
+            ("compress bzip2 9, 1 MB", "/v1/compress", {"input": text, "format": "bzip2"}),
+            ("compress xz 6, 1 MB", "/v1/compress", {"input": text, "format": "xz"}),
+            ("compress brotli 11, 1 MB", "/v1/compress", {"input": text, "format": "brotli", "level": 11}),
+            ("compress zstd 19, 1 MB", "/v1/compress", {"input": text, "format": "zstd", "level": 19}),
+            (f"decompress a {len(bomb):,}-byte gzip of 64 MiB", "/v1/decompress", {"input": base64.b64encode(bomb).decode()}),
+            ("archive/list, tar.gz of 12,000 entries", "/v1/archive/list", {"input": base64.b64encode(many.getvalue()).decode()}),
+        ]
+        print()
+        print("largest requests at the default limits")
+        print(f"{'case':<44} {'status':>6} {'answer bytes':>13} {'ms':>8}")
+        for name, path, body in cases:
+            payload = json.dumps(body).encode()
+            start = time.perf_counter()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            conn.request("POST", path, payload, {"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = resp.read()
+            took = time.perf_counter() - start
+            conn.close()
+            print(f"{name:<44} {resp.status:>6} {len(data):>13,} {took * 1000:>8.1f}")
+    finally:
+        server.terminate()
+        server.wait()
 
 
 main()

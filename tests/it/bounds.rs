@@ -158,3 +158,22 @@ async fn a_header_of_equal_names_is_linear() {
     );
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
+
+/// The largest requests the document admits that fit the default response limit are answered,
+/// not refused by a count that guessed too high: a megabyte dumped (4.3 MB), written as hex
+/// references (6 MB) or as hex with a prefix and a delimiter (7 MB).
+#[tokio::test]
+async fn the_largest_encodings_that_fit_are_answered() {
+    let cli = client(Config::default());
+    // 24 characters that take 28 bytes of JSON: as much as fits in the 1 MiB body.
+    let text = "wrench \"quoted\" \\ text\n".repeat(1_040_000 / 28);
+    for (path, body) in [
+        ("/v1/hexdump", json!({"text": text})),
+        ("/v1/hexdump", json!({"text": text, "style": "canonical", "squeeze": false})),
+        ("/v1/html-entities/encode", json!({"text": text, "mode": "hex"})),
+        ("/v1/hex/encode", json!({"text": text, "prefix": "\\x", "delimiter": ", "})),
+    ] {
+        let (status, v) = common::post_json(&cli, path, &body).await;
+        assert_eq!(status, 200, "{path}: {}", v["error"]);
+    }
+}

@@ -75,14 +75,19 @@ pub fn body<T: DeserializeOwned + Validate + JsonSchema>(req: &OpRequest) -> Res
             }
         }
         merged = serde_json::to_vec(&object).map_err(|e| ApiError::internal(e.to_string()))?;
+        // The merged text is checked again (a path value is a string, but the check is cheap
+        // next to the merge); a body read as it came was checked above.
+        if wrench_infra::bounds::json_deeper_than(&merged, wrench_infra::bounds::MAX_NESTING + 1) {
+            return Err(ApiError::invalid(
+                "body",
+                format!(
+                    "a field's value is nested deeper than {} levels, the limit",
+                    wrench_infra::bounds::MAX_NESTING
+                ),
+            ));
+        }
         &merged
     };
-    if wrench_infra::bounds::json_deeper_than(bytes, wrench_infra::bounds::MAX_NESTING + 1) {
-        return Err(ApiError::invalid(
-            "body",
-            format!("a field's value is nested deeper than {} levels, the limit", wrench_infra::bounds::MAX_NESTING),
-        ));
-    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     de.disable_recursion_limit();
     let value: T = match serde_path_to_error::deserialize(&mut de) {

@@ -111,7 +111,20 @@ fn compact(text: &str) -> (String, Vec<usize>) {
     text.chars().enumerate().filter(|(_, c)| !c.is_ascii_whitespace()).map(|(i, c)| (c, i)).unzip()
 }
 
+/// The bytes of `text` without ASCII whitespace, borrowed when there is none.
+fn without_whitespace(text: &str) -> std::borrow::Cow<'_, [u8]> {
+    if text.bytes().any(|b| b.is_ascii_whitespace()) {
+        std::borrow::Cow::Owned(text.bytes().filter(|b| !b.is_ascii_whitespace()).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text.as_bytes())
+    }
+}
+
 fn decode_hex(text: &str, field: &str) -> Result<Vec<u8>, ApiError> {
+    // As with Base64: one pass for valid text, the positions only for an error.
+    if let Ok(bytes) = hex::decode(without_whitespace(text)) {
+        return Ok(bytes);
+    }
     let (digits, positions) = compact(text);
     if let Some((i, c)) = digits.chars().enumerate().find(|(_, c)| !c.is_ascii_hexdigit()) {
         return Err(ApiError::invalid(
@@ -146,8 +159,13 @@ pub enum Base64Fault {
 /// The bytes of Base64 `text` in the standard alphabet, or the URL-safe one: ASCII whitespace
 /// is ignored (wrapped lines decode), padding is optional, and the alphabet is strict.
 pub fn read_base64(text: &str, url_safe: bool) -> Result<Vec<u8>, Base64Fault> {
-    let (compact, positions) = compact(text);
     let engine = if url_safe { URL_SAFE_DECODE } else { STANDARD_DECODE };
+    // The common case, valid text, costs one pass (two when it is wrapped); the positions an
+    // error names are worked out only when there is an error.
+    if let Ok(bytes) = engine.decode(without_whitespace(text).as_ref()) {
+        return Ok(bytes);
+    }
+    let (compact, positions) = compact(text);
     // The decoder reports byte offsets into `compact`; map them to the caller's characters.
     let at = |offset: usize| {
         let chars_before = compact.get(..offset).map_or(offset, |s| s.chars().count());
@@ -190,7 +208,15 @@ fn decode_base64(text: &str, url_safe: bool, field: &str) -> Result<Vec<u8>, Api
 /// Whether `bytes` read as text: UTF-8, without control characters other than tab, line
 /// feed and carriage return.
 pub fn is_text(bytes: &[u8]) -> bool {
-    std::str::from_utf8(bytes).is_ok_and(|s| s.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r')))
+    // Unicode's control characters (category Cc) are U+0000-U+001F and U+007F-U+009F: in valid
+    // UTF-8, the bytes below 0x20 and 0x7F, and 0xC2 followed by 0x80-0x9F. A scan of bytes
+    // finds them without decoding characters.
+    std::str::from_utf8(bytes).is_ok()
+        && !bytes.iter().enumerate().any(|(i, &b)| {
+            (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+                || b == 0x7f
+                || (b == 0xc2 && bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)))
+        })
 }
 
 /// `bytes` written as `encoding` asks, and the encoding used; `field` names the output in an

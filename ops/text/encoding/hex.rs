@@ -45,6 +45,9 @@ struct HexEncodeOutput {
 
 /// `bytes` as hex, each byte `prefix` and two digits, `delimiter` between bytes of a line.
 fn write_hex(bytes: &[u8], delimiter: &str, prefix: &str, uppercase: bool, per_line: usize) -> String {
+    if delimiter.is_empty() && prefix.is_empty() && per_line == 0 {
+        return if uppercase { ::hex::encode_upper(bytes) } else { ::hex::encode(bytes) };
+    }
     let digits: &[u8; 16] = if uppercase { b"0123456789ABCDEF" } else { b"0123456789abcdef" };
     let mut out = String::with_capacity(bytes.len() * (2 + prefix.len() + delimiter.len()));
     for (i, &b) in bytes.iter().enumerate() {

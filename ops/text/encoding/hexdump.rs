@@ -155,10 +155,16 @@ async fn hexdump(ctx: &Ctx, input: HexdumpInput) -> Result<HexdumpOutput, ApiErr
     if input.style == HexdumpStyle::Canonical && width != 16 {
         return Err(ApiError::invalid("width", "the canonical style is 16 bytes a line, as hexdump -C prints it"));
     }
-    // A line holds 10 bytes of offset, at most 4 a byte (two digits, a space, its character)
-    // and a few more; its line feed is two bytes of JSON. Text bytes escape to at most 6.
+    // The dump's size as the answer holds it, counted before it is built: per line the offset
+    // (10), the hex column, the separators and the line feed (two bytes of JSON), and per byte
+    // its character (`"` and `\` are two in JSON; the rest is printable ASCII or `.`).
     let lines = bytes.len().div_ceil(width);
-    OutputBudget::new(ctx.config.response_limit).add(bytes.len().saturating_mul(9).saturating_add(lines * 16))?;
+    let column = match input.style {
+        HexdumpStyle::Xxd => 2 * width + width.div_ceil(group.clamp(1, width)) + 1,
+        HexdumpStyle::Canonical => 49 + 3,
+    };
+    let quoted = bytes.iter().filter(|&&b| b == b'"' || b == b'\\').count();
+    OutputBudget::new(ctx.config.response_limit).add(lines * (10 + column + 2) + bytes.len() + quoted + 12)?;
     let dump = match input.style {
         HexdumpStyle::Xxd => dump_xxd(&bytes, width, group, input.uppercase),
         HexdumpStyle::Canonical => dump_canonical(&bytes, input.squeeze),

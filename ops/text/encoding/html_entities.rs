@@ -228,9 +228,10 @@ struct EntitiesEncodeOutput {
      example(named, {"text": "café — 3 < 5 ≤ 7", "mode": "named"}),
      example(decimal_everything, {"text": "Hi 😀", "mode": "decimal"}))]
 async fn html_entities_encode(ctx: &Ctx, input: EntitiesEncodeInput) -> Result<EntitiesEncodeOutput, ApiError> {
-    // The longest reference is `&#x10FFFF;`, ten bytes a character at most.
-    OutputBudget::new(ctx.config.response_limit).add(input.text.chars().count().saturating_mul(10))?;
-    Ok(EntitiesEncodeOutput { encoded: encode(&input.text, input.mode) })
+    // At most ten bytes a character (`&#x10FFFF;`), so the text is built and then measured.
+    let encoded = encode(&input.text, input.mode);
+    OutputBudget::new(ctx.config.response_limit).add_json_string(&encoded)?;
+    Ok(EntitiesEncodeOutput { encoded })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
