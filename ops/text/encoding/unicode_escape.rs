@@ -7,23 +7,21 @@ use std::fmt::Write as _;
 
 use wrench_contract::prelude::*;
 
+/// The styles are named in words, not by their look (`\u`, `%u`): generated SDKs make
+/// identifiers of these names, and `\u` and `%u` would both become `U`.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
 enum EscapeStyle {
     /// `\u00e9`, `\ud83d\ude00`: UTF-16 units, as JSON and JavaScript write them.
-    #[serde(rename = "\\u")]
     Utf16,
     /// `\u{e9}`, `\u{1f600}`: one code point each.
-    #[serde(rename = "\\u{}")]
     Braced,
     /// `U+0063 U+00E9`: the standard's notation, every character (ASCII too), separated by
     /// spaces.
-    #[serde(rename = "U+")]
-    CodePoint,
+    Codepoint,
     /// `&#xE9;`, `&#x1F600;`: a numeric character reference.
-    #[serde(rename = "&#x;")]
     Html,
     /// `%u00E9`, `%uD83D%uDE00`: UTF-16 units, as JavaScript's `escape()` writes them.
-    #[serde(rename = "%u")]
     Percent,
 }
 
@@ -35,7 +33,7 @@ fn escape(text: &str, style: EscapeStyle, non_ascii_only: bool) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     let mut first = true;
     // `U+` lists code points: every character, so that the list reads back without doubt.
-    let non_ascii_only = non_ascii_only && style != EscapeStyle::CodePoint;
+    let non_ascii_only = non_ascii_only && style != EscapeStyle::Codepoint;
     for c in text.chars() {
         if non_ascii_only && c.is_ascii() {
             out.push(c);
@@ -57,7 +55,7 @@ fn escape(text: &str, style: EscapeStyle, non_ascii_only: bool) -> String {
             EscapeStyle::Braced => {
                 let _ = write!(out, "\\u{{{n:x}}}");
             }
-            EscapeStyle::CodePoint => {
+            EscapeStyle::Codepoint => {
                 if !first {
                     out.push(' ');
                 }
@@ -166,7 +164,8 @@ fn unescape(text: &str) -> Result<String, String> {
 struct UnicodeEscapeInput {
     /// The text.
     text: String,
-    /// `\u` (the default), `\u{}`, `U+`, `&#x;` or `%u`.
+    /// `utf16` (the default: `\u00e9`), `braced` (`\u{e9}`), `codepoint` (`U+00E9`), `html`
+    /// (`&#xE9;`) or `percent` (`%u00E9`).
     #[serde(default = "utf16")]
     style: EscapeStyle,
     /// Leave ASCII characters as they are (the default); false escapes every character.
@@ -188,8 +187,8 @@ struct UnicodeEscapeOutput {
 /// the standard lists code points), `&#x...;` or `%uXXXX` (JavaScript's old `escape()`).
 #[op(post "/v1/unicode/escape" as unicodeEscape, tag = TextAndData,
      example(json_style, {"text": "café 😀"}),
-     example(code_points, {"text": "Añ😀", "style": "U+", "nonAsciiOnly": false}),
-     example(braced, {"text": "naïve ☕", "style": "\\u{}"}))]
+     example(code_points, {"text": "Añ😀", "style": "codepoint"}),
+     example(braced, {"text": "naïve ☕", "style": "braced"}))]
 async fn unicode_escape(ctx: &Ctx, input: UnicodeEscapeInput) -> Result<UnicodeEscapeOutput, ApiError> {
     // The longest escape, two `\uXXXX` (and the backslashes JSON doubles), is 14 bytes a
     // character at most.
@@ -243,7 +242,7 @@ mod tests {
             for (name, style) in [
                 ("utf16", EscapeStyle::Utf16),
                 ("braced", EscapeStyle::Braced),
-                ("code_point", EscapeStyle::CodePoint),
+                ("code_point", EscapeStyle::Codepoint),
                 ("html", EscapeStyle::Html),
                 ("percent", EscapeStyle::Percent),
             ] {
