@@ -493,6 +493,30 @@ fn closed_sets_are_plain_enums_and_nothing_is_const() {
     assert!(case["description"].as_str().unwrap().contains("- `snake`: snake_case"), "{case}");
 }
 
+/// Generated SDKs turn each value of a string enum into an identifier, keeping letters and
+/// digits and dropping the rest (progenitor stopped on `\\u` and `%u`, which both became `U`):
+/// within one enum, no two values that have letters or digits may come to the same identifier.
+#[test]
+fn enum_values_make_distinct_identifiers() {
+    let doc = wrench::openapi_document();
+    let mut all = Vec::new();
+    schemas(&doc, String::new(), &mut all);
+    for (path, v) in &all {
+        // `propertyNames` lists field spellings (aliases differ by case on purpose), not values.
+        let Some(values) = v.as_array().filter(|_| path.ends_with("/enum") && !path.contains("/propertyNames/")) else {
+            continue;
+        };
+        let mut seen = HashSet::new();
+        for value in values.iter().filter_map(Value::as_str) {
+            let ident: String = value.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase();
+            // Values of symbols alone (`-`, `_`) are named by the generators' own tables.
+            if !ident.is_empty() {
+                assert!(seen.insert(ident.clone()), "{path}: {value:?} makes the identifier {ident:?} twice");
+            }
+        }
+    }
+}
+
 /// Swagger UI shows an image operation's own SVG, a described PNG, and for each error status
 /// one example per code that status carries.
 #[test]
