@@ -367,8 +367,7 @@ mod tests {
     /// they list it, and every file read back (tests/fixtures/archives.py).
     #[test]
     fn python_and_tar_agree() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/archives.json")).unwrap();
+        let fixture = crate::testing::fixture("archives.json");
         let archives = fixture.as_array().unwrap();
         assert!(archives.len() >= 4);
         for archive in archives {

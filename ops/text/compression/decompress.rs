@@ -147,8 +147,7 @@ mod tests {
     /// is written here.
     #[test]
     fn the_tools_and_wrench_read_each_other() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/compression.json")).unwrap();
+        let fixture = crate::testing::fixture("compression.json");
         let samples: Vec<Vec<u8>> = fixture["samples"]
             .as_array()
             .unwrap()
@@ -174,16 +173,7 @@ mod tests {
     #[test]
     fn bombs_stop_at_the_cap() {
         let zeros = vec![0u8; 1 << 20];
-        for format in [
-            Format::Gzip,
-            Format::Zlib,
-            Format::Deflate,
-            Format::Brotli,
-            Format::Zstd,
-            Format::Bzip2,
-            Format::Xz,
-            Format::Lz4,
-        ] {
+        for format in Format::ALL {
             let bomb = formats::compress(&zeros, format, format.levels().2).unwrap();
             assert!(bomb.len() < 8 << 10, "{} {}", format.name(), bomb.len());
             assert!(matches!(formats::decompress(&bomb, format, 64 << 10), Err(Fault::TooLarge)), "{}", format.name());
@@ -195,16 +185,7 @@ mod tests {
     #[test]
     fn damaged_data_is_refused() {
         let text = b"The quick brown fox jumps over the lazy dog. ".repeat(50);
-        for format in [
-            Format::Gzip,
-            Format::Zlib,
-            Format::Deflate,
-            Format::Brotli,
-            Format::Zstd,
-            Format::Bzip2,
-            Format::Xz,
-            Format::Lz4,
-        ] {
+        for format in Format::ALL {
             let packed = formats::compress(&text, format, format.levels().2).unwrap();
             let cut = &packed[..packed.len() - 3];
             assert!(

@@ -37,6 +37,19 @@ pub(crate) const XZ_MEMORY_LIMIT: u64 = 80 << 20;
 pub(crate) const ZSTD_WINDOW_LOG_MAX: u32 = 24;
 
 impl Format {
+    /// Every format, in the order the document lists them (for the tests that try them all).
+    #[cfg(test)]
+    pub(crate) const ALL: [Format; 8] = [
+        Format::Gzip,
+        Format::Zlib,
+        Format::Deflate,
+        Format::Brotli,
+        Format::Zstd,
+        Format::Bzip2,
+        Format::Xz,
+        Format::Lz4,
+    ];
+
     pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Gzip => "gzip",

@@ -223,8 +223,7 @@ mod tests {
     /// Crockford's and z-base-32's alphabets, on random bytes (tests/fixtures/base_n.py).
     #[test]
     fn python_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/base_n.json")).unwrap();
+        let fixture = crate::testing::fixture("base_n.json");
         let cases = fixture["base32"].as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

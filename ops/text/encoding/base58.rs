@@ -193,8 +193,7 @@ mod tests {
     /// as a custom alphabet) on random bytes with leading zeros (tests/fixtures/base_n.py).
     #[test]
     fn pypi_base58_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/base_n.json")).unwrap();
+        let fixture = crate::testing::fixture("base_n.json");
         let cases = fixture["base58"].as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

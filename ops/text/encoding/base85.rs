@@ -239,8 +239,7 @@ mod tests {
     /// (tests/fixtures/base_n.py).
     #[test]
     fn python_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/base_n.json")).unwrap();
+        let fixture = crate::testing::fixture("base_n.json");
         let cases = fixture["base85"].as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

@@ -217,8 +217,7 @@ mod tests {
     /// (tests/fixtures/byte_numbers.py).
     #[test]
     fn python_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/byte_numbers.json")).unwrap();
+        let fixture = crate::testing::fixture("byte_numbers.json");
         let cases = fixture.as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

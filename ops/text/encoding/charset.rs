@@ -245,8 +245,7 @@ mod tests {
     /// rightly, the guess here reads it as its charset does (tests/fixtures/charsets.py).
     #[test]
     fn python_and_iconv_agree() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/charsets.json")).unwrap();
+        let fixture = crate::testing::fixture("charsets.json");
         let cases = fixture["codecs"].as_array().unwrap();
         assert!(cases.len() >= 20);
         for case in cases {

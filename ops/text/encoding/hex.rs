@@ -168,8 +168,7 @@ mod tests {
     /// (tests/fixtures/hex_dumps.py).
     #[test]
     fn python_and_xxd_agree() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/hex_dumps.json")).unwrap();
+        let fixture = crate::testing::fixture("hex_dumps.json");
         let cases = fixture["hex"].as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

@@ -307,8 +307,7 @@ mod tests {
     /// (tests/fixtures/hex_dumps.py).
     #[test]
     fn the_tools_print_the_same_bytes() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/hex_dumps.json")).unwrap();
+        let fixture = crate::testing::fixture("hex_dumps.json");
         let cases = fixture["dumps"].as_array().unwrap();
         assert!(cases.len() >= 20);
         for case in cases {

@@ -272,8 +272,7 @@ mod tests {
     /// copy of the table (tests/fixtures/html_entities.py).
     #[test]
     fn python_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/html_entities.json")).unwrap();
+        let fixture = crate::testing::fixture("html_entities.json");
         assert_eq!(fixture["table_size"], NAMED_ENTITIES.entries().filter(|(_, v)| v.0 != 0).count());
         let cases = fixture["cases"].as_array().unwrap();
         assert!(cases.len() >= 50);

@@ -112,8 +112,7 @@ mod tests {
     /// (tests/fixtures/text_transforms.py).
     #[test]
     fn python_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/text_transforms.json")).unwrap();
+        let fixture = crate::testing::fixture("text_transforms.json");
         let cases = fixture["normalize"].as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

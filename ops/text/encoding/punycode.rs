@@ -100,8 +100,7 @@ mod tests {
     /// 7.1's sample strings for bare Punycode (tests/fixtures/text_transforms.py).
     #[test]
     fn pypi_idna_and_rfc_3492_agree() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/text_transforms.json")).unwrap();
+        let fixture = crate::testing::fixture("text_transforms.json");
         let cases = fixture["idna"].as_array().unwrap();
         assert!(cases.len() >= 10);
         for case in cases {

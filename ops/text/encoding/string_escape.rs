@@ -293,8 +293,7 @@ mod tests {
     /// SQLite (in `string_unescape.rs`).
     #[test]
     fn the_references_agree() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/string_escapes.json")).unwrap();
+        let fixture = crate::testing::fixture("string_escapes.json");
         let cases = fixture["escape"].as_array().unwrap();
         assert!(cases.len() >= 50);
         for case in cases {

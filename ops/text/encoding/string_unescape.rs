@@ -458,8 +458,7 @@ mod tests {
     /// literals. Every escaped form of every text also reads back to it.
     #[test]
     fn the_references_agree() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/string_escapes.json")).unwrap();
+        let fixture = crate::testing::fixture("string_escapes.json");
         let cases = fixture["unescape"].as_array().unwrap();
         assert!(cases.len() >= 50);
         for case in cases {

@@ -221,8 +221,7 @@ mod tests {
     /// (tests/fixtures/text_transforms.py), and XOR twice is the identity.
     #[test]
     fn python_agrees() {
-        let fixture: serde_json::Value =
-            serde_json::from_str(include_str!("../../../tests/fixtures/text_transforms.json")).unwrap();
+        let fixture = crate::testing::fixture("text_transforms.json");
         for case in fixture["xor"].as_array().unwrap() {
             let h = |k: &str| ::hex::decode(case[k].as_str().unwrap()).unwrap();
             assert_eq!(xor(&h("input"), &h("key")), h("output"));
