@@ -1,4 +1,5 @@
-//! Message digests (MD5, SHA-1, SHA-2) and HMAC, over any bytes: the message (and the HMAC
+//! Message digests (MD5, SHA-1, SHA-2, SHA-3 and Keccak, BLAKE2, RIPEMD-160, MD4, SM3) and
+//! HMAC, over any bytes: the message (and the HMAC
 //! key) are text by default, or bytes in the byte convention's `inputEncoding`.
 //!
 //! MD5 and SHA-1 are offered because checksums and legacy protocols still need them; they
@@ -15,26 +16,84 @@ use wrench_contract::prelude::*;
 use wrench_kit::byte_encoding::{self, InputEncoding};
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq, Hash)]
-#[serde(rename_all = "lowercase")]
 enum Algorithm {
+    /// MD5 (RFC 1321); not collision resistant.
+    #[serde(rename = "md5")]
     Md5,
+    /// SHA-1 (FIPS 180-4); not collision resistant.
+    #[serde(rename = "sha1")]
     Sha1,
+    /// SHA-224 (FIPS 180-4).
+    #[serde(rename = "sha224")]
+    Sha224,
+    /// SHA-256 (FIPS 180-4).
+    #[serde(rename = "sha256")]
     Sha256,
+    /// SHA-384 (FIPS 180-4).
+    #[serde(rename = "sha384")]
     Sha384,
+    /// SHA-512 (FIPS 180-4).
+    #[serde(rename = "sha512")]
     Sha512,
+    /// SHA-512/256 (FIPS 180-4): SHA-512's rounds, 256 bits out.
+    #[serde(rename = "sha512-256")]
+    Sha512_256,
+    /// SHA3-224 (FIPS 202).
+    #[serde(rename = "sha3-224")]
+    Sha3_224,
+    /// SHA3-256 (FIPS 202).
+    #[serde(rename = "sha3-256")]
+    Sha3_256,
+    /// SHA3-384 (FIPS 202).
+    #[serde(rename = "sha3-384")]
+    Sha3_384,
+    /// SHA3-512 (FIPS 202).
+    #[serde(rename = "sha3-512")]
+    Sha3_512,
+    /// Keccak-256 as Ethereum uses it (the padding before FIPS 202; not SHA3-256).
+    #[serde(rename = "keccak256")]
+    Keccak256,
+    /// BLAKE2b with 512 bits out (RFC 7693).
+    #[serde(rename = "blake2b")]
+    Blake2b,
+    /// BLAKE2s with 256 bits out (RFC 7693).
+    #[serde(rename = "blake2s")]
+    Blake2s,
+    /// RIPEMD-160, as Bitcoin addresses use it.
+    #[serde(rename = "ripemd160")]
+    Ripemd160,
+    /// MD4 (RFC 1320), as NTLM uses it; broken, for old data only.
+    #[serde(rename = "md4")]
+    Md4,
+    /// SM3 (GB/T 32905-2016).
+    #[serde(rename = "sm3")]
+    Sm3,
 }
 
 impl Algorithm {
-    const ALL: [Algorithm; 5] =
+    /// What `hash/batch` computes when no list is given: the five it has always computed.
+    const DEFAULT_BATCH: [Algorithm; 5] =
         [Algorithm::Md5, Algorithm::Sha1, Algorithm::Sha256, Algorithm::Sha384, Algorithm::Sha512];
 
     fn name(self) -> &'static str {
         match self {
             Algorithm::Md5 => "md5",
             Algorithm::Sha1 => "sha1",
+            Algorithm::Sha224 => "sha224",
             Algorithm::Sha256 => "sha256",
             Algorithm::Sha384 => "sha384",
             Algorithm::Sha512 => "sha512",
+            Algorithm::Sha512_256 => "sha512-256",
+            Algorithm::Sha3_224 => "sha3-224",
+            Algorithm::Sha3_256 => "sha3-256",
+            Algorithm::Sha3_384 => "sha3-384",
+            Algorithm::Sha3_512 => "sha3-512",
+            Algorithm::Keccak256 => "keccak256",
+            Algorithm::Blake2b => "blake2b",
+            Algorithm::Blake2s => "blake2s",
+            Algorithm::Ripemd160 => "ripemd160",
+            Algorithm::Md4 => "md4",
+            Algorithm::Sm3 => "sm3",
         }
     }
 
@@ -42,9 +101,21 @@ impl Algorithm {
         match self {
             Algorithm::Md5 => Md5::digest(data).to_vec(),
             Algorithm::Sha1 => Sha1::digest(data).to_vec(),
+            Algorithm::Sha224 => sha2::Sha224::digest(data).to_vec(),
             Algorithm::Sha256 => Sha256::digest(data).to_vec(),
             Algorithm::Sha384 => Sha384::digest(data).to_vec(),
             Algorithm::Sha512 => Sha512::digest(data).to_vec(),
+            Algorithm::Sha512_256 => sha2::Sha512_256::digest(data).to_vec(),
+            Algorithm::Sha3_224 => sha3::Sha3_224::digest(data).to_vec(),
+            Algorithm::Sha3_256 => sha3::Sha3_256::digest(data).to_vec(),
+            Algorithm::Sha3_384 => sha3::Sha3_384::digest(data).to_vec(),
+            Algorithm::Sha3_512 => sha3::Sha3_512::digest(data).to_vec(),
+            Algorithm::Keccak256 => sha3::Keccak256::digest(data).to_vec(),
+            Algorithm::Blake2b => blake2::Blake2b512::digest(data).to_vec(),
+            Algorithm::Blake2s => blake2::Blake2s256::digest(data).to_vec(),
+            Algorithm::Ripemd160 => ripemd::Ripemd160::digest(data).to_vec(),
+            Algorithm::Md4 => md4::Md4::digest(data).to_vec(),
+            Algorithm::Sm3 => sm3::Sm3::digest(data).to_vec(),
         }
     }
 }
@@ -82,6 +153,11 @@ struct HashInput {
     /// How the digest is written.
     #[serde(default = "hex_default")]
     encoding: Encoding,
+    /// A digest to compare with, written as `encoding` says (hex in either case): the answer's
+    /// `matches` says whether it is this one, compared in constant time.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 256))]
+    expected: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -92,27 +168,49 @@ struct HashOutput {
     algorithm: Algorithm,
     /// How `hash` is written.
     encoding: Encoding,
+    /// Whether the digest is `expected` (only when it was given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches: Option<bool>,
+}
+
+/// Whether `digest` is the one `expected` writes in `encoding`, in time that does not depend
+/// on where they differ; `expected` that is not in the encoding is a 400 naming it.
+fn matches(digest: &[u8], expected: &str, encoding: Encoding) -> Result<bool, ApiError> {
+    let convention = match encoding {
+        Encoding::Hex => InputEncoding::Hex,
+        Encoding::Base64 => InputEncoding::Base64,
+    };
+    let expected = byte_encoding::decode(expected.trim(), convention, "expected")?;
+    Ok(expected.len() == digest.len() && bool::from(subtle::ConstantTimeEq::ct_eq(digest, &expected[..])))
 }
 
 /// Hash text with one algorithm.
 ///
 /// Digests the UTF-8 bytes of `text` (or, with `inputEncoding`, the bytes it carries in hex or
-/// Base64) with MD5 (RFC 1321), SHA-1, SHA-256, SHA-384 or SHA-512 (FIPS 180-4), written in
-/// lower-case hex by default or Base64. MD5 and SHA-1 are broken for collision resistance: fine
-/// for checksums, not for signatures or passwords. Also answers at `/v1/hash/`.
+/// Base64) with MD5 (RFC 1321), SHA-1, SHA-224, SHA-256, SHA-384, SHA-512 or SHA-512/256 (FIPS
+/// 180-4), SHA3-224 to SHA3-512 (FIPS 202), Ethereum's Keccak-256, BLAKE2b-512 or BLAKE2s-256
+/// (RFC 7693), RIPEMD-160, MD4 or SM3, written in lower-case hex by default or Base64. With
+/// `expected`, `matches` says whether the digest is that one, compared in constant time. MD5,
+/// SHA-1 and MD4 are broken for collision resistance: fine for checksums, not for signatures or
+/// passwords. Also answers at `/v1/hash/`.
 #[op(post "/v1/hash" as hashText,
      post "/v1/hash/" as hashTextAlias, tag = DeveloperUtilities,
      example(sha256, {"text": "abc", "algorithm": "sha256"}),
-     rejects = "`text` that is not in its `inputEncoding`, naming the position",
+     rejects = "`text` that is not in its `inputEncoding`, or `expected` that is not in `encoding`, naming the position",
      example(md5_base64_empty, {"text": "", "algorithm": "md5", "encoding": "base64"}),
      example(bytes_from_hex, {"text": "00ff10fe", "inputEncoding": "hex", "algorithm": "sha256"}),
+     example(keccak_ethereum, {"text": "", "algorithm": "keccak256"}),
+     example(matches_expected, {"text": "abc", "algorithm": "sha3-256", "expected": "3A985DA74FE225B2045C172D6BD390BD855F086E3E9D525B46BFE24511431532"}),
      example(unknown_algorithm, {"text": "abc", "algorithm": "sha3"}, status = 400))]
 async fn hash_text(input: HashInput) -> Result<HashOutput, ApiError> {
     let bytes = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
+    let digest = input.algorithm.digest(&bytes);
+    let matches = input.expected.as_deref().map(|e| matches(&digest, e, input.encoding)).transpose()?;
     Ok(HashOutput {
-        hash: encode(&input.algorithm.digest(&bytes), input.encoding),
+        hash: encode(&digest, input.encoding),
         algorithm: input.algorithm,
         encoding: input.encoding,
+        matches,
     })
 }
 
@@ -124,9 +222,9 @@ struct HashBatchInput {
     /// How `text` carries its bytes: `utf-8` (the default), `hex`, `base64` or `base64url`.
     #[serde(default)]
     input_encoding: InputEncoding,
-    /// Which digests; all five when absent. Repeats are ignored.
+    /// Which digests; md5, sha1, sha256, sha384 and sha512 when absent. Repeats are ignored.
     #[serde(default)]
-    #[schemars(length(min = 1, max = 5))]
+    #[schemars(length(min = 1, max = 17))]
     algorithms: Option<Vec<Algorithm>>,
     /// How the digests are written.
     #[serde(default = "hex_default")]
@@ -152,7 +250,7 @@ struct HashBatchOutput {
      example(bytes_from_base64, {"text": "AP8Q/g==", "inputEncoding": "base64", "algorithms": ["md5"]}))]
 async fn hash_batch(input: HashBatchInput) -> Result<HashBatchOutput, ApiError> {
     let bytes = byte_encoding::decode(&input.text, input.input_encoding, "text")?;
-    let algorithms = input.algorithms.unwrap_or_else(|| Algorithm::ALL.to_vec());
+    let algorithms = input.algorithms.unwrap_or_else(|| Algorithm::DEFAULT_BATCH.to_vec());
     let mut hashes = indexmap::IndexMap::new();
     for a in algorithms {
         hashes.entry(a.name().to_string()).or_insert_with(|| encode(&a.digest(&bytes), input.encoding));
@@ -281,6 +379,33 @@ mod tests {
         for (alg, text, want) in cases {
             assert_eq!(hex::encode(alg.digest(text.as_bytes())), want, "{} of {text:?}", alg.name());
         }
+    }
+
+    /// Python's `hashlib` (and PyPI pycryptodome for Keccak-256 and MD4, which hashlib lacks
+    /// or calls otherwise) on the same bytes, every algorithm (tests/fixtures/digests.py).
+    #[test]
+    fn python_agrees_on_every_algorithm() {
+        let fixture = crate::testing::fixture("digests.json");
+        let cases = fixture.as_array().unwrap();
+        assert!(cases.len() >= 5);
+        for case in cases {
+            let bytes = ::hex::decode(case["hex"].as_str().unwrap()).unwrap();
+            for (name, want) in case["digests"].as_object().unwrap() {
+                let algorithm: Algorithm = serde_json::from_value(json!(name)).unwrap();
+                assert_eq!(algorithm.name(), name);
+                assert_eq!(hex::encode(algorithm.digest(&bytes)), want.as_str().unwrap(), "{name} of {}", case["hex"]);
+            }
+        }
+    }
+
+    #[test]
+    fn expected_digests_are_compared_whole() {
+        let digest = Algorithm::Sha256.digest(b"abc");
+        let hex = hex::encode(&digest);
+        assert!(matches(&digest, &hex.to_uppercase(), Encoding::Hex).unwrap());
+        assert!(!matches(&digest, &hex[..62], Encoding::Hex).unwrap(), "a prefix is not the digest");
+        assert!(!matches(&digest, &format!("{}00", &hex[..62]), Encoding::Hex).unwrap());
+        assert_eq!(matches(&digest, "xyz", Encoding::Hex).unwrap_err().field.as_deref(), Some("expected"));
     }
 
     #[test]
