@@ -261,9 +261,20 @@ async fn hash_batch(input: HashBatchInput) -> Result<HashBatchOutput, ApiError> 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
 enum HmacAlgorithm {
+    Md5,
     Sha1,
+    Sha224,
     Sha256,
+    Sha384,
     Sha512,
+    #[serde(rename = "sha3-224")]
+    Sha3_224,
+    #[serde(rename = "sha3-256")]
+    Sha3_256,
+    #[serde(rename = "sha3-384")]
+    Sha3_384,
+    #[serde(rename = "sha3-512")]
+    Sha3_512,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -299,9 +310,16 @@ struct HmacOutput {
 
 fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
     let hash = match algorithm {
+        HmacAlgorithm::Md5 => MacHash::Md5,
         HmacAlgorithm::Sha1 => MacHash::Sha1,
+        HmacAlgorithm::Sha224 => MacHash::Sha224,
         HmacAlgorithm::Sha256 => MacHash::Sha256,
+        HmacAlgorithm::Sha384 => MacHash::Sha384,
         HmacAlgorithm::Sha512 => MacHash::Sha512,
+        HmacAlgorithm::Sha3_224 => MacHash::Sha3_224,
+        HmacAlgorithm::Sha3_256 => MacHash::Sha3_256,
+        HmacAlgorithm::Sha3_384 => MacHash::Sha3_384,
+        HmacAlgorithm::Sha3_512 => MacHash::Sha3_512,
     };
     crypto::hmac(hash, key, text)
 }
@@ -309,7 +327,8 @@ fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
 /// Compute an HMAC.
 ///
 /// HMAC (RFC 2104) of the bytes of `text` under the bytes of `key` (UTF-8 text by default;
-/// hex or Base64 with `inputEncoding` and `keyEncoding`), with SHA-256, SHA-512 or SHA-1,
+/// hex or Base64 with `inputEncoding` and `keyEncoding`), with SHA-256, SHA-512, SHA-1, MD5,
+/// SHA-224, SHA-384 or SHA3-224 to SHA3-512,
 /// written in hex by default or Base64 (as many webhook providers send it). The key is used
 /// only for this computation: it is not stored or logged.
 #[op(post "/v1/hash/hmac" as hashHmac, tag = DeveloperUtilities,
@@ -394,6 +413,26 @@ mod tests {
                 let algorithm: Algorithm = serde_json::from_value(json!(name)).unwrap();
                 assert_eq!(algorithm.name(), name);
                 assert_eq!(hex::encode(algorithm.digest(&bytes)), want.as_str().unwrap(), "{name} of {}", case["hex"]);
+            }
+        }
+    }
+
+    /// Python's `hmac` in every hash `hash/hmac` offers, with keys shorter than, equal to and
+    /// longer than the block (tests/fixtures/hmacs.py).
+    #[test]
+    fn python_agrees_on_every_hmac() {
+        let fixture = crate::testing::fixture("hmacs.json");
+        let cases = fixture.as_array().unwrap();
+        assert!(cases.len() >= 20);
+        for case in cases {
+            let h = |k: &str| ::hex::decode(case[k].as_str().unwrap()).unwrap();
+            for (name, want) in case["hmacs"].as_object().unwrap() {
+                let algorithm: HmacAlgorithm = serde_json::from_value(json!(name)).unwrap();
+                assert_eq!(
+                    hex::encode(hmac_bytes(algorithm, &h("key"), &h("message"))),
+                    want.as_str().unwrap(),
+                    "{name}"
+                );
             }
         }
     }

@@ -1,15 +1,24 @@
-//! Cryptographic building blocks shared by operations: HMAC over the SHA family.
+//! Cryptographic building blocks shared by operations: HMAC over MD5, SHA-1, SHA-2 and SHA-3.
 
 use hmac::{Hmac, KeyInit, Mac};
+use md5::Md5;
 use sha1::Sha1;
-use sha2::{Sha256, Sha512};
+use sha2::{Sha224, Sha256, Sha384, Sha512};
+use sha3::{Sha3_224, Sha3_256, Sha3_384, Sha3_512};
 
 /// The hash functions HMAC is offered with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MacHash {
+    Md5,
     Sha1,
+    Sha224,
     Sha256,
+    Sha384,
     Sha512,
+    Sha3_224,
+    Sha3_256,
+    Sha3_384,
+    Sha3_512,
 }
 
 /// HMAC (RFC 2104) of `data` under `key`. Keys of any length are valid: longer than a block
@@ -21,8 +30,15 @@ pub fn hmac(hash: MacHash, key: &[u8], data: &[u8]) -> Vec<u8> {
         m.finalize().into_bytes().to_vec()
     }
     match hash {
+        MacHash::Md5 => run::<Hmac<Md5>>(key, data),
         MacHash::Sha1 => run::<Hmac<Sha1>>(key, data),
+        MacHash::Sha224 => run::<Hmac<Sha224>>(key, data),
         MacHash::Sha256 => run::<Hmac<Sha256>>(key, data),
+        MacHash::Sha384 => run::<Hmac<Sha384>>(key, data),
         MacHash::Sha512 => run::<Hmac<Sha512>>(key, data),
+        MacHash::Sha3_224 => run::<Hmac<Sha3_224>>(key, data),
+        MacHash::Sha3_256 => run::<Hmac<Sha3_256>>(key, data),
+        MacHash::Sha3_384 => run::<Hmac<Sha3_384>>(key, data),
+        MacHash::Sha3_512 => run::<Hmac<Sha3_512>>(key, data),
     }
 }
