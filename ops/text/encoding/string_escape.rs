@@ -51,7 +51,9 @@ fn u4(out: &mut String, c: char) {
     let _ = write!(out, "\\u{:04x}", c as u32);
 }
 
-fn json_like(text: &str, javascript: bool) -> String {
+/// A double-quoted literal with the escapes JSON, JavaScript and Java share (`\"`, `\\`, `\b`,
+/// `\f`, `\n`, `\r`, `\t`), and `\uXXXX` for the other characters `as_u` picks.
+fn double_quoted(text: &str, as_u: impl Fn(char) -> bool) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     for c in text.chars() {
@@ -63,13 +65,18 @@ fn json_like(text: &str, javascript: bool) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => u4(&mut out, c),
-            '\u{2028}' | '\u{2029}' if javascript => u4(&mut out, c),
+            c if as_u(c) => u4(&mut out, c),
             c => out.push(c),
         }
     }
     out.push('"');
     out
+}
+
+/// JSON escapes the controls below U+0020; JavaScript also U+2028 and U+2029, which older
+/// engines took for line ends inside a string.
+fn json_like(text: &str, javascript: bool) -> String {
+    double_quoted(text, |c| (c as u32) < 0x20 || (javascript && matches!(c, '\u{2028}' | '\u{2029}')))
 }
 
 /// Python's `ascii()`: single quotes unless the text holds `'` and no `"`.
@@ -101,24 +108,9 @@ fn python(text: &str) -> String {
     out
 }
 
+/// Java writes every control character (C0, DEL and C1) as `\uXXXX`.
 fn java(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => u4(&mut out, c),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    double_quoted(text, char::is_control)
 }
 
 /// A C literal of `bytes`. Octal escapes are always three digits, so a digit after one is
