@@ -130,6 +130,7 @@ async fn amplifying_operations_stop_at_the_limit() {
         // Each byte of a dump is about four characters of answer.
         ("/v1/hexdump", json!({"text": "x".repeat(20_000), "width": 1})),
         ("/v1/base32/encode", json!({"text": "x".repeat(50_000)})),
+        ("/v1/unicode/escape", json!({"text": "x".repeat(20_000), "nonAsciiOnly": false})),
         ("/v1/base85/encode", json!({"text": "\"".repeat(50_000), "variant": "rfc1924"})),
         // One `*` line stands for as many repeated lines as the next offset says.
         (
@@ -161,7 +162,7 @@ async fn a_header_of_equal_names_is_linear() {
 
 /// The largest requests the document admits that fit the default response limit are answered,
 /// not refused by a count that guessed too high: a megabyte dumped (4.3 MB), written as hex
-/// references (6 MB) or as hex with a prefix and a delimiter (7 MB).
+/// references (6 MB), as hex with a prefix and a delimiter (7 MB) or as Unicode escapes.
 #[tokio::test]
 async fn the_largest_encodings_that_fit_are_answered() {
     let cli = client(Config::default());
@@ -172,6 +173,8 @@ async fn the_largest_encodings_that_fit_are_answered() {
         ("/v1/hexdump", json!({"text": text, "style": "canonical", "squeeze": false})),
         ("/v1/html-entities/encode", json!({"text": text, "mode": "hex"})),
         ("/v1/hex/encode", json!({"text": text, "prefix": "\\x", "delimiter": ", "})),
+        // Every character as `\u00XX`: 7 bytes of JSON each, 6.8 MB.
+        ("/v1/unicode/escape", json!({"text": text, "nonAsciiOnly": false})),
     ] {
         let (status, v) = common::post_json(&cli, path, &body).await;
         assert_eq!(status, 200, "{path}: {}", v["error"]);

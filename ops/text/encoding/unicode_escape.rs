@@ -190,11 +190,11 @@ struct UnicodeEscapeOutput {
      example(code_points, {"text": "Añ😀", "style": "codepoint"}),
      example(braced, {"text": "naïve ☕", "style": "braced"}))]
 async fn unicode_escape(ctx: &Ctx, input: UnicodeEscapeInput) -> Result<UnicodeEscapeOutput, ApiError> {
-    // The longest escape, two `\uXXXX` (and the backslashes JSON doubles), is 14 bytes a
-    // character at most.
-    wrench_infra::bounds::OutputBudget::new(ctx.config.response_limit)
-        .add(input.text.chars().count().saturating_mul(14))?;
-    Ok(UnicodeEscapeOutput { escaped: escape(&input.text, input.style, input.non_ascii_only) })
+    // At most 14 bytes a character (two `\uXXXX`, backslashes doubled in JSON), so the text is
+    // built and then measured: 14 for every character refused answers that fit.
+    let escaped = escape(&input.text, input.style, input.non_ascii_only);
+    wrench_infra::bounds::OutputBudget::new(ctx.config.response_limit).add_json_string(&escaped)?;
+    Ok(UnicodeEscapeOutput { escaped })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
