@@ -3,6 +3,7 @@
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
+pub(crate) mod checksum;
 pub(crate) mod color;
 pub(crate) mod cron;
 pub(crate) mod diff;
