@@ -9,5 +9,6 @@ pub(crate) mod encrypt;
 pub(crate) mod header_grade;
 pub(crate) mod iban;
 pub(crate) mod otp;
+pub(crate) mod passwords;
 pub(crate) mod phishing;
 pub(crate) mod vat;

@@ -1,76 +1,11 @@
-//! Time-based one-time passwords (RFC 6238, on HOTP of RFC 4226).
-//!
-//! Secrets are Base32 (RFC 4648) as authenticator apps show them: letter case, spaces and `=`
-//! padding do not matter. Any secret length of at least one byte is accepted (apps commonly
-//! use 80-bit secrets, below RFC 4226's recommended 128). Codes are compared in constant time.
+//! Time-based one-time passwords (RFC 6238, on HOTP of RFC 4226): `totp/generate` and
+//! `totp/validate`.
 
 use subtle::ConstantTimeEq;
 
-use wrench_kit::crypto::{self, MacHash};
-
 use wrench_contract::prelude::*;
 
-#[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum TotpAlgorithm {
-    Sha1,
-    Sha256,
-    Sha512,
-}
-
-fn sha1() -> TotpAlgorithm {
-    TotpAlgorithm::Sha1
-}
-fn thirty() -> u32 {
-    30
-}
-fn six() -> u32 {
-    6
-}
-fn one() -> u32 {
-    1
-}
-
-/// RFC 4648 Base32, forgiving about case, spaces, hyphens and padding, strict about the rest.
-fn base32_decode(text: &str) -> Result<Vec<u8>, String> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    let mut bits: u64 = 0;
-    let mut n = 0u32;
-    let mut out = Vec::new();
-    for (i, c) in text.chars().enumerate() {
-        if c.is_whitespace() || c == '-' || c == '=' {
-            continue;
-        }
-        let v = ALPHABET
-            .iter()
-            .position(|&a| a as char == c.to_ascii_uppercase())
-            .ok_or_else(|| format!("{c:?} at position {i} is not a Base32 character (A-Z, 2-7)"))?;
-        bits = (bits << 5) | v as u64;
-        n += 5;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-            bits &= (1 << n) - 1;
-        }
-    }
-    if out.is_empty() {
-        return Err("decodes to no bytes".to_string());
-    }
-    Ok(out)
-}
-
-/// The HOTP value (RFC 4226 section 5.3) for `counter`, as a zero-padded decimal string.
-fn hotp(algorithm: TotpAlgorithm, key: &[u8], counter: u64, digits: u32) -> String {
-    let hash = match algorithm {
-        TotpAlgorithm::Sha1 => MacHash::Sha1,
-        TotpAlgorithm::Sha256 => MacHash::Sha256,
-        TotpAlgorithm::Sha512 => MacHash::Sha512,
-    };
-    let mac = crypto::hmac(hash, key, &counter.to_be_bytes());
-    let offset = (mac[mac.len() - 1] & 0x0f) as usize;
-    let code = u32::from_be_bytes([mac[offset] & 0x7f, mac[offset + 1], mac[offset + 2], mac[offset + 3]]);
-    format!("{:0width$}", code % 10u32.pow(digits), width = digits as usize)
-}
+use super::code::{TotpAlgorithm, base32_decode, hotp, one, sha1, six, thirty};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
