@@ -5,6 +5,7 @@
 
 pub(crate) mod breach;
 pub(crate) mod card;
+pub(crate) mod ciphers;
 pub(crate) mod encrypt;
 pub(crate) mod header_grade;
 pub(crate) mod iban;

@@ -20,6 +20,7 @@ mod layers;
 mod mcp;
 mod openapi;
 mod process;
+mod secret_tools;
 mod settings;
 mod shared_state;
 mod ssrf;

@@ -3,10 +3,10 @@
 //! crypto-js use with a passphrase).
 
 use base64::Engine;
-use sha2::Digest;
 
 use wrench_contract::prelude::*;
 use wrench_kit::byte_encoding::{self, InputEncoding};
+use wrench_kit::crypto::{self, MacHash};
 
 use super::params::Params;
 use super::schemes::{self, Scheme};
@@ -105,6 +105,19 @@ struct KdfInput {
     iv_length: Option<u32>,
 }
 
+impl KdfHash {
+    fn mac(self) -> MacHash {
+        match self {
+            KdfHash::Md5 => MacHash::Md5,
+            KdfHash::Sha1 => MacHash::Sha1,
+            KdfHash::Sha224 => MacHash::Sha224,
+            KdfHash::Sha256 => MacHash::Sha256,
+            KdfHash::Sha384 => MacHash::Sha384,
+            KdfHash::Sha512 => MacHash::Sha512,
+        }
+    }
+}
+
 fn default_length() -> u32 {
     32
 }
@@ -166,23 +179,6 @@ fn hkdf(hash: KdfHash, secret: &[u8], salt: Option<&[u8]>, info: &[u8], out: &mu
         KdfHash::Sha512 => hkdf::Hkdf::<sha2::Sha512>::new(salt, secret).expand(info, out),
     };
     done.map_err(|_| ApiError::invalid("length", "HKDF gives at most 255 times its hash's length"))
-}
-
-/// EVP_BytesToKey: D_1 = H^count(secret ‖ salt), D_i = H^count(D_(i-1) ‖ secret ‖ salt),
-/// concatenated until `n` bytes (OpenSSL's `crypto/evp/evp_key.c` documents it).
-fn evp_bytes_to_key<H: Digest>(secret: &[u8], salt: &[u8], count: u32, n: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(n + 64);
-    let mut previous: Vec<u8> = Vec::new();
-    while out.len() < n {
-        let mut d = H::new().chain_update(&previous).chain_update(secret).chain_update(salt).finalize().to_vec();
-        for _ in 1..count {
-            d = H::digest(&d).to_vec();
-        }
-        out.extend_from_slice(&d);
-        previous = d;
-    }
-    out.truncate(n);
-    out
 }
 
 /// Derive a key with PBKDF2, HKDF, scrypt, Argon2id or EVP_BytesToKey.
@@ -275,14 +271,7 @@ async fn kdf_derive(input: KdfInput) -> Result<KdfOutput, ApiError> {
             let hash = input.hash.unwrap_or(KdfHash::Md5);
             let iv_len = input.iv_length.unwrap_or(16) as usize;
             let n = length + iv_len;
-            let bytes = match hash {
-                KdfHash::Md5 => evp_bytes_to_key::<md5::Md5>(&secret, salt, count, n),
-                KdfHash::Sha1 => evp_bytes_to_key::<sha1::Sha1>(&secret, salt, count, n),
-                KdfHash::Sha224 => evp_bytes_to_key::<sha2::Sha224>(&secret, salt, count, n),
-                KdfHash::Sha256 => evp_bytes_to_key::<sha2::Sha256>(&secret, salt, count, n),
-                KdfHash::Sha384 => evp_bytes_to_key::<sha2::Sha384>(&secret, salt, count, n),
-                KdfHash::Sha512 => evp_bytes_to_key::<sha2::Sha512>(&secret, salt, count, n),
-            };
+            let bytes = crypto::evp_bytes_to_key(hash.mac(), &secret, salt, count, n);
             let (key, iv) = bytes.split_at(length);
             (key.to_vec(), (iv_len > 0).then(|| hex::encode(iv)), Some(hash))
         }
