@@ -12,4 +12,5 @@ pub(crate) mod iban;
 pub(crate) mod otp;
 pub(crate) mod passwords;
 pub(crate) mod phishing;
+pub(crate) mod pki;
 pub(crate) mod vat;
