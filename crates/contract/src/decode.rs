@@ -14,6 +14,17 @@ use crate::{
 };
 use wrench_infra::envelope::{ApiError, ErrorCode};
 
+/// Reads an object whose fields are all optional, which serde's derive would also read from an
+/// array (`[]` as "every field absent"): the document says object, so an array is refused.
+/// Use as `#[serde(default, deserialize_with = "no_array")]` on such a field.
+pub fn no_array<'de, D: serde::Deserializer<'de>, T: DeserializeOwned>(d: D) -> Result<T, D::Error> {
+    let value = serde_json::Value::deserialize(d)?;
+    if value.is_array() {
+        return Err(serde::de::Error::invalid_type(serde::de::Unexpected::Seq, &"a map"));
+    }
+    T::deserialize(value).map_err(serde::de::Error::custom)
+}
+
 /// JSON's whitespace (RFC 8259 section 2): space, tab, line feed, carriage return. Not form
 /// feed or vertical tab, which `u8::is_ascii_whitespace` would also accept.
 fn json_whitespace(b: &u8) -> bool {

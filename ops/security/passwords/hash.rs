@@ -131,7 +131,7 @@ struct PasswordHashInput {
     #[serde(default)]
     algorithm: HashAlgorithm,
     /// Cost parameters; each scheme reads its own (see the schema) and has defaults.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "wrench_contract::decode::no_array")]
     params: Option<Params>,
     /// A salt to use instead of a random one, to reproduce a known hash: 8 to 64 bytes for
     /// Argon2, scrypt and PBKDF2; exactly 16 for bcrypt; up to 16 characters of `./0-9A-Za-z`

@@ -67,7 +67,8 @@ struct KdfInput {
     #[serde(default)]
     hash: Option<KdfHash>,
     /// PBKDF2 iterations (default 600,000; up to 2,000,000), EVP_BytesToKey's count (default
-    /// 1; up to 100,000) or Argon2id's passes (default 2; up to 10).
+    /// 1; up to 100,000) or Argon2id's passes (default 2; up to 10). For PBKDF2 and
+    /// EVP_BytesToKey, iterations times the output's hash blocks may not pass 4,000,000.
     #[serde(default)]
     #[schemars(range(min = 1, max = 2000000))]
     iterations: Option<u32>,
@@ -158,6 +159,33 @@ fn unused(input: &KdfInput, allowed: &[&str]) -> Result<(), ApiError> {
     }
 }
 
+/// The most hash blocks one derivation may compute: iterations times the output's blocks. Both
+/// PBKDF2 and EVP_BytesToKey repeat the whole count for every block of output, so a long key
+/// at a high count multiplies; 4,000,000 is 2,000,000 iterations for two blocks, about a
+/// second of a core.
+const MAX_WORK: u64 = 4_000_000;
+
+fn within_work(iterations: u32, length: usize, hash: KdfHash) -> Result<(), ApiError> {
+    let block = match hash {
+        KdfHash::Md5 => 16,
+        KdfHash::Sha1 => 20,
+        KdfHash::Sha224 => 28,
+        KdfHash::Sha256 => 32,
+        KdfHash::Sha384 => 48,
+        KdfHash::Sha512 => 64,
+    };
+    let blocks = length.div_ceil(block) as u64;
+    if u64::from(iterations) * blocks > MAX_WORK {
+        return Err(ApiError::invalid(
+            "iterations",
+            format!(
+                "{iterations} iterations for {blocks} blocks of output pass the {MAX_WORK} hash blocks one request may compute; ask for fewer iterations or a shorter key"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn hmac_pbkdf2(hash: KdfHash, secret: &[u8], salt: &[u8], n: u32, out: &mut [u8]) {
     match hash {
         KdfHash::Md5 => pbkdf2::pbkdf2_hmac::<md5::Md5>(secret, salt, n, out),
@@ -189,7 +217,7 @@ fn hkdf(hash: KdfHash, secret: &[u8], salt: Option<&[u8]>, info: &[u8], out: &mu
 /// Each function reads only its own fields and refuses the others; costs are capped as
 /// `password/hash` caps them. The answer is key material: treat it as a secret.
 #[op(post "/v1/kdf/derive" as kdfDerive, tag = SecurityAndValidation, cpu,
-     rejects = "a field the function does not read, a salt it cannot use, or an HKDF length past 255 hash lengths",
+     rejects = "a field the function does not read, a salt it cannot use, an HKDF length past 255 hash lengths, or more than 4,000,000 hash blocks of PBKDF2 or EVP_BytesToKey work",
      example(pbkdf2_rfc6070, {"secret": "password", "salt": "salt", "algorithm": "pbkdf2", "hash": "sha1", "iterations": 4096, "length": 20}),
      example(hkdf_rfc5869, {"secret": "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "secretEncoding": "hex", "salt": "000102030405060708090a0b0c", "saltEncoding": "hex", "info": "f0f1f2f3f4f5f6f7f8f9", "infoEncoding": "hex", "algorithm": "hkdf", "length": 42}),
      example(openssl_enc, {"secret": "hunter2", "salt": "0102030405060708", "saltEncoding": "hex", "algorithm": "evp-bytestokey", "hash": "sha256"}),
@@ -214,8 +242,10 @@ async fn kdf_derive(input: KdfInput) -> Result<KdfOutput, ApiError> {
         KdfAlgorithm::Pbkdf2 => {
             unused(&input, &["salt", "hash", "iterations"])?;
             let hash = input.hash.unwrap_or(KdfHash::Sha256);
+            let iterations = input.iterations.unwrap_or(600_000);
+            within_work(iterations, length, hash)?;
             let mut key = vec![0; length];
-            hmac_pbkdf2(hash, &secret, need_salt(1)?, input.iterations.unwrap_or(600_000), &mut key);
+            hmac_pbkdf2(hash, &secret, need_salt(1)?, iterations, &mut key);
             (key, None, Some(hash))
         }
         KdfAlgorithm::Hkdf => {
@@ -271,6 +301,7 @@ async fn kdf_derive(input: KdfInput) -> Result<KdfOutput, ApiError> {
             let hash = input.hash.unwrap_or(KdfHash::Md5);
             let iv_len = input.iv_length.unwrap_or(16) as usize;
             let n = length + iv_len;
+            within_work(count, n, hash)?;
             let bytes = crypto::evp_bytes_to_key(hash.mac(), &secret, salt, count, n);
             let (key, iv) = bytes.split_at(length);
             (key.to_vec(), (iv_len > 0).then(|| hex::encode(iv)), Some(hash))
@@ -302,5 +333,21 @@ mod tests {
             assert_eq!(out.key, case["key"].as_str().unwrap(), "{}", case["input"]);
             assert_eq!(out.iv.as_deref(), case["iv"].as_str(), "{}", case["input"]);
         }
+    }
+
+    #[tokio::test]
+    async fn long_keys_at_high_counts_are_refused_before_any_work() {
+        let request = |algorithm: &str, iterations: u32, length: u32| {
+            serde_json::from_value::<KdfInput>(json!({"secret": "s", "salt": "0102030405060708", "saltEncoding": "hex",
+                "algorithm": algorithm, "iterations": iterations, "length": length}))
+            .unwrap()
+        };
+        let started = std::time::Instant::now();
+        let e = kdf_derive(request("pbkdf2", 2_000_000, 1024)).await.unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("iterations"));
+        let e = kdf_derive(request("evp-bytestokey", 100_000, 1024)).await.unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("iterations"));
+        assert!(started.elapsed() < std::time::Duration::from_millis(100), "refused before the work");
+        assert!(kdf_derive(request("pbkdf2", 1_000, 1024)).await.is_ok());
     }
 }

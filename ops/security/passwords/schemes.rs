@@ -137,6 +137,16 @@ fn sizes(salt: &[u8], min_salt: usize, digest: &[u8], min_digest: usize) -> Resu
     Ok(())
 }
 
+/// PBKDF2 repeats all its iterations for every block of output: a hash that asks for a long
+/// digest at the iteration cap would cost many times one, so digests are held to 64 bytes
+/// (SHA-512's length, and more than any writer uses).
+fn pbkdf2_digest(digest: &[u8]) -> Result<(), ApiError> {
+    if digest.len() > 64 {
+        return Err(bad(format!("has a PBKDF2 digest of {} bytes; wrench reads up to 64", digest.len())));
+    }
+    Ok(())
+}
+
 /// `k=v,k=v` parameters of a PHC string, in any order.
 fn phc_params<'a>(text: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
     text.split(',').filter_map(|kv| kv.split_once('='))
@@ -283,6 +293,7 @@ fn pbkdf2(fields: &[&str], scheme: Scheme) -> Result<Parsed, ApiError> {
         .map_err(past_caps)?;
     let (salt, digest) = (b64(salt, "salt")?, b64(digest, "digest")?);
     sizes(&salt, 0, &digest, 1)?;
+    pbkdf2_digest(&digest)?;
     Ok(Parsed { scheme, layout, params, salt, digest })
 }
 
@@ -295,6 +306,7 @@ fn django(rest: &str, scheme: Scheme) -> Result<Parsed, ApiError> {
         .map_err(past_caps)?;
     let digest = STANDARD.decode(digest).map_err(|_| bad("its digest is not Base64"))?;
     sizes(salt.as_bytes(), 0, &digest, 1)?;
+    pbkdf2_digest(&digest)?;
     Ok(Parsed { scheme, layout: Layout::Django, params, salt: salt.as_bytes().to_vec(), digest })
 }
 
@@ -557,6 +569,7 @@ mod tests {
             "$scrypt$ln=20,r=8,p=1$c2FsdA$aGFzaA",
             "{MD5}abc",
             "$pbkdf2-sha256$i=999999999,l=32$c2FsdA$aGFzaA",
+            &format!("$pbkdf2-sha256$i=1000,l=128$c2FsdA${}", STANDARD_NO_PAD.encode([7u8; 128])),
         ] {
             let e = parse(hash).err().unwrap_or_else(|| panic!("{hash} was read"));
             assert_eq!(e.field.as_deref(), Some("hash"), "{hash}");

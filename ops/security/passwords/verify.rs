@@ -26,7 +26,7 @@ struct PasswordVerifyInput {
     algorithm: HashAlgorithm,
     /// The parameters new hashes should use, for `needsRehash`; the scheme's defaults when
     /// absent.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "wrench_contract::decode::no_array")]
     params: Option<Params>,
 }
 

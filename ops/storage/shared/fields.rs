@@ -3,19 +3,9 @@
 
 use wrench_contract::prelude::*;
 
-/// Reads an object whose fields are all optional, which serde's derive would also read from
-/// an array (`[]` as "every field absent"): the contract says object.
-pub(in crate::storage) fn no_array<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
-    d: D,
-) -> Result<T, D::Error> {
-    let value = Value::deserialize(d)?;
-    if value.is_array() {
-        return Err(serde::de::Error::invalid_type(serde::de::Unexpected::Seq, &"a map"));
-    }
-    T::deserialize(value).map_err(serde::de::Error::custom)
-}
+pub(in crate::storage) use wrench_contract::decode::no_array;
 
-/// [`present`] for such an object.
+/// [`present`] for an object whose fields are all optional: an array is refused ([`no_array`]).
 pub(in crate::storage) fn present_object<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
     d: D,
 ) -> Result<Option<Option<T>>, D::Error> {
