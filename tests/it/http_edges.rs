@@ -241,6 +241,33 @@ async fn a_panicking_operation_is_a_500_on_a_connection_that_survives() {
     server.abort();
 }
 
+/// Clients such as Python's http.client write the headers, then the body. An operation that
+/// takes no body (`uuid/v4`) answered before its body arrived, and the unread body made the
+/// server close the connection after the answer: every call cost a new connection. Now the
+/// body is read first, so the connection carries call after call, whatever kind they are.
+#[tokio::test]
+async fn a_body_sent_after_the_headers_keeps_the_connection_for_any_operation() {
+    use tokio::io::AsyncWriteExt;
+    let (server, mut stream) = serve_over_tcp().await;
+    // Five calls: the anonymous quota of this app.
+    for i in 0..5 {
+        let path = ["/v1/uuid/v4", "/v1/base64/encode"][i % 2];
+        let body = if i % 2 == 0 { "{}" } else { "{\"text\":\"hi\"}" };
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        stream.flush().await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        // The body goes in the exchange's own write, after the pause.
+        let (status, answer) = common::exchange(&mut stream, body).await;
+        assert!(status.contains("200"), "call {i} to {path}: {status} {answer}");
+        assert!(!status.contains("connection: close"), "call {i}: {status}");
+    }
+    server.abort();
+}
+
 #[tokio::test]
 async fn oversized_declared_length_is_refused_without_reading() {
     let (server, mut stream) = serve_over_tcp().await;

@@ -126,6 +126,22 @@ async fn call(
             }
         };
         op_req.content_type = content_type;
+    } else {
+        // An operation that takes no body still reads any it is sent, within the same limit
+        // and deadline, before answering: a body left unread makes hyper close the connection
+        // after the answer, so a client that writes the body after the headers (Python's
+        // http.client, many others) lost its keep-alive connection on every such call.
+        // One declared over the limit is left to drain in the background, as it was ignored
+        // before: waiting for it would only delay the answer.
+        let timeout = state.config.body_timeout;
+        let limit = state.config.body_limit;
+        let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > limit as u64) {
+            super::drain::discard_body_later(req.take_body(), 2 * limit, timeout);
+        } else if let Read::TooLarge { rest, seen } = super::drain::read_limited(req.take_body(), limit, timeout).await
+        {
+            super::drain::discard_later(rest, seen, 2 * limit, timeout);
+        }
     }
     // A redirect is followed by people and by the services they share it on, which add their
     // own query (`fbclid`, `utm_*`): it reads its path alone and ignores any query. Every other
