@@ -380,15 +380,21 @@ fn signed_by(cert: &X509Certificate<'_>, issuer: &X509Certificate<'_>) -> Option
         "1.2.840.113549.1.1.12" => &signature::RSA_PKCS1_2048_8192_SHA384,
         "1.2.840.113549.1.1.13" => &signature::RSA_PKCS1_2048_8192_SHA512,
         "1.2.840.113549.1.1.5" => &signature::RSA_PKCS1_1024_8192_SHA1_FOR_LEGACY_USE_ONLY,
+        // ECDSA: the hash is the signature algorithm's, the curve the issuer key's.
         "1.2.840.10045.4.3.2" => match key_info(issuer).curve.as_deref() {
+            Some("P-256") => &signature::ECDSA_P256_SHA256_ASN1,
             Some("P-384") => &signature::ECDSA_P384_SHA256_ASN1,
-            _ => &signature::ECDSA_P256_SHA256_ASN1,
+            _ => return None,
         },
         "1.2.840.10045.4.3.3" => match key_info(issuer).curve.as_deref() {
             Some("P-256") => &signature::ECDSA_P256_SHA384_ASN1,
-            _ => &signature::ECDSA_P384_SHA384_ASN1,
+            Some("P-384") => &signature::ECDSA_P384_SHA384_ASN1,
+            _ => return None,
         },
-        "1.2.840.10045.4.3.4" => &signature::ECDSA_P521_SHA512_ASN1,
+        "1.2.840.10045.4.3.4" => match key_info(issuer).curve.as_deref() {
+            Some("P-521") => &signature::ECDSA_P521_SHA512_ASN1,
+            _ => return None,
+        },
         "1.3.101.112" => &signature::ED25519,
         _ => return None,
     };
