@@ -180,3 +180,72 @@ async fn the_largest_encodings_that_fit_are_answered() {
         assert_eq!(status, 200, "{path}: {}", v["error"]);
     }
 }
+
+/// The largest requests the secrets operations admit are answered, and one step past the
+/// documented limits is a 400 naming the field: a megabyte through every checksum and every
+/// digest, 4 KiB of SHAKE256, the largest plaintext whose ciphertext can be sent back to be
+/// decrypted, 32 certificates, PBKDF2 at its work cap.
+#[tokio::test]
+async fn the_largest_secrets_requests_are_answered() {
+    let cli = client(Config::default());
+    // 26 characters that take 27 bytes of JSON: as much as fits in the 1 MiB body.
+    let text = "wrench secrets 0123456789\n".repeat(1_040_000 / 27);
+    let (status, v) = common::post_json(&cli, "/v1/checksum", &json!({"text": text, "algorithm": "all"})).await;
+    assert_eq!((status, v["data"]["checksums"].as_object().map(|m| m.len())), (200, Some(127)), "{}", v["error"]);
+    let every: Vec<&str> = vec![
+        "md5",
+        "sha1",
+        "sha224",
+        "sha256",
+        "sha384",
+        "sha512",
+        "sha512-256",
+        "sha3-224",
+        "sha3-256",
+        "sha3-384",
+        "sha3-512",
+        "keccak256",
+        "shake128",
+        "shake256",
+        "blake2b",
+        "blake2s",
+        "blake3",
+        "ripemd160",
+        "md4",
+        "sm3",
+        "whirlpool",
+    ];
+    let (status, v) = common::post_json(&cli, "/v1/hash/batch", &json!({"text": text, "algorithms": every})).await;
+    assert_eq!((status, v["data"]["hashes"].as_object().map(|m| m.len())), (200, Some(21)), "{}", v["error"]);
+    let body = json!({"text": text, "algorithm": "shake256", "length": 4096});
+    let (status, v) = common::post_json(&cli, "/v1/hash", &body).await;
+    assert_eq!((status, v["data"]["hash"].as_str().map(str::len)), (200, Some(8192)), "{}", v["error"]);
+    let body = json!({"text": "x", "algorithm": "shake256", "length": 4097});
+    assert_eq!(common::post_json(&cli, "/v1/hash", &body).await.0, 400);
+
+    // The ciphertext comes back in Base64: 750 KB is the most whose ciphertext fits a body.
+    let key = "00".repeat(32);
+    let text = &text[..750_000];
+    let body = json!({"input": text, "key": key, "keyEncoding": "hex"});
+    let (status, v) = common::post_json(&cli, "/v1/cipher/encrypt", &body).await;
+    assert_eq!(status, 200, "{}", v["error"]);
+    let data = &v["data"];
+    let body = json!({"input": data["output"], "key": key, "keyEncoding": "hex", "iv": data["iv"], "ivEncoding": "hex", "tag": data["tag"]});
+    let (status, v) = common::post_json(&cli, "/v1/cipher/decrypt", &body).await;
+    assert_eq!((status, v["data"]["output"].as_str() == Some(text)), (200, true), "{}", v["error"]);
+
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/x509.json").unwrap()).unwrap();
+    let pem = fixture[0]["pem"].as_str().unwrap();
+    let (status, v) = common::post_json(&cli, "/v1/x509/parse", &json!({"input": pem.repeat(32)})).await;
+    assert_eq!((status, v["data"]["certificates"].as_array().map(Vec::len)), (200, Some(32)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/x509/parse", &json!({"input": pem.repeat(33)})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("input")));
+
+    // Two SHA-256 blocks at 2,000,000 iterations is the work cap; a third block is past it.
+    let derive = |length: u32| json!({"secret": "s", "salt": "salt", "algorithm": "pbkdf2", "iterations": 2_000_000, "length": length});
+    let (status, v) = common::post_json(&cli, "/v1/kdf/derive", &derive(64)).await;
+    assert_eq!((status, v["data"]["key"].as_str().map(str::len)), (200, Some(128)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/kdf/derive", &derive(65)).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("iterations")));
+}
