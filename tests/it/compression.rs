@@ -8,7 +8,7 @@
 
 use crate::common;
 
-use std::{io::Write, process::Command, sync::Arc};
+use std::sync::Arc;
 
 use base64::Engine;
 use poem::test::TestClient;
@@ -21,18 +21,7 @@ fn client() -> TestClient<wrench_server::http::App> {
 
 /// What `args` write to standard output given `input`, or None when the program is missing.
 fn run(args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
-    let mut child = Command::new(args[0])
-        .args(&args[1..])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let out = common::tool(args, input)?;
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     Some(out.stdout)
 }

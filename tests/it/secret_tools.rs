@@ -30,19 +30,9 @@ fn have(program: &str) -> bool {
     found
 }
 
+/// Whether `args` succeeded given `stdin`, and what they wrote.
 fn output(args: &[&str], stdin: Option<&[u8]>) -> (bool, Vec<u8>) {
-    use std::io::Write;
-    let mut child = Command::new(args[0])
-        .args(&args[1..])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    pipe.write_all(stdin.unwrap_or_default()).unwrap();
-    drop(pipe);
-    let out = child.wait_with_output().unwrap();
+    let out = common::tool(args, stdin.unwrap_or_default()).expect("checked by have()");
     (out.status.success(), out.stdout)
 }
 

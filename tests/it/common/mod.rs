@@ -16,6 +16,28 @@ pub fn skipped(why: &str) {
     let _ = writeln!(std::io::stderr().lock(), "SKIPPED in {test}: {why}");
 }
 
+/// Runs a command-line tool with `input` on its standard input (written from another thread,
+/// so a tool that answers while still reading cannot deadlock), or None when it is not
+/// installed.
+#[allow(dead_code)]
+pub fn tool(args: &[&str], input: &[u8]) -> Option<std::process::Output> {
+    use std::io::Write;
+    let mut child = std::process::Command::new(args[0])
+        .args(&args[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    // A tool that exits before reading all of its input breaks the pipe: its answer counts.
+    let _ = writer.join().unwrap();
+    Some(out)
+}
+
 /// A child process killed (and reaped) when dropped, so that a failing test does not leave
 /// its server or browser running.
 #[allow(dead_code)]
