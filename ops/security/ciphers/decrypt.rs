@@ -160,11 +160,8 @@ async fn cipher_decrypt(input: CipherDecryptInput) -> Result<CipherDecryptOutput
     let (key, iv) = match (&input.key, &input.passphrase) {
         (Some(_), Some(_)) | (None, None) => return Err(ApiError::invalid("key", "give either `key` or `passphrase`")),
         (Some(key), None) => {
-            if input.kdf.is_some() || input.iterations.is_some() {
-                return Err(ApiError::invalid("kdf", "`kdf` and `iterations` go with `passphrase`"));
-            }
-            let key = byte_encoding::decode(key, input.key_encoding, "key")?;
-            setup::check_key(cipher, &key)?;
+            let passphrase_options = input.kdf.is_some() || input.iterations.is_some();
+            let key = setup::given_key(cipher, key, input.key_encoding, passphrase_options)?;
             let iv = match &input.iv {
                 Some(iv) => byte_encoding::decode(iv, input.iv_encoding, "iv")?,
                 None if cipher.iv_length(mode) > 0 => {

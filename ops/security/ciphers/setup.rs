@@ -4,6 +4,7 @@
 //! from EVP_BytesToKey or PBKDF2).
 
 use wrench_contract::prelude::*;
+use wrench_kit::byte_encoding::{self, InputEncoding};
 use wrench_kit::crypto::{self, MacHash};
 
 use super::engine::{Cipher, Mode};
@@ -92,8 +93,24 @@ pub(super) fn mode_for(cipher: Cipher, asked: Option<CipherMode>, default: Ciphe
     }
 }
 
+/// The bytes of a `key` given in `encoding`, checked against the cipher; `kdf` and
+/// `iterations` (`passphrase_options`) belong with a passphrase and are refused beside a key.
+pub(super) fn given_key(
+    cipher: Cipher,
+    key: &str,
+    encoding: InputEncoding,
+    passphrase_options: bool,
+) -> Result<Vec<u8>, ApiError> {
+    if passphrase_options {
+        return Err(ApiError::invalid("kdf", "`kdf` and `iterations` go with `passphrase`"));
+    }
+    let key = byte_encoding::decode(key, encoding, "key")?;
+    check_key(cipher, &key)?;
+    Ok(key)
+}
+
 /// Checks a key's length against the cipher.
-pub(super) fn check_key(cipher: Cipher, key: &[u8]) -> Result<(), ApiError> {
+fn check_key(cipher: Cipher, key: &[u8]) -> Result<(), ApiError> {
     let (min, max) = cipher.key_lengths();
     if (min..=max).contains(&key.len()) {
         return Ok(());

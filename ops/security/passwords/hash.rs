@@ -61,8 +61,13 @@ impl HashAlgorithm {
     }
 }
 
-/// The bytes of a salt for `scheme`: the given one checked, or a fresh random one.
+/// The bytes of a salt for `scheme`: the given one checked, or a fresh random one (none for an
+/// unsalted scheme).
 pub(super) fn salt_for(scheme: Scheme, given: Option<Vec<u8>>) -> Result<Vec<u8>, ApiError> {
+    // `{SHA}` (htpasswd -s) has none.
+    if scheme == Scheme::LdapSha1 && given.is_none() {
+        return Ok(Vec::new());
+    }
     let crypt_chars = match scheme {
         Scheme::Sha512Crypt | Scheme::Sha256Crypt => Some(16),
         Scheme::Md5Crypt | Scheme::Apr1 => Some(8),

@@ -5,7 +5,7 @@ use wrench_contract::prelude::*;
 
 use super::hash::{make, salt_for};
 use super::params::Params;
-use super::schemes::{self, Scheme};
+use super::schemes::Scheme;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Validate)]
 enum HtpasswdAlgorithm {
@@ -80,22 +80,12 @@ async fn htpasswd_generate(input: HtpasswdInput) -> Result<HtpasswdOutput, ApiEr
         HtpasswdAlgorithm::Sha512Crypt => Scheme::Sha512Crypt,
         HtpasswdAlgorithm::Sha256Crypt => Scheme::Sha256Crypt,
     };
-    let hash = match scheme {
-        Scheme::LdapSha1 => schemes::format(
-            scheme,
-            &[],
-            Params::default(),
-            &schemes::derive(scheme, password, &[], Params::default(), 20),
-        ),
-        Scheme::Bcrypt => {
-            let params = Params { cost: Some(input.cost.unwrap_or(10)), ..Params::default() };
-            // Apache writes and reads `$2y$`, the same function as `$2b$`.
-            make(scheme, password, salt_for(scheme, None)?, params)?.replacen("$2b$", "$2y$", 1)
-        }
-        _ => {
-            let params = Params::default().effective(scheme.family(), "params")?;
-            make(scheme, password, salt_for(scheme, None)?, params)?
-        }
+    let params = match scheme {
+        Scheme::Bcrypt => Params { cost: Some(input.cost.unwrap_or(10)), ..Params::default() },
+        _ => Params::default().effective(scheme.family(), "params")?,
     };
+    let hash = make(scheme, password, salt_for(scheme, None)?, params)?;
+    // Apache writes and reads `$2y$`, the same function as `$2b$`.
+    let hash = if scheme == Scheme::Bcrypt { hash.replacen("$2b$", "$2y$", 1) } else { hash };
     Ok(HtpasswdOutput { line: format!("{}:{hash}", input.username), hash, algorithm: input.algorithm })
 }

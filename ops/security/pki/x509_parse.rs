@@ -221,6 +221,11 @@ fn curve_name(oid: &str) -> Option<&'static str> {
     })
 }
 
+/// The named curve's OID of an EC key, dotted.
+fn curve_oid(spki: &x509_parser::x509::SubjectPublicKeyInfo<'_>) -> Option<String> {
+    spki.algorithm.parameters.as_ref().and_then(|p| p.as_oid().ok()).map(|o| o.to_id_string())
+}
+
 fn key_info(cert: &X509Certificate<'_>) -> KeyInfo {
     let spki = cert.public_key();
     let oid = spki.algorithm.algorithm.to_id_string();
@@ -233,7 +238,7 @@ fn key_info(cert: &X509Certificate<'_>) -> KeyInfo {
             ("rsa".to_string(), bits, None)
         }
         "1.2.840.10045.2.1" => {
-            let curve_oid = spki.algorithm.parameters.as_ref().and_then(|p| p.as_oid().ok()).map(|o| o.to_id_string());
+            let curve_oid = curve_oid(spki);
             let curve = curve_oid.as_deref().and_then(curve_name);
             let bits = match curve {
                 Some("P-256") | Some("secp256k1") => Some(256),
@@ -375,23 +380,25 @@ fn extensions(cert: &X509Certificate<'_>, sans: &mut SubjectAltNames) -> Extensi
 /// Whether `issuer`'s key verifies `cert`'s signature; `None` for an algorithm wrench does not
 /// verify (RSA-PSS with parameters, DSA, Ed448 and the rest).
 fn signed_by(cert: &X509Certificate<'_>, issuer: &X509Certificate<'_>) -> Option<bool> {
+    let spki = issuer.public_key();
+    let curve = curve_oid(spki).as_deref().and_then(curve_name);
     let alg: &dyn signature::VerificationAlgorithm = match cert.signature_algorithm.algorithm.to_id_string().as_str() {
         "1.2.840.113549.1.1.11" => &signature::RSA_PKCS1_2048_8192_SHA256,
         "1.2.840.113549.1.1.12" => &signature::RSA_PKCS1_2048_8192_SHA384,
         "1.2.840.113549.1.1.13" => &signature::RSA_PKCS1_2048_8192_SHA512,
         "1.2.840.113549.1.1.5" => &signature::RSA_PKCS1_1024_8192_SHA1_FOR_LEGACY_USE_ONLY,
         // ECDSA: the hash is the signature algorithm's, the curve the issuer key's.
-        "1.2.840.10045.4.3.2" => match key_info(issuer).curve.as_deref() {
+        "1.2.840.10045.4.3.2" => match curve {
             Some("P-256") => &signature::ECDSA_P256_SHA256_ASN1,
             Some("P-384") => &signature::ECDSA_P384_SHA256_ASN1,
             _ => return None,
         },
-        "1.2.840.10045.4.3.3" => match key_info(issuer).curve.as_deref() {
+        "1.2.840.10045.4.3.3" => match curve {
             Some("P-256") => &signature::ECDSA_P256_SHA384_ASN1,
             Some("P-384") => &signature::ECDSA_P384_SHA384_ASN1,
             _ => return None,
         },
-        "1.2.840.10045.4.3.4" => match key_info(issuer).curve.as_deref() {
+        "1.2.840.10045.4.3.4" => match curve {
             Some("P-521") => &signature::ECDSA_P521_SHA512_ASN1,
             _ => return None,
         },
@@ -399,7 +406,6 @@ fn signed_by(cert: &X509Certificate<'_>, issuer: &X509Certificate<'_>) -> Option
         _ => return None,
     };
     // aws-lc-rs takes RSA keys as PKCS#1 and the others as their raw public key.
-    let spki = issuer.public_key();
     let key = spki.subject_public_key.data.as_ref();
     let public = signature::UnparsedPublicKey::new(alg, key);
     Some(public.verify(cert.tbs_certificate.as_ref(), cert.signature_value.data.as_ref()).is_ok())

@@ -80,6 +80,12 @@ async fn call(
         .await?;
     }
     let mut op_req = OpRequest { input: route.input, ..OpRequest::default() };
+    // An operation may need more than the global limit (a paste of 1 MiB arrives escaped in
+    // JSON), never less.
+    let limit = op.body_limit.map_or(state.config.body_limit, |l| l.max(state.config.body_limit));
+    let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    // A body that trickles in holds a connection and a buffer: it has a deadline of its own.
+    let timeout = state.config.body_timeout;
     if matches!(route.input, InputKind::Body | InputKind::Raw) {
         let content_type = req.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap_or("?").to_string());
         if route.input == InputKind::Body
@@ -91,12 +97,6 @@ async fn call(
                 format!("the body must be JSON (Content-Type: application/json), not {ct:?}"),
             ));
         }
-        // An operation may need more than the global limit (a paste of 1 MiB arrives escaped in
-        // JSON), never less.
-        let limit = op.body_limit.map_or(state.config.body_limit, |l| l.max(state.config.body_limit));
-        let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-        // A body that trickles in holds a connection and a buffer: it has a deadline of its own.
-        let timeout = state.config.body_timeout;
         if declared.is_some_and(|n| n > limit as u64) {
             // Refused before any of it is kept; what the client still sends is read and dropped
             // after the answer (drain.rs), unless it waits for `100 Continue` (which reading
@@ -133,9 +133,6 @@ async fn call(
         // http.client, many others) lost its keep-alive connection on every such call.
         // One declared over the limit is left to drain in the background, as it was ignored
         // before: waiting for it would only delay the answer.
-        let timeout = state.config.body_timeout;
-        let limit = state.config.body_limit;
-        let declared = req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
         if declared.is_some_and(|n| n > limit as u64) {
             super::drain::discard_body_later(req.take_body(), 2 * limit, timeout);
         } else if let Read::TooLarge { rest, seen } = super::drain::read_limited(req.take_body(), limit, timeout).await
