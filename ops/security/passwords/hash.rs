@@ -115,6 +115,7 @@ pub(super) fn make(scheme: Scheme, password: &[u8], salt: Vec<u8>, params: Param
             .map_err(|e| ApiError::internal(format!("bcrypt refused: {e}")))?;
         return Ok(parts.format_for_version(bcrypt::Version::TwoB));
     }
+    schemes::check_work(scheme, params, password)?;
     let length = match scheme {
         Scheme::Pbkdf2Sha512 => 64,
         _ => 32,
@@ -167,11 +168,12 @@ struct PasswordHashOutput {
 /// scrypt and PBKDF2, `$2b$` for bcrypt (cost 12 by default; passwords over 72 bytes are
 /// refused rather than cut), `$6$`/`$5$` for sha-crypt, `$1$` and `$apr1$` for the old MD5
 /// schemes. Parameters are capped (Argon2 64 MiB, 10 passes, 4 lanes; bcrypt 15; scrypt 2^17
-/// and 128 MiB; PBKDF2 2,000,000 iterations; sha-crypt 1,000,000 rounds) and the work runs on
+/// and 128 MiB; PBKDF2 2,000,000 iterations; sha-crypt 1,000,000 rounds, and rounds times the
+/// password's length 64,000,000) and the work runs on
 /// the CPU pool. The password is not stored or logged.
 #[op(post "/v1/password/hash" as passwordHash, tag = SecurityAndValidation, cpu,
      redact(".data.hash"),
-     rejects = "a parameter the scheme does not take or above its cap, a salt the scheme cannot use, or a password over 72 bytes for bcrypt, naming the field",
+     rejects = "a parameter the scheme does not take or above its cap, a salt the scheme cannot use, a password over 72 bytes for bcrypt, or sha-crypt rounds times the password's length over 64,000,000, naming the field",
      example(argon2id_default, {"password": "correct horse battery staple"}),
      example(bcrypt_cost_10, {"password": "correct horse battery staple", "algorithm": "bcrypt", "params": {"cost": 10}}),
      example(sha512_crypt_known_salt, {"password": "Hello world!", "algorithm": "sha512-crypt", "salt": "saltstring"}),

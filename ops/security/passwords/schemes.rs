@@ -437,8 +437,36 @@ const SHA512_ORDER: [usize; 64] = [
     41, 20, 62, 63,
 ];
 
+/// The most byte-rounds one sha-crypt computation may take: sha256-crypt and sha512-crypt
+/// hash the whole password again in every round, so their cost is rounds times the password's
+/// length (a 4,096-byte password at 1,000,000 rounds took 21 s of a core). 64,000,000 is the
+/// round cap with a 64-byte password, about half a second; 5,000 rounds leave room for any
+/// password the operations admit.
+pub(super) const SHA_CRYPT_WORK: u64 = 64_000_000;
+
+/// Refuses a sha-crypt computation of `password` at `params` past [`SHA_CRYPT_WORK`], naming
+/// `password`; the other schemes read the password once, or at most 72 bytes of it.
+pub(super) fn check_work(scheme: Scheme, params: Params, password: &[u8]) -> Result<(), ApiError> {
+    if scheme.family() != Family::ShaCrypt {
+        return Ok(());
+    }
+    let rounds = u64::from(params.rounds.unwrap_or(5_000));
+    let length = (password.len() as u64).max(64);
+    if rounds * length > SHA_CRYPT_WORK {
+        return Err(ApiError::invalid(
+            "password",
+            format!(
+                "sha-crypt hashes the whole password every round: {rounds} rounds of a {}-byte password pass the {SHA_CRYPT_WORK} byte-rounds one request may take; use fewer rounds or a shorter password",
+                password.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `password` is the one `parsed` was made from, compared in constant time.
 pub(super) fn verify(password: &[u8], parsed: &Parsed) -> Result<bool, ApiError> {
+    check_work(parsed.scheme, parsed.params, password)?;
     if parsed.scheme == Scheme::Bcrypt {
         let hash = std::str::from_utf8(&parsed.digest).map_err(|_| bad("is not a bcrypt hash"))?;
         // bcrypt reads at most 72 bytes of a password: longer ones are cut there, as every
@@ -575,5 +603,21 @@ mod tests {
             assert_eq!(e.field.as_deref(), Some("hash"), "{hash}");
             assert!(!e.message.contains("hunter2"));
         }
+    }
+
+    #[test]
+    fn sha_crypt_work_grows_with_the_password_and_is_refused_before_it_starts() {
+        let long = vec![b'x'; 4096];
+        let started = std::time::Instant::now();
+        let parsed = parse("$6$rounds=1000000$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1").unwrap();
+        let e = verify(&long, &parsed).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("password"));
+        assert!(started.elapsed() < std::time::Duration::from_millis(50), "refused before any round");
+        let at_cap = Params { rounds: Some(1_000_000), ..Params::default() };
+        assert!(check_work(Scheme::Sha512Crypt, at_cap, &[b'x'; 64]).is_ok());
+        assert!(check_work(Scheme::Sha512Crypt, at_cap, &[b'x'; 65]).is_err());
+        let default = Params { rounds: Some(5_000), ..Params::default() };
+        assert!(check_work(Scheme::Sha256Crypt, default, &long).is_ok(), "any admitted password at the default");
+        assert!(check_work(Scheme::Pbkdf2Sha256, at_cap, &long).is_ok(), "only sha-crypt is charged");
     }
 }

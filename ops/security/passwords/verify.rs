@@ -57,7 +57,7 @@ struct PasswordVerifyOutput {
 /// whether the hash falls short of `algorithm` and `params` (Argon2id with OWASP's parameters
 /// by default). bcrypt reads only the first 72 bytes of a password, as every bcrypt does.
 #[op(post "/v1/password/verify" as passwordVerify, tag = SecurityAndValidation, cpu,
-     rejects = "a hash in no scheme wrench reads, malformed, or with parameters above the caps, naming `hash`",
+     rejects = "a hash in no scheme wrench reads, malformed, or with parameters above the caps, naming `hash`; a password too long for a sha-crypt hash's rounds, naming `password`",
      example(sha512_crypt, {"password": "Hello world!", "hash": "$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1"}),
      example(apr1_wrong_password, {"password": "not it", "hash": "$apr1$r31.....$HqJZimcKQFAMYayBlzkrA/"}),
      example(argon2id_current, {"password": "password", "hash": "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$K13EBUiG7JV+9ZxztmHFTdb7J0WQsnj2V8bZaqyPptE"}),
