@@ -11,24 +11,7 @@ use wrench_kit::crypto::{self, MacHash};
 
 use wrench_contract::prelude::*;
 
-/// Base64url without padding, as JWS requires; padded input is tolerated when decoding.
-fn b64_decode(part: &str, what: &str) -> Result<Vec<u8>, String> {
-    URL_SAFE_NO_PAD.decode(part.trim_end_matches('=')).map_err(|e| format!("the {what} is not Base64url: {e}"))
-}
-
-fn json_object(bytes: &[u8], what: &str) -> Result<Map<String, Value>, String> {
-    if wrench_infra::bounds::json_deeper_than(bytes, wrench_infra::bounds::MAX_NESTING) {
-        return Err(format!(
-            "the {what} is nested deeper than {} levels, the limit",
-            wrench_infra::bounds::MAX_NESTING
-        ));
-    }
-    match wrench_infra::bounds::parse_checked_json(bytes) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err(format!("the {what} is JSON but not an object")),
-        Err(e) => Err(format!("the {what} is not JSON: {e}")),
-    }
-}
+use crate::security::jose::token::{b64_decode, json_object};
 
 /// HS256 signature of `signing_input` (RFC 7515 section 3.1: header.payload in Base64url).
 fn hs256(key: &[u8], signing_input: &str) -> String {

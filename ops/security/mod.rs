@@ -9,6 +9,8 @@ pub(crate) mod ciphers;
 pub(crate) mod encrypt;
 pub(crate) mod header_grade;
 pub(crate) mod iban;
+pub(crate) mod jose;
+pub(crate) mod keys;
 pub(crate) mod otp;
 pub(crate) mod passwords;
 pub(crate) mod phishing;

@@ -249,3 +249,56 @@ async fn the_largest_secrets_requests_are_answered() {
     let (status, v) = common::post_json(&cli, "/v1/kdf/derive", &derive(65)).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("iterations")));
 }
+
+#[tokio::test]
+async fn the_largest_jose_requests_are_answered() {
+    let cli = client(Config::default());
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/jose.json").unwrap()).unwrap();
+    let key = &fixture["rsa8192"]["key"];
+    let public = |k: &serde_json::Value| json!({"kty": "RSA", "n": k["n"], "e": k["e"]});
+    // The largest token: RS512 under an 8192-bit key, its claims filling the 65,536 characters
+    // a token may have. Base64url makes 3 bytes 4 characters; the signature takes 1,366.
+    let body =
+        |filler: usize| json!({"payload": {"filler": "f".repeat(filler), "iat": 1}, "algorithm": "RS512", "key": key});
+    // 36 characters of header, a dot, 4/3 of the claims' 48,100 bytes, a dot, 1,366 of
+    // signature: 65,536.
+    let (status, v) = common::post_json(&cli, "/v1/jwt/sign", &body(48_078)).await;
+    assert_eq!(status, 200, "{}", v["error"]);
+    let token = v["data"]["token"].as_str().unwrap().to_string();
+    assert_eq!(token.len(), 65_536);
+    let (status, v) = common::post_json(&cli, "/v1/jwt/sign", &body(48_079)).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("payload")), "{}", v["error"]);
+
+    // Verified against the largest set: 63 keys of 8192 bits that do not fit, then the one that
+    // does, and no kid to choose by, so every key is tried.
+    let mut keys: Vec<serde_json::Value> = (0..63).map(|_| public(&fixture["rsa8192"]["stranger"])).collect();
+    keys.push(public(key));
+    let verify = json!({"token": token, "algorithms": ["RS512"], "jwks": {"keys": keys}});
+    let (status, v) = common::post_json(&cli, "/v1/jwt/verify", &verify).await;
+    assert_eq!((status, v["data"]["reason"].as_str()), (200, Some("valid")), "{}", v["error"]);
+    keys.push(public(key));
+    let verify = json!({"token": token, "algorithms": ["RS512"], "jwks": {"keys": keys}});
+    let (status, v) = common::post_json(&cli, "/v1/jwt/verify", &verify).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("jwks.keys")), "{}", v["error"]);
+    let verify = json!({"token": format!("{token}{}", "A".repeat(65_537 - token.len())), "algorithms": ["RS512"], "key": public(key)});
+    let (status, v) = common::post_json(&cli, "/v1/jwt/verify", &verify).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("token")), "{}", v["error"]);
+
+    // The largest key text, and a JWK of 65 members.
+    let pem = fixture["keys"]["rsa"]["pkcs8"].as_str().unwrap();
+    let padded = format!("{pem}{}", " ".repeat(65_536 - pem.len()));
+    let (status, v) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": padded})).await;
+    assert_eq!((status, v["data"]["bits"].as_u64()), (200, Some(2048)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": format!("{padded} ")})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("key")), "{}", v["error"]);
+    let mut jwk = public(key);
+    for i in 0..61 {
+        jwk[format!("x-{i}")] = json!(i);
+    }
+    let (status, v) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": jwk})).await;
+    assert_eq!((status, v["data"]["bits"].as_u64()), (200, Some(8192)), "{}", v["error"]);
+    jwk["x-61"] = json!(61);
+    let (status, v) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": jwk})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("key")), "{}", v["error"]);
+}

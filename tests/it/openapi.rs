@@ -8,8 +8,8 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
 /// Operations the service declares, and the routes they answer on (a GET and a POST form of one
 /// operation are two routes). Update when an issue adds operations; a drop is a bug.
-const EXPECTED_OPERATIONS: usize = 187;
-const EXPECTED_ROUTES: usize = 214;
+const EXPECTED_OPERATIONS: usize = 192;
+const EXPECTED_ROUTES: usize = 219;
 
 /// The 3.0.3 rendering, checked in beside it for the generators that read only 3.0.
 const FILE_30: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi-3.0.json");
@@ -217,6 +217,9 @@ const ENFORCED: &[&str] = &[
     "maximum",
     "minItems",
     "maxItems",
+    // Only on schemas whose Validate is written by hand and counts the members (a key given as
+    // a JWK object: ops/security/keys/load.rs, tested there).
+    "maxProperties",
     "format",
     "default",
     "description",

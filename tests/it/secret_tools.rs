@@ -107,3 +107,167 @@ async fn openssl_passwd_writes_the_same_crypt_hashes() {
         }
     }
 }
+
+/// A scratch directory for one test's files, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("wrench-{name}-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn jose_fixture() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string("tests/fixtures/jose.json").unwrap()).unwrap()
+}
+
+/// An ECDSA signature as JWS writes it (r and s, each the curve's length) in DER, as OpenSSL
+/// reads it (RFC 3279 `Ecdsa-Sig-Value`).
+fn ecdsa_der(raw: &[u8]) -> Vec<u8> {
+    let integer = |v: &[u8]| {
+        let start = v.iter().position(|b| *b != 0).unwrap_or(v.len() - 1);
+        let mut v = v[start..].to_vec();
+        if v[0] & 0x80 != 0 {
+            v.insert(0, 0);
+        }
+        let mut out = vec![0x02, v.len() as u8];
+        out.extend(v);
+        out
+    };
+    let (r, s) = raw.split_at(raw.len() / 2);
+    let body = [integer(r), integer(s)].concat();
+    let mut out = vec![0x30];
+    if body.len() >= 0x80 {
+        out.push(0x81);
+    }
+    out.push(body.len() as u8);
+    out.extend(body);
+    out
+}
+
+#[tokio::test]
+async fn openssl_verifies_the_tokens_jwt_sign_writes() {
+    if !have("openssl") {
+        return;
+    }
+    use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+    let cli = client();
+    let f = jose_fixture();
+    let dir = Scratch::new("jws");
+    for t in f["tokens"].as_array().unwrap() {
+        let alg = t["alg"].as_str().unwrap();
+        let key = t["key"].as_str().map_or(f["secret"].clone(), |n| f["keys"][n]["pkcs8"].clone());
+        let body = json!({"payload": {"sub": "openssl"}, "algorithm": alg, "key": key});
+        let (status, v) = common::post_json(&cli, "/v1/jwt/sign", &body).await;
+        assert_eq!(status, 200, "{alg}: {v}");
+        let token = v["data"]["token"].as_str().unwrap();
+        let (input, signature) = token.rsplit_once('.').unwrap();
+        let signature = URL_SAFE_NO_PAD.decode(signature).unwrap();
+        let input_file = dir.file("input", input.as_bytes());
+        let digest = format!("-sha{}", &alg[2..]);
+        let Some(name) = t["key"].as_str() else {
+            let secret = format!("key:{}", f["secret"].as_str().unwrap());
+            let (ok, mac) =
+                output(&["openssl", "dgst", &digest, "-binary", "-mac", "HMAC", "-macopt", &secret, &input_file], None);
+            assert!(ok && mac == signature, "{alg}: openssl's HMAC differs");
+            continue;
+        };
+        let public = dir.file("public.pem", f["keys"][name]["spki"].as_str().unwrap().as_bytes());
+        let (ok, said) = match alg {
+            "EdDSA" => {
+                let sig = dir.file("sig", &signature);
+                output(
+                    &[
+                        "openssl",
+                        "pkeyutl",
+                        "-verify",
+                        "-pubin",
+                        "-inkey",
+                        &public,
+                        "-rawin",
+                        "-in",
+                        &input_file,
+                        "-sigfile",
+                        &sig,
+                    ],
+                    None,
+                )
+            }
+            _ => {
+                let digest = if alg == "ES256K" { "-sha256".to_string() } else { digest };
+                let der = if alg.starts_with("ES") { ecdsa_der(&signature) } else { signature.clone() };
+                let sig = dir.file("sig", &der);
+                let mut args = vec!["openssl", "dgst", &digest, "-verify", &public, "-signature", &sig];
+                if alg.starts_with("PS") {
+                    args.extend(["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]);
+                }
+                args.push(&input_file);
+                output(&args, None)
+            }
+        };
+        assert!(ok, "{alg}: openssl does not verify wrench's signature: {}", String::from_utf8_lossy(&said));
+    }
+}
+
+#[tokio::test]
+async fn ssh_keygen_and_openssl_agree_with_keys_inspect() {
+    if !have("openssl") || !have("ssh-keygen") {
+        return;
+    }
+    let cli = client();
+    let f = jose_fixture();
+    let dir = Scratch::new("keys");
+    for (name, k) in f["keys"].as_object().unwrap() {
+        let (status, v) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": k["pkcs8"]})).await;
+        assert_eq!(status, 200, "{name}: {v}");
+        let d = &v["data"];
+        let private = dir.file("private.pem", k["pkcs8"].as_str().unwrap().as_bytes());
+        let (ok, public) = output(&["openssl", "pkey", "-in", &private, "-pubout"], None);
+        assert!(ok, "{name}");
+        assert_eq!(
+            d["publicKeyPem"].as_str().unwrap(),
+            String::from_utf8(public).unwrap(),
+            "{name}: openssl pkey -pubout"
+        );
+        let Some(line) = d["publicKeyOpenssh"].as_str() else {
+            assert!(k["openssh"].is_null(), "{name} has an OpenSSH form");
+            continue;
+        };
+        let file = dir.file("key.pub", format!("{line}\n").as_bytes());
+        for (hash, field) in [("sha256", "opensshSha256"), ("md5", "opensshMd5")] {
+            let (ok, said) = output(&["ssh-keygen", "-l", "-E", hash, "-f", &file], None);
+            let said = String::from_utf8(said).unwrap();
+            assert!(ok, "{name}: ssh-keygen refused the line");
+            let fingerprint = d["fingerprints"][field].as_str().unwrap();
+            assert!(
+                said.split_whitespace().nth(1) == Some(fingerprint),
+                "{name}: ssh-keygen says {said}, wrench {fingerprint}"
+            );
+        }
+        // And ssh-keygen's own export of the public key as PKCS#8 reads back to the same key
+        // (OpenSSH 9.2 exports RSA and ECDSA keys so, not Ed25519).
+        if name == "ed25519" {
+            continue;
+        }
+        let (ok, exported) = output(&["ssh-keygen", "-e", "-m", "PKCS8", "-f", &file], None);
+        assert!(ok, "{name}");
+        let (status, back) =
+            common::post_json(&cli, "/v1/keys/inspect", &json!({"key": String::from_utf8(exported).unwrap()})).await;
+        assert_eq!(status, 200, "{name}: {back}");
+        assert_eq!(back["data"]["fingerprints"]["jwkThumbprint"], d["fingerprints"]["jwkThumbprint"], "{name}");
+    }
+}

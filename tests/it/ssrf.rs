@@ -53,7 +53,12 @@ fn ssrf_corpus_in_a_loopback_only_namespace() {
             // has started yet.
             unsafe { std::env::set_var(var, &proxy) };
         }
-        return tokio::runtime::Runtime::new().expect("a runtime").block_on(corpus(port));
+        tokio::runtime::Runtime::new().expect("a runtime").block_on(corpus(port));
+        // The proof, for the process outside, that the corpus ran here and passed.
+        if let Some(mark) = std::env::var_os("WRENCH_TEST_NETNS_MARK") {
+            std::fs::write(mark, "ran").expect("the mark is written");
+        }
+        return;
     }
     let exe = std::env::current_exe().expect("the test binary").display().to_string();
     let mut script = String::from("set -e; ip link set lo up; ");
@@ -61,12 +66,25 @@ fn ssrf_corpus_in_a_loopback_only_namespace() {
         let family = if a.contains(':') { "-6" } else { "-4" };
         script.push_str(&format!("ip {family} addr add {a} dev lo; "));
     }
+    // The test's full name in this binary (`ssrf::ssrf_corpus_…`): a name that matched no test
+    // would run nothing and pass, which the mark below catches.
+    let name = format!(
+        "{}::ssrf_corpus_in_a_loopback_only_namespace",
+        module_path!().split_once("::").map_or(module_path!(), |(_, m)| m)
+    );
+    let mark = std::env::temp_dir().join(format!("wrench-ssrf-ran-{}", std::process::id()));
+    let _ = std::fs::remove_file(&mark);
     script.push_str(&format!(
-        "exec env WRENCH_TEST_IN_NETNS=1 '{exe}' --exact ssrf_corpus_in_a_loopback_only_namespace --nocapture --test-threads=1"
+        "exec env WRENCH_TEST_IN_NETNS=1 WRENCH_TEST_NETNS_MARK='{}' '{exe}' --exact {name} --nocapture --test-threads=1",
+        mark.display()
     ));
     let required = std::env::var_os("WRENCH_TEST_REQUIRE_NETNS").is_some();
     match Command::new("unshare").args(["-rn", "sh", "-c", &script]).status() {
-        Ok(s) if s.success() => {}
+        Ok(s) if s.success() => {
+            let ran = std::fs::read_to_string(&mark).is_ok_and(|m| m == "ran");
+            let _ = std::fs::remove_file(&mark);
+            assert!(ran, "the SSRF corpus did not run inside its namespace (no test named {name})");
+        }
         Ok(s) if s.code() == Some(101) => panic!("the SSRF corpus failed inside its namespace (output above)"),
         outcome => {
             let why = format!("no loopback-only network namespace could be made (unshare -rn: {outcome:?})");
@@ -308,6 +326,19 @@ async fn corpus(port: u16) {
         "IPv4-mapped address of 127.0.0.1",
     ));
     other_cases.push(("/v1/company", json!({"domain": format!("metadata.evil.example:{p}")}), 403, "169.254.169.254"));
+    // A JWK Set URL is fetched like any other: refused before a connection, redirect or not.
+    let token = "eyJhbGciOiJSUzI1NiJ9.e30.AAAA";
+    for url in [
+        format!("http://127.0.0.1:{p}/jwks.json"),
+        format!("http://www.site.example:8080/redirect?to=http://127.0.0.1:{p}/"),
+    ] {
+        other_cases.push((
+            "/v1/jwt/verify",
+            json!({"token": token, "algorithms": ["RS256"], "jwksUrl": url}),
+            403,
+            "loopback",
+        ));
+    }
     // A WHOIS server is the operator's choice, not the caller's: refused, it is a failed upstream.
     other_cases.push(("/v1/whois", json!({"domain": "anything.test"}), 502, "loopback"));
     other_cases.push(("/v1/whois", json!({"domain": "anything.invalid"}), 502, "169.254.169.254"));

@@ -334,6 +334,10 @@ async fn route(req: Request<Incoming>, https: bool) -> Response<Full<Bytes>> {
         "/site.webmanifest" => page(200, &[("content-type", "application/manifest+json")], MANIFEST),
         "/icons/192.png" => page(200, &[("content-type", "image/png")], png(192, 192)),
         "/icons/fake.png" => page(200, &[("content-type", "image/png")], "<html>not an image</html>"),
+        // A JWK Set of the JOSE fixtures' public keys (tests/fixtures/jose.py).
+        "/.well-known/jwks.json" => {
+            page(200, &[("content-type", "application/json")], include_str!("../../fixtures/jose_jwks.json"))
+        }
         "/favicon.ico" => page(200, &[("content-type", "image/vnd.microsoft.icon")], ico(16)),
         "/latin1" => {
             let body = b"<!doctype html><html lang=fr><head><title>Caf\xe9 cr\xe8me</title>\
