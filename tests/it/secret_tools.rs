@@ -271,3 +271,107 @@ async fn ssh_keygen_and_openssl_agree_with_keys_inspect() {
         assert_eq!(back["data"]["fingerprints"]["jwkThumbprint"], d["fingerprints"]["jwkThumbprint"], "{name}");
     }
 }
+
+/// The first two words of an OpenSSH public key line (type and key, without the comment).
+fn ssh_words(line: &str) -> String {
+    line.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+}
+
+#[tokio::test]
+async fn openssl_and_ssh_keygen_read_the_keys_keys_generate_writes() {
+    if !have("openssl") || !have("ssh-keygen") {
+        return;
+    }
+    let cli = client();
+    let dir = Scratch::new("generated");
+    let cases = [
+        json!({"type": "rsa", "bits": 3072}),
+        json!({"type": "rsa", "format": "pkcs1"}),
+        json!({"type": "rsa", "format": "openssh", "passphrase": "pass phrase"}),
+        json!({"type": "ec", "curve": "p256", "format": "sec1"}),
+        json!({"type": "ec", "curve": "p384", "passphrase": "pass phrase"}),
+        json!({"type": "ec", "curve": "p521", "format": "openssh"}),
+        json!({"type": "ec", "curve": "secp256k1"}),
+        json!({"type": "ed25519", "format": "openssh", "passphrase": "pass phrase", "comment": "me@example"}),
+        json!({"type": "ed25519", "passphrase": "pass phrase"}),
+        json!({"type": "x25519"}),
+    ];
+    for input in cases {
+        let (status, v) = common::post_json(&cli, "/v1/keys/generate", &input).await;
+        assert_eq!(status, 200, "{input}: {}", v["error"]);
+        let d = &v["data"];
+        let file = dir.file("key", d["privateKey"].as_str().unwrap().as_bytes());
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+        let passphrase = input["passphrase"].as_str();
+        if input["format"] == "openssh" {
+            let mut args = vec!["ssh-keygen", "-y", "-f", &file];
+            let pass = passphrase.unwrap_or("");
+            args.extend(["-P", pass]);
+            let (ok, line) = output(&args, None);
+            assert!(ok, "{input}: ssh-keygen -y refused the key");
+            let line = String::from_utf8(line).unwrap();
+            assert_eq!(ssh_words(&line), ssh_words(d["publicKeyOpenssh"].as_str().unwrap()), "{input}");
+        } else {
+            let pass = format!("pass:{}", passphrase.unwrap_or(""));
+            let (ok, public) = output(&["openssl", "pkey", "-in", &file, "-passin", &pass, "-pubout"], None);
+            assert!(ok, "{input}: openssl pkey refused the key");
+            assert_eq!(String::from_utf8(public).unwrap(), d["publicKey"].as_str().unwrap(), "{input}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn keys_inspect_opens_the_keys_openssl_and_ssh_keygen_encrypt() {
+    if !have("openssl") || !have("ssh-keygen") {
+        return;
+    }
+    let cli = client();
+    let dir = Scratch::new("tool-keys");
+    let pass = "pass phrase";
+    // ssh-keygen's own keys, sealed with bcrypt_pbkdf and AES-256-CTR.
+    for (kind, bits) in [("ed25519", None), ("ecdsa", Some("384")), ("rsa", Some("2048"))] {
+        let file = dir.0.join(format!("id_{kind}")).to_string_lossy().into_owned();
+        let mut args = vec!["ssh-keygen", "-q", "-t", kind, "-N", pass, "-C", "tool@example", "-f", &file];
+        if let Some(b) = bits {
+            args.extend(["-b", b]);
+        }
+        let (ok, _) = output(&args, None);
+        assert!(ok, "ssh-keygen -t {kind}");
+        let private = std::fs::read_to_string(&file).unwrap();
+        let public = std::fs::read_to_string(format!("{file}.pub")).unwrap();
+        let (status, v) =
+            common::post_json(&cli, "/v1/keys/inspect", &json!({"key": private, "passphrase": pass})).await;
+        assert_eq!(status, 200, "{kind}: {}", v["error"]);
+        assert_eq!(ssh_words(v["data"]["publicKeyOpenssh"].as_str().unwrap()), ssh_words(&public), "{kind}");
+        let (status, v) =
+            common::post_json(&cli, "/v1/keys/inspect", &json!({"key": private, "passphrase": "wrong"})).await;
+        assert_eq!((status, v["error"]["field"].as_str()), (400, Some("key")), "{kind}");
+    }
+    // OpenSSL's encrypted PKCS#8, with the PRFs and key sizes it offers.
+    for (curve, cipher, prf) in [
+        ("P-256", "aes-256-cbc", "hmacWithSHA256"),
+        ("P-384", "aes-128-cbc", "hmacWithSHA512"),
+        ("P-521", "aes-192-cbc", "hmacWithSHA1"),
+    ] {
+        let plain = dir.0.join("plain.pem").to_string_lossy().into_owned();
+        let sealed = dir.0.join("sealed.pem").to_string_lossy().into_owned();
+        let curve_opt = format!("ec_paramgen_curve:{curve}");
+        let (ok, _) = output(&["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", &curve_opt, "-out", &plain], None);
+        assert!(ok, "{curve}");
+        let passout = format!("pass:{pass}");
+        let (ok, _) = output(
+            &[
+                "openssl", "pkcs8", "-topk8", "-in", &plain, "-v2", cipher, "-v2prf", prf, "-passout", &passout,
+                "-out", &sealed,
+            ],
+            None,
+        );
+        assert!(ok, "{curve} {cipher} {prf}");
+        let (_, public) = output(&["openssl", "pkey", "-in", &plain, "-pubout"], None);
+        let private = std::fs::read_to_string(&sealed).unwrap();
+        let (status, v) =
+            common::post_json(&cli, "/v1/keys/inspect", &json!({"key": private, "passphrase": pass})).await;
+        assert_eq!(status, 200, "{curve} {cipher} {prf}: {}", v["error"]);
+        assert_eq!(v["data"]["publicKeyPem"].as_str().unwrap(), String::from_utf8(public).unwrap(), "{curve}");
+    }
+}

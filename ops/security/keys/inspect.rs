@@ -13,14 +13,18 @@ use super::{der, jwk, pem, ssh};
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct KeysInspectInput {
     /// The key: PEM (a private key in PKCS#8, PKCS#1 or SEC1, a public key, or a certificate),
-    /// a JWK, an OpenSSH public key line, or Base64 DER. Encrypted keys are refused: decrypt
-    /// them first.
+    /// a JWK, an OpenSSH public key line, or Base64 DER; an encrypted PKCS#8 or OpenSSH
+    /// private key with `passphrase`.
     key: KeyInput,
+    /// The passphrase of an encrypted key (PBES2 PKCS#8 with PBKDF2 and AES-CBC, or OpenSSH's
+    /// bcrypt and AES-256-CTR).
+    #[schemars(length(min = 1, max = 1024))]
+    passphrase: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-struct KeyFingerprints {
+pub(crate) struct KeyFingerprints {
     /// Base64 SHA-256 of the SubjectPublicKeyInfo DER: the pin of HPKP and `openssl pkey -pubout
     /// -outform DER | openssl dgst -sha256 -binary | base64`.
     spki_sha256: Option<String>,
@@ -29,7 +33,7 @@ struct KeyFingerprints {
     /// As `ssh-keygen -l -E md5` prints it (`MD5:aa:bb:…`).
     openssh_md5: Option<String>,
     /// RFC 7638 JWK thumbprint (SHA-256, Base64url).
-    jwk_thumbprint: String,
+    pub(crate) jwk_thumbprint: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -56,22 +60,37 @@ struct KeysInspectOutput {
     fingerprints: KeyFingerprints,
 }
 
+impl KeyFingerprints {
+    /// The fingerprints of a key's public half.
+    pub(crate) fn of(key: &super::model::Key) -> KeyFingerprints {
+        let public = key.public();
+        let spki = der::write_spki(&public).ok();
+        let ssh = ssh::fingerprints(&public);
+        KeyFingerprints {
+            spki_sha256: spki.as_ref().map(|d| STANDARD.encode(Sha256::digest(d))),
+            openssh_sha256: ssh.as_ref().map(|f| f.0.clone()),
+            openssh_md5: ssh.map(|f| f.1),
+            jwk_thumbprint: jwk::thumbprint(&public),
+        }
+    }
+}
+
 /// Inspect a key and show its public forms.
 ///
 /// Reads a private or public key however it comes (PEM in PKCS#8, PKCS#1 or SEC1, a public key
 /// or a certificate, a JWK, an OpenSSH public key, Base64 DER) and answers its type, size and
 /// curve, its public half as PEM, PKCS#1, OpenSSH and JWK, and its fingerprints: the SPKI
-/// SHA-256 pin, OpenSSH's SHA-256 and MD5, and the RFC 7638 thumbprint.
-#[op(post "/v1/keys/inspect" as keysInspect, tag = SecurityAndValidation,
-     rejects = "a key wrench cannot read (encrypted, DSA, Ed448, an unnamed curve)",
+/// SHA-256 pin, OpenSSH's SHA-256 and MD5, and the RFC 7638 thumbprint. An encrypted PKCS#8
+/// or OpenSSH private key is opened with `passphrase`.
+#[op(post "/v1/keys/inspect" as keysInspect, tag = SecurityAndValidation, cpu,
+     rejects = "a key wrench cannot read (DSA, Ed448, an unnamed curve), or an encrypted one without its passphrase",
      example(ed25519_public_pem, {"key": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n"}),
      example(ec_jwk, {"key": {"kty": "EC", "crv": "P-256", "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU", "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}}),
      example(encrypted, {"key": "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIBvTBXBgkqhkiG9w0BBQ0wSjApBgkqhkiG9w0BBQwwHAQI\n-----END ENCRYPTED PRIVATE KEY-----\n"}, status = 400))]
 async fn keys_inspect(input: KeysInspectInput) -> Result<KeysInspectOutput, ApiError> {
-    let (key, _) = load::read("key", &input.key)?;
+    let (key, _) = load::read_with("key", &input.key, input.passphrase.as_deref().map(str::as_bytes))?;
     let public = key.public();
     let spki = der::write_spki(&public).ok();
-    let fingerprints = ssh::fingerprints(&public);
     let public_exponent = match &key {
         super::model::Key::Rsa { e, .. } if e.len() <= 8 => {
             Some(e.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b)))
@@ -88,12 +107,7 @@ async fn keys_inspect(input: KeysInspectInput) -> Result<KeysInspectOutput, ApiE
         public_key_pkcs1_pem: der::write_pkcs1_public(&public).map(|d| pem::armour("RSA PUBLIC KEY", &d)),
         public_key_openssh: ssh::write_public(&public, None),
         jwk: jwk::write(&public, false),
-        fingerprints: KeyFingerprints {
-            spki_sha256: spki.as_ref().map(|d| STANDARD.encode(Sha256::digest(d))),
-            openssh_sha256: fingerprints.as_ref().map(|f| f.0.clone()),
-            openssh_md5: fingerprints.map(|f| f.1),
-            jwk_thumbprint: jwk::thumbprint(&public),
-        },
+        fingerprints: KeyFingerprints::of(&key),
     })
 }
 
@@ -106,7 +120,7 @@ mod tests {
     async fn the_public_forms_are_cryptographys() {
         let f = fixture("jose.json");
         for (name, k) in f["keys"].as_object().unwrap() {
-            let input = KeysInspectInput { key: KeyInput::Text(k["pkcs8"].as_str().unwrap().into()) };
+            let input = KeysInspectInput { key: KeyInput::Text(k["pkcs8"].as_str().unwrap().into()), passphrase: None };
             let out = keys_inspect(input).await.unwrap();
             assert!(out.is_private, "{name}");
             assert_eq!(out.public_key_pem.as_deref(), k["spki"].as_str(), "{name}");
@@ -119,10 +133,12 @@ mod tests {
                 j
             });
         }
-        let rsa =
-            keys_inspect(KeysInspectInput { key: KeyInput::Text(f["keys"]["rsa"]["spki"].as_str().unwrap().into()) })
-                .await
-                .unwrap();
+        let rsa = keys_inspect(KeysInspectInput {
+            key: KeyInput::Text(f["keys"]["rsa"]["spki"].as_str().unwrap().into()),
+            passphrase: None,
+        })
+        .await
+        .unwrap();
         assert_eq!((rsa.bits, rsa.public_exponent, rsa.is_private), (2048, Some(65537), false));
     }
 }

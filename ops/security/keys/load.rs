@@ -1,6 +1,7 @@
 //! A key as a caller pastes it: PEM (a private key in PKCS#8, PKCS#1 or SEC1, a public key in
 //! SubjectPublicKeyInfo or PKCS#1, or a certificate, whose public key is taken), a JWK (as an
-//! object or as JSON text), an OpenSSH public key line, or DER in Base64.
+//! object or as JSON text), an OpenSSH public key line or private key, or DER in Base64. An
+//! encrypted PKCS#8 or OpenSSH private key is opened with its passphrase.
 //!
 //! Every failure is a 400 naming the field and what was found; nothing of the key itself is
 //! ever quoted back.
@@ -12,7 +13,7 @@ use wrench_contract::prelude::*;
 
 use super::jwk::{self, Meta};
 use super::model::Key;
-use super::{der, pem, ssh};
+use super::{der, openssh_private, pem, pkcs8_sealed, ssh};
 
 /// Longest key text, in characters (an RSA-8192 private key in PEM is about 6,400).
 const MAX_TEXT: usize = 65_536;
@@ -59,7 +60,7 @@ impl Validate for KeyInput {
 }
 
 /// The PEM labels that carry keys, and how each is read.
-fn read_block(block: &pem::Block) -> Option<Result<Key, String>> {
+fn read_block(block: &pem::Block, passphrase: Option<&[u8]>) -> Option<Result<Key, String>> {
     if block.legacy_encrypted {
         return Some(Err(format!(
             "holds an encrypted `{}` (Proc-Type: 4,ENCRYPTED); decrypt it first (`openssl pkey -in key.pem`)",
@@ -73,21 +74,20 @@ fn read_block(block: &pem::Block) -> Option<Result<Key, String>> {
         "PUBLIC KEY" => der::read_spki(&block.der),
         "RSA PUBLIC KEY" => der::read_pkcs1_public(&block.der),
         "CERTIFICATE" | "X509 CERTIFICATE" | "TRUSTED CERTIFICATE" => der::read_certificate_key(&block.der),
-        "ENCRYPTED PRIVATE KEY" => {
-            Err("holds an encrypted PKCS#8 key; decrypt it first (`openssl pkey -in key.pem`)".to_string())
-        }
-        "OPENSSH PRIVATE KEY" => Err("holds an OpenSSH private key, which this operation does not read; \
-             convert it with `ssh-keygen -p -m PKCS8 -f key`"
-            .to_string()),
+        "ENCRYPTED PRIVATE KEY" => match passphrase {
+            None => Err("holds an encrypted PKCS#8 key: give its passphrase".to_string()),
+            Some(p) => pkcs8_sealed::open(&block.der, p).and_then(|der| der::read_pkcs8(&der)),
+        },
+        "OPENSSH PRIVATE KEY" => openssh_private::read(&block.der, passphrase).map(|(key, _)| key),
         // EC PARAMETERS and other companions of a key are skipped.
         _ => return None,
     })
 }
 
 /// The one key of PEM text.
-fn from_pem(text: &str) -> Result<Key, String> {
+fn from_pem(text: &str, passphrase: Option<&[u8]>) -> Result<Key, String> {
     let blocks = pem::blocks(text, 16)?;
-    let mut keys = blocks.iter().filter_map(read_block);
+    let mut keys = blocks.iter().filter_map(|b| read_block(b, passphrase));
     let first = keys.next().ok_or_else(|| {
         let labels: Vec<&str> = blocks.iter().map(|b| b.label.as_str()).collect();
         format!("holds no key PEM block (found {})", labels.join(", "))
@@ -111,6 +111,11 @@ fn from_der(der: &[u8]) -> Result<Key, String> {
 
 /// The key of `input` and, for a JWK, its metadata.
 pub(crate) fn read(field: &str, input: &KeyInput) -> Result<(Key, Meta), ApiError> {
+    read_with(field, input, None)
+}
+
+/// [`read`], opening an encrypted PKCS#8 or OpenSSH private key with `passphrase`.
+pub(crate) fn read_with(field: &str, input: &KeyInput, passphrase: Option<&[u8]>) -> Result<(Key, Meta), ApiError> {
     let bad = |m: String| ApiError::invalid(field, m);
     match input {
         KeyInput::Jwk(map) => Ok((jwk::read(map).map_err(bad)?, jwk::meta(map).map_err(bad)?)),
@@ -122,7 +127,7 @@ pub(crate) fn read(field: &str, input: &KeyInput) -> Result<(Key, Meta), ApiErro
                 return Ok((jwk::read(&map).map_err(bad)?, jwk::meta(&map).map_err(bad)?));
             }
             let key = if pem::looks_like_pem(text) {
-                from_pem(text)
+                from_pem(text, passphrase)
             } else if ssh::looks_like_public(text) {
                 ssh::read_public(text)
             } else {
