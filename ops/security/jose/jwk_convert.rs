@@ -34,6 +34,9 @@ struct JwkConvertInput {
     /// usually published.
     #[serde(default)]
     include_private: bool,
+    /// The passphrase of an encrypted private key (PKCS#8 or OpenSSH).
+    #[schemars(length(min = 1, max = 1024))]
+    passphrase: Option<String>,
     /// The comment of an OpenSSH line.
     #[schemars(length(max = 256), regex(pattern = r"^[^\r\n]*$"))]
     comment: Option<String>,
@@ -66,7 +69,7 @@ struct JwkConvertOutput {
 /// Reads a key however it comes (PEM in PKCS#8, PKCS#1 or SEC1, a public key or certificate, a
 /// JWK, an OpenSSH public key, Base64 DER) and writes it as a JWK, PEM or an OpenSSH line, with
 /// its RFC 7638 thumbprint. The public half is written unless `includePrivate` is set.
-#[op(post "/v1/jwk/convert" as jwkConvert, tag = SecurityAndValidation,
+#[op(post "/v1/jwk/convert" as jwkConvert, tag = SecurityAndValidation, cpu,
      rejects = "a key wrench cannot read, or one the chosen form has no place for (a secret as PEM, X25519 or secp256k1 as OpenSSH)",
      example(rfc7638_rsa_to_pem, {"key": {"kty": "RSA", "e": "AQAB", "kid": "2011-04-29",
         "n": "0vx7agoebGcQSuuPiLJXZptN9nndrQmbXEps2aiAFbWhM78LhWx4cbbfAAtVT86zwu1RK7aPFFxuhDR1L6tSoc_BJECPebWKRXjBZCiFV4n3oknjhMstn64tZ_2W-5JsGY4Hc5n9yBXArwl93lqt7_RN5w6Cf0h4QyQ5v-65YGjQR0_FDW2QvzqY368QQMicAtaSqzs8KJZgnYb9c7d0zgdAZHzu6qMQvRL5hajrn1n91CbOpbISD08qNLyrdkt-bFTWhAI4vMQFh6WeZu0fM4lFd2NcRwr3XPksINHaQ-G_xBniIqbw0Ls1jF44-csFCur-kEgU8awapJzKnqDKgw"}, "to": "pem"}),
@@ -74,7 +77,7 @@ struct JwkConvertOutput {
      example(to_openssh, {"key": {"kty": "OKP", "crv": "Ed25519", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}, "to": "openssh", "comment": "deploy@example"}),
      example(unreadable, {"key": "not a key", "to": "jwk"}, status = 400))]
 async fn jwk_convert(input: JwkConvertInput) -> Result<JwkConvertOutput, ApiError> {
-    let (key, meta) = load::read("key", &input.key)?;
+    let (key, meta) = load::read_with("key", &input.key, input.passphrase.as_deref().map(str::as_bytes))?;
     let private = input.include_private && key.is_private();
     let jwk_out = {
         let mut m = jwk::write(&key, private);

@@ -31,6 +31,9 @@ struct JwtSignInput {
     /// How a secret given as text carries its bytes (HMAC algorithms only).
     #[serde(default)]
     key_encoding: InputEncoding,
+    /// The passphrase of an encrypted private key (PKCS#8 or OpenSSH).
+    #[schemars(length(min = 1, max = 1024))]
+    passphrase: Option<String>,
     /// The `kid` header member. A JWK's own `kid` is used when this is absent.
     #[schemars(length(min = 1, max = 256))]
     kid: Option<String>,
@@ -94,7 +97,7 @@ fn rfc3339(secs: i64) -> Option<String> {
         "key": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n"}, status = 400))]
 async fn jwt_sign(input: JwtSignInput) -> Result<JwtSignOutput, ApiError> {
     let alg = input.algorithm;
-    let (key, meta) = key_of("key", &input.key, input.key_encoding)?;
+    let (key, meta) = key_of("key", &input.key, input.key_encoding, input.passphrase.as_deref())?;
     alg.fits(&key).map_err(|e| ApiError::invalid("key", e))?;
     if !key.is_private() {
         return Err(ApiError::invalid("key", format!("signing needs a private key; the key is {}", key.describe())));
@@ -222,7 +225,8 @@ mod tests {
                     None => load::KeyInput::Text(f["secret"].as_str().unwrap().into()),
                     Some(name) => load::KeyInput::Text(f["keys"][name]["spki"].as_str().unwrap().into()),
                 };
-                let (public, _) = crate::security::jose::token::key_of("key", &public, Default::default()).unwrap();
+                let (public, _) =
+                    crate::security::jose::token::key_of("key", &public, Default::default(), None).unwrap();
                 let a = JwsAlgorithm::from_name(alg).unwrap();
                 assert!(a.verify(&public, parts.signing_input.as_bytes(), &parts.signature).unwrap(), "{alg}");
                 assert_eq!(out.key_thumbprint, jwk::thumbprint(&public.public()));
@@ -259,6 +263,22 @@ mod tests {
             let e = sign(input.clone()).await.err().unwrap_or_else(|| panic!("{input} is refused"));
             assert_eq!(e.status().as_u16(), 400);
             assert!(e.message.contains(words), "{input}: {}", e.message);
+        }
+        // An encrypted key signs with its passphrase, and only with it.
+        let der =
+            crate::security::keys::der::write_pkcs8(&jwk::read(k["p256"]["jwkPrivate"].as_object().unwrap()).unwrap())
+                .unwrap();
+        let sealed = crate::security::keys::pem::armour(
+            "ENCRYPTED PRIVATE KEY",
+            &crate::security::keys::pkcs8_sealed::seal(&der, b"pw"),
+        );
+        let signed = sign(json!({"payload": {}, "algorithm": "ES256", "key": sealed, "passphrase": "pw"})).await;
+        assert!(signed.is_ok(), "{:?}", signed.err());
+        for extra in [json!({}), json!({"passphrase": "wrong"})] {
+            let mut input = json!({"payload": {}, "algorithm": "ES256", "key": sealed});
+            input.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            let e = sign(input).await.err().unwrap();
+            assert!(e.message.contains("passphrase"), "{}", e.message);
         }
         // A short HMAC secret signs, with a warning.
         let out = sign(json!({"payload": {}, "algorithm": "HS512", "key": "short"})).await.unwrap();

@@ -59,7 +59,12 @@ pub(crate) fn split(token: &str) -> Result<Compact<'_>, String> {
 /// The key of a JOSE operation's `key` field. Text that looks like an asymmetric key (PEM, an
 /// OpenSSH line, a JWK) is read as one; any other text is an HMAC secret in `encoding`. A
 /// public key therefore can never become an HMAC secret, whatever the token's `alg` says.
-pub(crate) fn key_of(field: &str, input: &KeyInput, encoding: InputEncoding) -> Result<(Key, Meta), ApiError> {
+pub(crate) fn key_of(
+    field: &str,
+    input: &KeyInput,
+    encoding: InputEncoding,
+    passphrase: Option<&str>,
+) -> Result<(Key, Meta), ApiError> {
     match input {
         KeyInput::Text(text) if !load::looks_asymmetric(text) => {
             let secret = byte_encoding::decode(text, encoding, field)?;
@@ -68,6 +73,6 @@ pub(crate) fn key_of(field: &str, input: &KeyInput, encoding: InputEncoding) -> 
             }
             Ok((Key::Secret(secret), Meta::default()))
         }
-        _ => load::read(field, input),
+        _ => load::read_with(field, input, passphrase.map(str::as_bytes)),
     }
 }

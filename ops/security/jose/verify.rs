@@ -250,7 +250,7 @@ async fn jwt_verify(ctx: &Ctx, input: JwtVerifyInput) -> Result<JwtVerifyOutput,
     // the token is.
     let candidates: Vec<Candidate> = match (&input.key, &input.jwks, &input.jwks_url) {
         (Some(key), _, _) => {
-            let (key, meta) = key_of("key", key, input.key_encoding)?;
+            let (key, meta) = key_of("key", key, input.key_encoding, None)?;
             vec![Candidate { key: Ok(key), meta }]
         }
         (_, Some(set), _) => jwks::candidates(set),

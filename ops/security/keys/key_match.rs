@@ -10,6 +10,9 @@ use super::{der, jwk, pem};
 struct KeysMatchInput {
     /// The private key: PEM (PKCS#8, PKCS#1 or SEC1), a JWK, or Base64 DER.
     private_key: KeyInput,
+    /// The passphrase of an encrypted private key (PKCS#8 or OpenSSH).
+    #[schemars(length(min = 1, max = 1024))]
+    passphrase: Option<String>,
     /// The certificate (PEM, or DER in Base64) the key should belong to. One of `certificate`
     /// and `publicKey`.
     #[schemars(length(min = 1, max = 65536))]
@@ -37,7 +40,7 @@ struct KeysMatchOutput {
 /// Derives the private key's public half and compares it with the certificate's key or the
 /// public key given (modulus and exponent, curve and point, or the Ed25519 key), answering
 /// whether they are one key pair and both RFC 7638 thumbprints.
-#[op(post "/v1/keys/match" as keysMatch, tag = SecurityAndValidation,
+#[op(post "/v1/keys/match" as keysMatch, tag = SecurityAndValidation, cpu,
      rejects = "a public key where the private key goes, neither or both of certificate and publicKey, or a key wrench cannot read",
      example(same_pair, {"privateKey": {"kty": "OKP", "crv": "Ed25519", "d": "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"},
         "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n"}),
@@ -46,7 +49,8 @@ struct KeysMatchOutput {
      example(public_as_private, {"privateKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n",
         "publicKey": "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=\n-----END PUBLIC KEY-----\n"}, status = 400))]
 async fn keys_match(input: KeysMatchInput) -> Result<KeysMatchOutput, ApiError> {
-    let (private, _) = load::read("privateKey", &input.private_key)?;
+    let (private, _) =
+        load::read_with("privateKey", &input.private_key, input.passphrase.as_deref().map(str::as_bytes))?;
     if !private.is_private() || matches!(private, super::model::Key::Secret(_)) {
         return Err(ApiError::invalid("privateKey", format!("is {}, not a private key", private.describe())));
     }
@@ -101,6 +105,7 @@ mod tests {
             for (b, kb) in keys {
                 let input = KeysMatchInput {
                     private_key: KeyInput::Text(ka["pkcs8"].as_str().unwrap().into()),
+                    passphrase: None,
                     certificate: None,
                     public_key: Some(KeyInput::Text(kb["spki"].as_str().unwrap().into())),
                 };
@@ -113,6 +118,7 @@ mod tests {
             for (b, kb) in keys.iter().filter(|(_, k)| k["certificate"].is_string()) {
                 let input = KeysMatchInput {
                     private_key: KeyInput::Jwk(ka["jwkPrivate"].as_object().unwrap().clone()),
+                    passphrase: None,
                     certificate: Some(kb["certificate"].as_str().unwrap().into()),
                     public_key: None,
                 };
