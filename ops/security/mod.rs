@@ -15,4 +15,5 @@ pub(crate) mod otp;
 pub(crate) mod passwords;
 pub(crate) mod phishing;
 pub(crate) mod pki;
+pub(crate) mod signatures;
 pub(crate) mod vat;

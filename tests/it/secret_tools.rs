@@ -375,3 +375,62 @@ async fn keys_inspect_opens_the_keys_openssl_and_ssh_keygen_encrypt() {
         assert_eq!(v["data"]["publicKeyPem"].as_str().unwrap(), String::from_utf8(public).unwrap(), "{curve}");
     }
 }
+
+#[tokio::test]
+async fn openssl_verifies_what_signature_sign_writes() {
+    if !have("openssl") {
+        return;
+    }
+    use base64::{Engine, engine::general_purpose::STANDARD};
+    let cli = client();
+    let f = jose_fixture();
+    let dir = Scratch::new("signatures");
+    let message = "signed by wrench, checked by openssl \u{2713}";
+    let input_file = dir.file("message", message.as_bytes());
+    for (algorithm, key) in [
+        ("rsa-pkcs1-sha256", "rsa"),
+        ("rsa-pkcs1-sha512", "rsa"),
+        ("rsa-pss-sha256", "rsa"),
+        ("rsa-pss-sha384", "rsa"),
+        ("ecdsa-sha256", "p256"),
+        ("ecdsa-sha256", "secp256k1"),
+        ("ecdsa-sha384", "p384"),
+        ("ecdsa-sha512", "p521"),
+        ("ed25519", "ed25519"),
+    ] {
+        let k = &f["keys"][key];
+        let body = json!({"message": message, "algorithm": algorithm, "key": k["traditional"].as_str().or(k["pkcs8"].as_str())});
+        let (status, v) = common::post_json(&cli, "/v1/signature/sign", &body).await;
+        assert_eq!(status, 200, "{algorithm}: {}", v["error"]);
+        let signature = STANDARD.decode(v["data"]["signature"].as_str().unwrap()).unwrap();
+        let sig = dir.file("sig", &signature);
+        let public = dir.file("public.pem", k["spki"].as_str().unwrap().as_bytes());
+        let (ok, said) = if algorithm == "ed25519" {
+            output(
+                &[
+                    "openssl",
+                    "pkeyutl",
+                    "-verify",
+                    "-pubin",
+                    "-inkey",
+                    &public,
+                    "-rawin",
+                    "-in",
+                    &input_file,
+                    "-sigfile",
+                    &sig,
+                ],
+                None,
+            )
+        } else {
+            let digest = format!("-{}", algorithm.rsplit('-').next().unwrap());
+            let mut args = vec!["openssl", "dgst", &digest, "-verify", &public, "-signature", &sig];
+            if algorithm.starts_with("rsa-pss") {
+                args.extend(["-sigopt", "rsa_padding_mode:pss", "-sigopt", "rsa_pss_saltlen:digest"]);
+            }
+            args.push(&input_file);
+            output(&args, None)
+        };
+        assert!(ok, "{algorithm} on {key}: openssl does not verify: {}", String::from_utf8_lossy(&said));
+    }
+}
