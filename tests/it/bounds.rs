@@ -302,3 +302,24 @@ async fn the_largest_jose_requests_are_answered() {
     let (status, v) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": jwk})).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("key")), "{}", v["error"]);
 }
+
+#[tokio::test]
+async fn the_largest_asn1_parse_requests_are_answered() {
+    let cli = client(Config::default());
+    // 20,000 NULLs is the most nodes listed; the answer stays within the response limit.
+    let nulls = |n: usize| json!({"input": "0500".repeat(n), "inputEncoding": "hex"});
+    let (status, v) = common::post_json(&cli, "/v1/asn1/parse", &nulls(20_000)).await;
+    assert_eq!((status, v["data"]["nodes"].as_array().map(Vec::len)), (200, Some(20_000)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/asn1/parse", &nulls(20_001)).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("input")), "{}", v["error"]);
+    // One OCTET STRING filling the body: its value is cut at 1,024 characters.
+    let content = "ab".repeat(400_000);
+    let body = json!({"input": format!("0483{:06x}{content}", 400_000), "inputEncoding": "hex"});
+    let (status, v) = common::post_json(&cli, "/v1/asn1/parse", &body).await;
+    assert_eq!(status, 200, "{}", v["error"]);
+    let node = &v["data"]["nodes"][0];
+    assert_eq!(
+        (node["length"].as_u64(), node["truncated"].as_bool(), node["value"].as_str().map(str::len)),
+        (Some(400_000), Some(true), Some(1024))
+    );
+}

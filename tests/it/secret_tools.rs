@@ -434,3 +434,98 @@ async fn openssl_verifies_what_signature_sign_writes() {
         assert!(ok, "{algorithm} on {key}: openssl does not verify: {}", String::from_utf8_lossy(&said));
     }
 }
+
+#[tokio::test]
+async fn asn1_parse_lists_what_openssl_asn1parse_lists() {
+    if !have("openssl") {
+        return;
+    }
+    let cli = client();
+    let f = jose_fixture();
+    let x509: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("tests/fixtures/x509.json").unwrap()).unwrap();
+    let dir = Scratch::new("asn1");
+    let mut inputs: Vec<String> =
+        x509.as_array().unwrap().iter().map(|c| c["pem"].as_str().unwrap().to_string()).collect();
+    for k in f["keys"].as_object().unwrap().values() {
+        for form in ["pkcs8", "spki", "traditional", "certificate"] {
+            if let Some(pem) = k[form].as_str() {
+                inputs.push(pem.to_string());
+            }
+        }
+    }
+    let mut names_differ: Vec<String> = Vec::new();
+    let mut nodes = 0;
+    for pem in &inputs {
+        // The first PEM block of the input, for both.
+        let end = pem.find("-----END").unwrap() + "-----END".len();
+        let first = &pem[..end + pem[end..].find("-----").unwrap() + "-----".len()];
+        let file = dir.file("in.pem", format!("{first}\n").as_bytes());
+        let (ok, listed) = output(&["openssl", "asn1parse", "-i", "-in", &file], None);
+        assert!(ok, "openssl asn1parse refused {first}");
+        let listed = String::from_utf8(listed).unwrap();
+        let (status, v) = common::post_json(&cli, "/v1/asn1/parse", &json!({"input": first})).await;
+        assert_eq!(status, 200, "{}", v["error"]);
+        let ours = v["data"]["nodes"].as_array().unwrap();
+        let theirs: Vec<&str> = listed.lines().collect();
+        assert_eq!(ours.len(), theirs.len(), "node count for {first}");
+        for (node, line) in ours.iter().zip(&theirs) {
+            nodes += 1;
+            let (head, rest) = line.split_once(':').unwrap();
+            let offset: u64 = head.trim().parse().unwrap();
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            // d=N hl=N l= N (or l=N) prim|cons: TYPE [:value]
+            let depth: u64 = fields[0].trim_start_matches("d=").parse().unwrap();
+            let hl: u64 = fields[1].trim_start_matches("hl=").parse().unwrap();
+            let (l, at): (u64, usize) = if fields[2] == "l=" {
+                (fields[3].parse().unwrap(), 4)
+            } else {
+                (fields[2].trim_start_matches("l=").parse().unwrap(), 3)
+            };
+            let cons = fields[at] == "cons:";
+            let after = line.split_once(if cons { "cons:" } else { "prim:" }).unwrap().1.trim_start();
+            let (kind, value) = match after.split_once(':') {
+                Some((k, v)) => (k.trim().trim_end_matches("[HEX DUMP]").trim(), Some(v)),
+                None => (after.trim_end(), None),
+            };
+            let want = (offset, depth, hl, l, cons, kind);
+            let got = (
+                node["offset"].as_u64().unwrap(),
+                node["depth"].as_u64().unwrap(),
+                node["headerLength"].as_u64().unwrap(),
+                node["length"].as_u64().unwrap(),
+                node["constructed"].as_bool().unwrap(),
+                node["type"].as_str().unwrap(),
+            );
+            assert_eq!(got, want, "{line}");
+            match (kind, value) {
+                ("INTEGER", Some(v)) => assert_eq!(
+                    node["value"].as_str().unwrap().trim_start_matches('0'),
+                    v.trim_start_matches('0'),
+                    "{line}"
+                ),
+                ("OBJECT", Some(v)) => {
+                    // OpenSSL prints an OID it knows by its long name ("X509v3 Key Usage"), where
+                    // wrench gives the short one ("keyUsage"); one it does not know, dotted.
+                    let dotted = v.chars().all(|c| c.is_ascii_digit() || c == '.');
+                    if dotted {
+                        assert_eq!(node["value"].as_str(), Some(v), "{line}");
+                    } else if node["oidName"].as_str() != Some(v) {
+                        names_differ.push(format!("{v} / {} {}", node["value"], node["oidName"]));
+                    }
+                }
+                ("UTF8STRING" | "PRINTABLESTRING" | "IA5STRING" | "UTCTIME" | "GENERALIZEDTIME", Some(v)) => {
+                    assert_eq!(node["value"].as_str(), Some(v), "{line}")
+                }
+                _ => {}
+            }
+        }
+    }
+    names_differ.sort();
+    names_differ.dedup();
+    eprintln!(
+        "asn1/parse: {nodes} nodes of {} inputs as openssl asn1parse lists them; OIDs OpenSSL names by a long name: {names_differ:?}",
+        inputs.len()
+    );
+    assert!(nodes > 500, "only {nodes} nodes compared");
+}
