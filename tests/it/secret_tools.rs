@@ -529,3 +529,70 @@ async fn asn1_parse_lists_what_openssl_asn1parse_lists() {
     );
     assert!(nodes > 500, "only {nodes} nodes compared");
 }
+
+#[tokio::test]
+async fn openssl_accepts_the_requests_and_certificates_wrench_writes() {
+    if !have("openssl") {
+        return;
+    }
+    let cli = client();
+    let dir = Scratch::new("pki");
+    for key_type in ["ec-p256", "ec-p384", "rsa-2048", "ed25519"] {
+        let subject = json!({"cn": "svc.example", "o": "Example", "c": "GB"});
+        let sans = json!(["svc.example", "192.0.2.5"]);
+        let (status, v) = common::post_json(
+            &cli,
+            "/v1/csr/generate",
+            &json!({"subject": subject, "sans": sans, "keyType": key_type}),
+        )
+        .await;
+        assert_eq!(status, 200, "{key_type}: {}", v["error"]);
+        let csr = dir.file("req.pem", v["data"]["csr"].as_str().unwrap().as_bytes());
+        let (ok, said) =
+            output(&["openssl", "req", "-in", &csr, "-noout", "-verify", "-subject", "-nameopt", "RFC2253"], None);
+        assert!(ok, "{key_type}: openssl req -verify refused the request");
+        assert!(
+            String::from_utf8_lossy(&said).contains("subject=CN=svc.example,O=Example,C=GB"),
+            "{key_type}: {}",
+            String::from_utf8_lossy(&said)
+        );
+
+        let body =
+            json!({"subject": subject, "sans": sans, "keyType": key_type, "days": 10, "isCa": key_type == "ec-p384"});
+        let (status, v) = common::post_json(&cli, "/v1/x509/self-signed", &body).await;
+        assert_eq!(status, 200, "{key_type}: {}", v["error"]);
+        let pem = v["data"]["certificate"].as_str().unwrap();
+        let cert = dir.file("cert.pem", pem.as_bytes());
+        let (ok, said) = output(&["openssl", "verify", "-CAfile", &cert, &cert], None);
+        assert!(ok, "{key_type}: openssl verify: {}", String::from_utf8_lossy(&said));
+        let (ok, said) = output(
+            &[
+                "openssl",
+                "x509",
+                "-in",
+                &cert,
+                "-noout",
+                "-ext",
+                "subjectAltName,basicConstraints",
+                "-fingerprint",
+                "-sha256",
+            ],
+            None,
+        );
+        let said = String::from_utf8_lossy(&said).to_string();
+        assert!(ok && said.contains("DNS:svc.example") && said.contains("IP Address:192.0.2.5"), "{key_type}: {said}");
+        assert_eq!(said.contains("CA:TRUE"), key_type == "ec-p384", "{key_type}: {said}");
+        let fingerprint = v["data"]["fingerprints"]["sha256"].as_str().unwrap().to_uppercase();
+        let colons: Vec<String> =
+            fingerprint.as_bytes().chunks(2).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+        assert!(said.contains(&colons.join(":")), "{key_type}: {said}");
+        // And the certificate's key is the key answered.
+        let (status, m) = common::post_json(
+            &cli,
+            "/v1/keys/match",
+            &json!({"privateKey": v["data"]["privateKey"], "certificate": pem}),
+        )
+        .await;
+        assert_eq!((status, m["data"]["match"].as_bool()), (200, Some(true)), "{key_type}: {}", m["error"]);
+    }
+}

@@ -10,7 +10,7 @@ use super::{der, jwk, openssh_private, pem, pkcs8_sealed, ssh};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Validate)]
 #[serde(rename_all = "lowercase")]
-enum KeyType {
+pub(crate) enum KeyType {
     Rsa,
     Ec,
     Ed25519,
@@ -19,7 +19,7 @@ enum KeyType {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Validate)]
 #[serde(rename_all = "lowercase")]
-enum GeneratedCurve {
+pub(crate) enum GeneratedCurve {
     P256,
     P384,
     P521,
@@ -103,7 +103,7 @@ struct KeysGenerateOutput {
 }
 
 /// A new key of `kind`, from aws-lc-rs's generators.
-fn new_key(kind: KeyType, bits: u32, curve: Curve) -> Result<Key, ApiError> {
+pub(crate) fn new_key(kind: KeyType, bits: u32, curve: Curve) -> Result<Key, ApiError> {
     use aws_lc_rs::encoding::AsDer;
     let failed = |what: &str| ApiError::internal(format!("{what} key generation failed"));
     let pkcs8: Vec<u8> = match kind {
