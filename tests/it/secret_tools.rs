@@ -596,3 +596,118 @@ async fn openssl_accepts_the_requests_and_certificates_wrench_writes() {
         assert_eq!((status, m["data"]["match"].as_bool()), (200, Some(true)), "{key_type}: {}", m["error"]);
     }
 }
+
+#[tokio::test]
+async fn openssl_and_x509_convert_read_each_others_containers() {
+    if !have("openssl") {
+        return;
+    }
+    use base64::{Engine, engine::general_purpose::STANDARD};
+    let cli = client();
+    let dir = Scratch::new("containers");
+    let keyfile = dir.0.join("key.pem").to_string_lossy().into_owned();
+    let certfile = dir.0.join("cert.pem").to_string_lossy().into_owned();
+    let (ok, _) = output(
+        &[
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &keyfile,
+            "-out",
+            &certfile,
+            "-subj",
+            "/CN=containers.example",
+            "-days",
+            "2",
+        ],
+        None,
+    );
+    assert!(ok);
+    let cert = std::fs::read_to_string(&certfile).unwrap();
+    let key = std::fs::read_to_string(&keyfile).unwrap();
+    let (_, public) = output(&["openssl", "pkey", "-in", &keyfile, "-pubout"], None);
+    let public = String::from_utf8(public).unwrap();
+
+    // OpenSSL's PKCS#12: its default (PBES2, AES-256-CBC, SHA-256 MAC) and the older 3DES with a
+    // SHA-1 MAC, read by wrench with their key; RC2 (-legacy) refused by name.
+    for (name, extra) in [
+        ("default", vec![]),
+        ("3des", vec!["-certpbe", "PBE-SHA1-3DES", "-keypbe", "PBE-SHA1-3DES", "-macalg", "sha1"]),
+        ("rc2", vec!["-legacy"]),
+    ] {
+        let p12 = dir.0.join(format!("{name}.p12")).to_string_lossy().into_owned();
+        let mut args = vec![
+            "openssl",
+            "pkcs12",
+            "-export",
+            "-in",
+            &certfile,
+            "-inkey",
+            &keyfile,
+            "-passout",
+            "pass:pa ss",
+            "-out",
+            &p12,
+        ];
+        args.extend(extra);
+        let (ok, _) = output(&args, None);
+        assert!(ok, "openssl pkcs12 -export ({name})");
+        let body = json!({"input": STANDARD.encode(std::fs::read(&p12).unwrap()), "from": "pkcs12", "to": "pem", "password": "pa ss"});
+        let (status, v) = common::post_json(&cli, "/v1/x509/convert", &body).await;
+        if name == "rc2" {
+            assert_eq!(status, 400, "{}", v);
+            assert!(v["error"]["message"].as_str().unwrap().contains("RC2"), "{}", v["error"]);
+            continue;
+        }
+        assert_eq!(status, 200, "{name}: {}", v["error"]);
+        assert_eq!(v["data"]["output"].as_str().unwrap(), cert, "{name}");
+        let (status, k) = common::post_json(&cli, "/v1/keys/inspect", &json!({"key": v["data"]["privateKey"]})).await;
+        assert_eq!((status, k["data"]["publicKeyPem"].as_str()), (200, Some(public.as_str())), "{name}");
+    }
+
+    // wrench's PKCS#12 and PKCS#7, read by OpenSSL.
+    let body = json!({"input": cert, "from": "pem", "to": "pkcs12", "password": "pa ss", "privateKey": key});
+    let (status, v) = common::post_json(&cli, "/v1/x509/convert", &body).await;
+    assert_eq!(status, 200, "{}", v["error"]);
+    let p12 = dir.file("wrench.p12", &STANDARD.decode(v["data"]["output"].as_str().unwrap()).unwrap());
+    let (ok, said) = output(&["openssl", "pkcs12", "-in", &p12, "-passin", "pass:pa ss", "-nodes"], None);
+    let said = String::from_utf8_lossy(&said).to_string();
+    assert!(ok, "openssl pkcs12 refused wrench's file: {said}");
+    assert!(said.contains(cert.trim()), "{said}");
+    let begin = said.find("-----BEGIN PRIVATE KEY-----").expect("openssl shows the key");
+    let key_back = dir.file("back.pem", &said.as_bytes()[begin..]);
+    let (_, public_back) = output(&["openssl", "pkey", "-in", &key_back, "-pubout"], None);
+    assert_eq!(String::from_utf8(public_back).unwrap(), public);
+    let (ok, _) = output(&["openssl", "pkcs12", "-in", &p12, "-passin", "pass:wrong", "-nodes"], None);
+    assert!(!ok, "openssl opened wrench's file with a wrong password");
+
+    let (status, v) = common::post_json(
+        &cli,
+        "/v1/x509/convert",
+        &json!({"input": format!("{cert}{cert}"), "from": "pem", "to": "pkcs7"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{}", v["error"]);
+    let p7 = dir.file("wrench.p7b", &STANDARD.decode(v["data"]["output"].as_str().unwrap()).unwrap());
+    let (ok, said) = output(&["openssl", "pkcs7", "-inform", "DER", "-in", &p7, "-print_certs"], None);
+    assert!(
+        ok && String::from_utf8_lossy(&said).matches("BEGIN CERTIFICATE").count() == 2,
+        "{}",
+        String::from_utf8_lossy(&said)
+    );
+    let (ok, p7b) = output(&["openssl", "crl2pkcs7", "-nocrl", "-certfile", &certfile], None);
+    assert!(ok);
+    let (status, v) = common::post_json(
+        &cli,
+        "/v1/x509/convert",
+        &json!({"input": String::from_utf8(p7b).unwrap(), "from": "pkcs7", "to": "pem"}),
+    )
+    .await;
+    assert_eq!((status, v["data"]["output"].as_str()), (200, Some(cert.as_str())), "{}", v["error"]);
+}

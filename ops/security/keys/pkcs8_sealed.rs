@@ -31,45 +31,61 @@ fn oid(arcs: &[u64]) -> ObjectIdentifier {
     ObjectIdentifier::from_slice(arcs)
 }
 
-/// `pkcs8` (DER) sealed under `passphrase`.
-pub(crate) fn seal(pkcs8: &[u8], passphrase: &[u8]) -> Vec<u8> {
+/// Bytes sealed under a passphrase: the PBES2 AlgorithmIdentifier (DER) and the ciphertext.
+pub(crate) struct SealedBytes {
+    pub(crate) algorithm: Vec<u8>,
+    pub(crate) data: Vec<u8>,
+}
+
+/// `plain` sealed under `passphrase` with PBES2 (PBKDF2-HMAC-SHA256, AES-256-CBC): what an
+/// encrypted PKCS#8 key and a PKCS#12 bag hold.
+pub(crate) fn seal_bytes(plain: &[u8], passphrase: &[u8]) -> SealedBytes {
     let mut salt = [0u8; 16];
     let mut iv = [0u8; 16];
     getrandom::fill(&mut salt).expect("the system's random source works");
     getrandom::fill(&mut iv).expect("the system's random source works");
     let mut key = [0u8; 32];
     pbkdf2::pbkdf2_hmac::<sha2::Sha256>(passphrase, &salt, WRITE_ITERATIONS, &mut key);
-    let sealed = cbc::Encryptor::<aes::Aes256>::new_from_slices(&key, &iv)
+    let data = cbc::Encryptor::<aes::Aes256>::new_from_slices(&key, &iv)
         .expect("32-byte key, 16-byte IV")
-        .encrypt_padded_vec::<Pkcs7>(pkcs8);
-    yasna::construct_der(|w| {
+        .encrypt_padded_vec::<Pkcs7>(plain);
+    let algorithm = yasna::construct_der(|w| {
         w.write_sequence(|w| {
+            w.next().write_oid(&oid(PBES2));
             w.next().write_sequence(|w| {
-                w.next().write_oid(&oid(PBES2));
                 w.next().write_sequence(|w| {
+                    w.next().write_oid(&oid(PBKDF2));
                     w.next().write_sequence(|w| {
-                        w.next().write_oid(&oid(PBKDF2));
+                        w.next().write_bytes(&salt);
+                        w.next().write_u32(WRITE_ITERATIONS);
                         w.next().write_sequence(|w| {
-                            w.next().write_bytes(&salt);
-                            w.next().write_u32(WRITE_ITERATIONS);
-                            w.next().write_sequence(|w| {
-                                w.next().write_oid(&oid(HMAC_SHA256));
-                                w.next().write_null();
-                            });
+                            w.next().write_oid(&oid(HMAC_SHA256));
+                            w.next().write_null();
                         });
                     });
-                    w.next().write_sequence(|w| {
-                        w.next().write_oid(&oid(AES256_CBC));
-                        w.next().write_bytes(&iv);
-                    });
+                });
+                w.next().write_sequence(|w| {
+                    w.next().write_oid(&oid(AES256_CBC));
+                    w.next().write_bytes(&iv);
                 });
             });
-            w.next().write_bytes(&sealed);
+        })
+    });
+    SealedBytes { algorithm, data }
+}
+
+/// `pkcs8` (DER) sealed under `passphrase`: an EncryptedPrivateKeyInfo.
+pub(crate) fn seal(pkcs8: &[u8], passphrase: &[u8]) -> Vec<u8> {
+    let sealed = seal_bytes(pkcs8, passphrase);
+    yasna::construct_der(|w| {
+        w.write_sequence(|w| {
+            w.next().write_der(&sealed.algorithm);
+            w.next().write_bytes(&sealed.data);
         })
     })
 }
 
-/// The parameters of a sealed key.
+/// The parameters of PBES2 with PBKDF2.
 struct Sealed {
     kdf: Vec<u64>,
     salt: Vec<u8>,
@@ -77,72 +93,66 @@ struct Sealed {
     prf: Vec<u64>,
     cipher: Vec<u64>,
     iv: Vec<u8>,
-    data: Vec<u8>,
 }
 
-fn parse(der: &[u8]) -> yasna::ASN1Result<(Vec<u64>, Option<Sealed>)> {
-    yasna::parse_der(der, |r| {
+/// The scheme of an AlgorithmIdentifier (DER) and, for PBES2, its parameters.
+fn parse_algorithm(algorithm: &[u8]) -> yasna::ASN1Result<(Vec<u64>, Option<Sealed>)> {
+    yasna::parse_der(algorithm, |r| {
         r.read_sequence(|r| {
-            let (scheme, sealed) = r.next().read_sequence(|r| {
-                let scheme = r.next().read_oid()?.components().clone();
-                if scheme != PBES2 {
-                    while r.read_optional(|r| r.read_der())?.is_some() {}
-                    return Ok((scheme, None));
-                }
-                let parts = r.next().read_sequence(|r| {
-                    let (kdf, salt, iterations, prf) = r.next().read_sequence(|r| {
-                        let kdf = r.next().read_oid()?.components().clone();
-                        if kdf != PBKDF2 {
-                            while r.read_optional(|r| r.read_der())?.is_some() {}
-                            return Ok((kdf, Vec::new(), 0, Vec::new()));
-                        }
-                        let (salt, iterations, prf) = r.next().read_sequence(|r| {
-                            let salt = r.next().read_bytes()?;
-                            let iterations = r.next().read_u64()?;
-                            let _key_length = r.read_optional(|r| r.read_u64())?;
-                            let prf = r
-                                .read_optional(|r| {
-                                    r.read_sequence(|r| {
-                                        let prf = r.next().read_oid()?.components().clone();
-                                        while r.read_optional(|r| r.read_der())?.is_some() {}
-                                        Ok(prf)
-                                    })
-                                })?
-                                .unwrap_or_else(|| HMAC_SHA1.to_vec());
-                            Ok((salt, iterations, prf))
-                        })?;
-                        Ok((kdf, salt, iterations, prf))
-                    })?;
-                    let (cipher, iv) = r.next().read_sequence(|r| {
-                        let cipher = r.next().read_oid()?.components().clone();
-                        let iv = r.read_optional(|r| r.read_bytes())?.unwrap_or_default();
+            let scheme = r.next().read_oid()?.components().clone();
+            if scheme != PBES2 {
+                while r.read_optional(|r| r.read_der())?.is_some() {}
+                return Ok((scheme, None));
+            }
+            let sealed = r.next().read_sequence(|r| {
+                let (kdf, salt, iterations, prf) = r.next().read_sequence(|r| {
+                    let kdf = r.next().read_oid()?.components().clone();
+                    if kdf != PBKDF2 {
                         while r.read_optional(|r| r.read_der())?.is_some() {}
-                        Ok((cipher, iv))
+                        return Ok((kdf, Vec::new(), 0, Vec::new()));
+                    }
+                    let (salt, iterations, prf) = r.next().read_sequence(|r| {
+                        let salt = r.next().read_bytes()?;
+                        let iterations = r.next().read_u64()?;
+                        let _key_length = r.read_optional(|r| r.read_u64())?;
+                        let prf = r
+                            .read_optional(|r| {
+                                r.read_sequence(|r| {
+                                    let prf = r.next().read_oid()?.components().clone();
+                                    while r.read_optional(|r| r.read_der())?.is_some() {}
+                                    Ok(prf)
+                                })
+                            })?
+                            .unwrap_or_else(|| HMAC_SHA1.to_vec());
+                        Ok((salt, iterations, prf))
                     })?;
-                    Ok((kdf, salt, iterations, prf, cipher, iv))
+                    Ok((kdf, salt, iterations, prf))
                 })?;
-                Ok((scheme, Some(parts)))
+                let (cipher, iv) = r.next().read_sequence(|r| {
+                    let cipher = r.next().read_oid()?.components().clone();
+                    let iv = r.read_optional(|r| r.read_bytes())?.unwrap_or_default();
+                    while r.read_optional(|r| r.read_der())?.is_some() {}
+                    Ok((cipher, iv))
+                })?;
+                Ok(Sealed { kdf, salt, iterations, prf, cipher, iv })
             })?;
-            let data = r.next().read_bytes()?;
-            Ok((
-                scheme,
-                sealed.map(|(kdf, salt, iterations, prf, cipher, iv)| Sealed {
-                    kdf,
-                    salt,
-                    iterations,
-                    prf,
-                    cipher,
-                    iv,
-                    data,
-                }),
-            ))
+            Ok((scheme, Some(sealed)))
         })
     })
 }
 
 /// The PKCS#8 DER inside a sealed key.
 pub(crate) fn open(der: &[u8], passphrase: &[u8]) -> Result<Vec<u8>, String> {
-    let (scheme, sealed) = parse(der).map_err(|e| format!("is not a DER encrypted PKCS#8 key: {e}"))?;
+    let (algorithm, data) =
+        yasna::parse_der(der, |r| r.read_sequence(|r| Ok((r.next().read_der()?, r.next().read_bytes()?))))
+            .map_err(|e| format!("is not a DER encrypted PKCS#8 key: {e}"))?;
+    open_bytes(&algorithm, &data, passphrase)
+}
+
+/// `data` opened under the PBES2 AlgorithmIdentifier `algorithm` (DER).
+pub(crate) fn open_bytes(algorithm: &[u8], data: &[u8], passphrase: &[u8]) -> Result<Vec<u8>, String> {
+    let (scheme, sealed) =
+        parse_algorithm(algorithm).map_err(|e| format!("names an encryption that does not parse: {e}"))?;
     let Some(s) = sealed else {
         return Err(format!(
             "is encrypted with the PBES1 scheme {} (DES or RC2 era), which wrench does not decrypt; re-encrypt it with `openssl pkcs8 -topk8 -v2 aes-256-cbc`",
@@ -180,17 +190,17 @@ pub(crate) fn open(der: &[u8], passphrase: &[u8]) -> Result<Vec<u8>, String> {
     let plain = match key_len {
         16 => cbc::Decryptor::<aes::Aes128>::new_from_slices(&key, &s.iv)
             .map_err(|_| wrong())?
-            .decrypt_padded_vec::<Pkcs7>(&s.data),
+            .decrypt_padded_vec::<Pkcs7>(data),
         24 => cbc::Decryptor::<aes::Aes192>::new_from_slices(&key, &s.iv)
             .map_err(|_| wrong())?
-            .decrypt_padded_vec::<Pkcs7>(&s.data),
+            .decrypt_padded_vec::<Pkcs7>(data),
         _ => cbc::Decryptor::<aes::Aes256>::new_from_slices(&key, &s.iv)
             .map_err(|_| wrong())?
-            .decrypt_padded_vec::<Pkcs7>(&s.data),
+            .decrypt_padded_vec::<Pkcs7>(data),
     }
     .map_err(|_| wrong())?;
-    // A wrong passphrase passes the padding check one time in about 256: the result must be
-    // a DER sequence to count.
+    // A wrong passphrase passes the padding check one time in about 256: what was sealed (a
+    // PKCS#8 key, a PKCS#12 bag) is a DER sequence, so anything else is the wrong passphrase.
     if plain.first() != Some(&0x30) {
         return Err(wrong());
     }
