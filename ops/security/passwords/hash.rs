@@ -192,3 +192,12 @@ async fn password_hash(input: PasswordHashInput) -> Result<PasswordHashOutput, A
     let shown = if scheme.family() == Family::Fixed { Params::default() } else { params };
     Ok(PasswordHashOutput { hash, algorithm: input.algorithm, params: shown })
 }
+
+/// password/hash's answer, for the other operations' tests.
+#[cfg(test)]
+pub(super) mod tests_support {
+    pub(in crate::security::passwords) async fn hash(input: serde_json::Value) -> String {
+        let input: super::PasswordHashInput = serde_json::from_value(input).expect("the test input reads");
+        super::password_hash(input).await.unwrap().hash
+    }
+}

@@ -76,3 +76,45 @@ async fn password_verify(input: PasswordVerifyInput) -> Result<PasswordVerifyOut
         needs_rehash: parsed.scheme != target || parsed.params != wanted,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Passwords that are not UTF-8 (tests/fixtures/password_bytes.py): bcrypt, argon2-cffi,
+    /// passlib and hashlib hashed their bytes; wrench, given the same bytes in hex, writes the
+    /// same strings from the same salts and accepts them, and refuses the same password sent as
+    /// text (whose UTF-8 bytes differ).
+    #[tokio::test]
+    async fn passwords_that_are_not_utf8_keep_their_bytes() {
+        let cases = crate::testing::fixture("password_bytes.json");
+        for case in cases.as_array().unwrap() {
+            let hash = case["hash"].as_str().unwrap();
+            let mut input = json!({"password": case["password"], "passwordEncoding": "hex", "algorithm": case["scheme"],
+                "salt": case["salt"], "saltEncoding": case["saltEncoding"]});
+            if let Some(p) = case.get("params") {
+                input["params"] = p.clone();
+            }
+            let made = super::super::hash::tests_support::hash(input).await;
+            // bcrypt's last salt character carries two spare bits some writers set.
+            let comparable = |h: &str| if case["scheme"] == "bcrypt" { h[29..].to_string() } else { h.to_string() };
+            assert_eq!(comparable(&made), comparable(hash), "{hash}");
+            let verify = |password: String, encoding: &str| {
+                serde_json::from_value::<PasswordVerifyInput>(
+                    json!({"password": password, "passwordEncoding": encoding, "hash": hash}),
+                )
+                .unwrap()
+            };
+            assert!(
+                password_verify(verify(case["password"].as_str().unwrap().into(), "hex")).await.unwrap().valid,
+                "{hash}"
+            );
+            let bytes = ::hex::decode(case["password"].as_str().unwrap()).unwrap();
+            let as_text: String = bytes.iter().map(|b| char::from(*b)).collect();
+            assert!(
+                !password_verify(verify(as_text, "utf-8")).await.unwrap().valid,
+                "{hash} took the password as text"
+            );
+        }
+    }
+}
