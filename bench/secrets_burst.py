@@ -3,11 +3,12 @@
 
 Measures the latency of `POST /v1/uuid/v4` on one keep-alive connection, first alone and then
 while `workers` clients keep sending the most expensive requests the secrets operations admit
-(Argon2id at the caps: 64 MiB, 10 passes, 4 lanes; bcrypt cost 15; scrypt 2^17 at 128 MiB), and
+(Argon2id at the caps: 64 MiB, 10 passes, 4 lanes; bcrypt cost 15; scrypt 2^17 at 128 MiB;
+4096-bit RSA key generation), and
 reports p50, p99 and the slowest call of each phase, with their ratios to the calm phase, in
 the same run.
 
-    python3 bench/secrets_burst.py BASE_URL [API_KEY] [--workers 8] [--calls 2000]
+    python3 bench/secrets_burst.py BASE_URL [API_KEY] [--workers 8] [--calls 2000] [--only rsa4096]
 
 Run it against a release build started with the rate limits off (WRENCH_RATE_ANON_PER_MINUTE=0
 WRENCH_RATE_ANON_PER_DAY=0) or with a key. Standard library only.
@@ -27,6 +28,7 @@ HEAVY = {
                                      "params": {"cost": 15}}),
     "scrypt": ("/v1/password/hash", {"password": "correct horse battery staple", "algorithm": "scrypt",
                                      "params": {"logN": 17, "blockSize": 8}}),
+    "rsa4096": ("/v1/keys/generate", {"type": "rsa", "bits": 4096}),
 }
 
 
@@ -94,11 +96,12 @@ def main():
     parser.add_argument("key", nargs="?")
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--only", choices=list(HEAVY), help="run the calm phase and this kind only")
     args = parser.parse_args()
     latencies(args.base, args.key, 200)  # warm up
     calm = summary(latencies(args.base, args.key, args.calls))
     print(json.dumps({"phase": "calm", "uuid/v4 ms": calm}))
-    for name in HEAVY:
+    for name in [args.only] if args.only else HEAVY:
         cheap, heavy = burst(args.base, args.key, name, args.workers, args.calls)
         s = summary(cheap)
         ratios = {k: round(s[k] / calm[k], 2) for k in ("p50", "p99")}

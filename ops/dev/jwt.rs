@@ -11,7 +11,7 @@ use wrench_kit::crypto::{self, MacHash};
 
 use wrench_contract::prelude::*;
 
-use crate::security::jose::token::{b64_decode, json_object};
+use wrench_kit::jws::{b64_decode, json_object};
 
 /// HS256 signature of `signing_input` (RFC 7515 section 3.1: header.payload in Base64url).
 fn hs256(key: &[u8], signing_input: &str) -> String {

@@ -2,7 +2,8 @@
 //! of them. Each module is a topic: asking hosts for DNS, TLS, RDAP and WHOIS ([`hosts`]), fetching
 //! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
 //! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
-//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences), the byte
+//! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences, the compact JWS
+//! form), the byte
 //! convention of every operation that takes or gives bytes ([`byte_encoding`]), and what webhook
 //! inboxes record of a delivery and how they check its signature ([`webhook`]).
 //!
@@ -23,6 +24,7 @@ pub mod geo;
 pub mod hosts;
 pub mod iban;
 pub mod json_diff;
+pub mod jws;
 pub mod mail;
 pub mod math_expr;
 pub mod number_units;

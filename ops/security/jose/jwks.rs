@@ -115,7 +115,7 @@ pub(crate) async fn fetch(ctx: &Ctx, url: &str) -> Result<JwkSet, ApiError> {
         return Err(upstream(format!("the JWK Set URL {url} answered {status}")));
     }
     let body = chain.body.unwrap_or_default();
-    let value = super::token::json_object(&body, "JWK Set").map_err(|e| upstream(format!("{url}: {e}")))?;
+    let value = wrench_kit::jws::json_object(&body, "JWK Set").map_err(|e| upstream(format!("{url}: {e}")))?;
     let Some(Value::Array(keys)) = value.get("keys") else {
         return Err(upstream(format!("{url} answered JSON without a `keys` array: not a JWK Set")));
     };

@@ -7,8 +7,9 @@ use wrench_contract::prelude::*;
 use wrench_kit::byte_encoding::InputEncoding;
 
 use super::algorithm::JwsAlgorithm;
-use super::token::{b64, key_of};
+use super::token::key_of;
 use crate::security::keys::{jwk, load::KeyInput};
+use wrench_kit::jws::b64;
 
 /// Longest token written: the longest `jwt/verify` reads.
 pub(crate) const MAX_TOKEN: usize = 65_536;
@@ -172,9 +173,9 @@ async fn jwt_sign(input: JwtSignInput) -> Result<JwtSignOutput, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::security::jose::token::split;
     use crate::security::keys::{jwk, load};
     use crate::testing::fixture;
+    use wrench_kit::jws::split;
 
     async fn sign(input: Value) -> Result<JwtSignOutput, ApiError> {
         jwt_sign(serde_json::from_value(input).expect("the test input reads")).await

@@ -14,8 +14,9 @@ use wrench_kit::byte_encoding::InputEncoding;
 
 use super::algorithm::JwsAlgorithm;
 use super::jwks::{self, Candidate, JwkSet};
-use super::token::{json_object, key_of, split};
+use super::token::key_of;
 use crate::security::keys::{jwk, load::KeyInput};
+use wrench_kit::jws::{json_object, split};
 
 /// Longest leeway for clock skew: a day.
 const MAX_LEEWAY: u32 = 86_400;
@@ -343,7 +344,7 @@ mod tests {
 
     /// Signs `header.payload` with an HMAC secret, the way a forger would.
     fn forged(header: Value, payload: Value, secret: &[u8]) -> String {
-        use super::super::token::b64;
+        use wrench_kit::jws::b64;
         let input = format!("{}.{}", b64(header.to_string().as_bytes()), b64(payload.to_string().as_bytes()));
         let mac = wrench_kit::crypto::hmac(wrench_kit::crypto::MacHash::Sha256, secret, input.as_bytes());
         format!("{input}.{}", b64(&mac))
@@ -357,7 +358,7 @@ mod tests {
             let keys: Vec<Value> = match t["key"].as_str() {
                 None => vec![
                     f["secret"].clone(),
-                    json!({"kty": "oct", "k": super::super::token::b64(f["secret"].as_str().unwrap().as_bytes())}),
+                    json!({"kty": "oct", "k": wrench_kit::jws::b64(f["secret"].as_str().unwrap().as_bytes())}),
                 ],
                 Some(name) => {
                     let k = &f["keys"][name];
@@ -429,7 +430,7 @@ mod tests {
         assert_eq!(out.reason, VerifyReason::KeyMismatch, "{}", out.message);
         assert_eq!(out.signature_valid, None);
         // alg none, in any case, and an alg outside the list.
-        let b64 = super::super::token::b64;
+        let b64 = wrench_kit::jws::b64;
         for alg in ["none", "None", "NONE"] {
             let token = format!("{}.{}.", b64(json!({"alg": alg}).to_string().as_bytes()), b64(b"{\"sub\":\"admin\"}"));
             let r = reason(json!({"token": token, "algorithms": ["HS256"], "key": "secret"})).await;
@@ -507,7 +508,7 @@ mod tests {
         let out = verify(json!({"token": url_token, "algorithms": ["ES256"], "jwksUrl": url})).await.unwrap();
         assert_eq!(out.reason, VerifyReason::Valid, "{}", out.message);
         // A token naming the set's Ed448 key: found, not usable, and said why.
-        let b64 = super::super::token::b64;
+        let b64 = wrench_kit::jws::b64;
         let token = format!("{}.{}.{}", b64(br#"{"alg":"EdDSA","kid":"ed448-1"}"#), b64(b"{}"), b64(&[0; 64]));
         let out = verify(json!({"token": token, "algorithms": ["EdDSA"], "jwks": jwks})).await.unwrap();
         assert_eq!(out.reason, VerifyReason::KeyMismatch);
