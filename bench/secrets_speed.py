@@ -76,7 +76,7 @@ def reference(code, path):
 def process(args):
     def go():
         start = time.perf_counter()
-        subprocess.run(args, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
         return time.perf_counter() - start
     return go
 
