@@ -285,4 +285,22 @@ mod tests {
         let out = sign(json!({"payload": {}, "algorithm": "HS512", "key": "short"})).await.unwrap();
         assert!(out.warnings[0].contains("at least 64"), "{:?}", out.warnings);
     }
+
+    /// RFC 7520 sections 4.1 (RS256) and 4.4 (HS256) are deterministic: signing the cookbook's
+    /// signing input with its key gives its signature.
+    #[test]
+    fn the_rfc_7520_deterministic_signatures_are_reproduced() {
+        for ex in fixture("jose_rfc7520.json").as_array().unwrap().iter().filter(|e| e["deterministic"] == true) {
+            let token = ex["token"].as_str().unwrap();
+            let parts = split(token).unwrap();
+            let key = jwk::read(ex["key"].as_object().unwrap()).unwrap();
+            let alg = JwsAlgorithm::from_name(ex["alg"].as_str().unwrap()).unwrap();
+            assert_eq!(
+                b64(&alg.sign(&key, parts.signing_input.as_bytes()).unwrap()),
+                token.rsplit('.').next().unwrap(),
+                "{}",
+                ex["name"]
+            );
+        }
+    }
 }

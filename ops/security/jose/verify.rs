@@ -543,4 +543,27 @@ mod tests {
             assert_eq!(e.status().as_u16(), 400, "{input}");
         }
     }
+
+    /// RFC 7520 section 4 (the JOSE cookbook), as jwcrypto carries it: RS256, PS384, ES512 and
+    /// HS256 signatures verify with the section 3 keys (private and public halves); their
+    /// payload is prose, not claims, so the verdict is `malformed` with the signature valid.
+    #[tokio::test]
+    async fn the_rfc_7520_cookbook_signatures_verify() {
+        for ex in fixture("jose_rfc7520.json").as_array().unwrap() {
+            let mut keys = vec![ex["key"].clone()];
+            if ex["key"]["kty"] != "oct" {
+                let private = crate::security::keys::jwk::read(ex["key"].as_object().unwrap()).unwrap();
+                keys.push(Value::Object(crate::security::keys::jwk::write(&private.public(), false)));
+            }
+            for key in keys {
+                let out = verify(json!({"token": ex["token"], "algorithms": [ex["alg"]], "key": key})).await.unwrap();
+                assert_eq!(out.signature_valid, Some(true), "{}: {}", ex["name"], out.message);
+                assert_eq!(out.reason, VerifyReason::Malformed, "{}", ex["name"]);
+            }
+            let mut tampered = ex["token"].as_str().unwrap().to_string();
+            tampered.insert(tampered.find('.').unwrap() + 1, 'A');
+            let out = verify(json!({"token": tampered, "algorithms": [ex["alg"]], "key": ex["key"]})).await.unwrap();
+            assert_ne!(out.signature_valid, Some(true), "{}: an altered payload", ex["name"]);
+        }
+    }
 }
