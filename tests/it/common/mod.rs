@@ -2,6 +2,7 @@
 
 pub mod browser;
 pub mod cluster;
+pub mod tools;
 
 use std::time::Duration;
 
