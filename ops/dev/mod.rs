@@ -11,6 +11,7 @@ pub(crate) mod hash;
 pub(crate) mod jwt;
 pub(crate) mod license;
 pub(crate) mod math;
+pub(crate) mod netcalc;
 pub(crate) mod number_format;
 pub(crate) mod otp;
 pub(crate) mod password;

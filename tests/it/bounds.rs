@@ -323,3 +323,40 @@ async fn the_largest_asn1_parse_requests_are_answered() {
         (Some(400_000), Some(true), Some(1024))
     );
 }
+
+#[tokio::test]
+async fn the_largest_network_calculator_requests_are_answered() {
+    let cli = client(Config::default());
+    // 4,096 separate /32s merge to 4,096 blocks, the most an answer lists.
+    let singles: Vec<String> =
+        (0..4096u32).map(|i| std::net::Ipv4Addr::from(0x0a00_0000 + 2 * i).to_string()).collect();
+    let (status, v) = common::post_json(&cli, "/v1/ip/aggregate", &json!({"cidrs": singles})).await;
+    assert_eq!((status, v["data"]["cidrs"].as_array().map(Vec::len)), (200, Some(4096)), "{}", v["error"]);
+    let mut more = singles.clone();
+    more.push("192.0.2.1".into());
+    let (status, v) = common::post_json(&cli, "/v1/ip/aggregate", &json!({"cidrs": more})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("cidrs")), "{}", v["error"]);
+    // Everything but 1,024 scattered addresses: past 4,096 blocks, refused.
+    let holes: Vec<String> =
+        (0..1024u32).map(|i| std::net::Ipv4Addr::from(i.wrapping_mul(4_194_301)).to_string()).collect();
+    let (status, v) =
+        common::post_json(&cli, "/v1/ip/exclude", &json!({"include": ["0.0.0.0/0"], "exclude": holes})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("exclude")), "{}", v["error"]);
+    let (status, v) =
+        common::post_json(&cli, "/v1/ip/exclude", &json!({"include": ["0.0.0.0/0"], "exclude": &holes[..100]})).await;
+    assert_eq!(status, 200, "{}", v["error"]);
+    // 2^12 subnets is the most.
+    let (status, v) =
+        common::post_json(&cli, "/v1/ip/subnets", &json!({"cidr": "2001:db8::/32", "newPrefix": 44})).await;
+    assert_eq!((status, v["data"]["subnets"].as_array().map(Vec::len)), (200, Some(4096)), "{}", v["error"]);
+    let (status, v) =
+        common::post_json(&cli, "/v1/ip/subnets", &json!({"cidr": "2001:db8::/32", "newPrefix": 45})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("newPrefix")), "{}", v["error"]);
+    let (status, v) = common::post_json(
+        &cli,
+        "/v1/ip/range-to-cidr",
+        &json!({"start": "::1", "end": "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"}),
+    )
+    .await;
+    assert_eq!((status, v["data"]["cidrs"].as_array().map(Vec::len)), (200, Some(254)), "{}", v["error"]);
+}

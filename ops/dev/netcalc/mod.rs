@@ -1,0 +1,7 @@
+//! Network calculators, offline: address ranges and CIDR blocks converted, merged, subtracted
+//! and cut (`ranges.rs`, `sets.rs`, `subnets.rs`), on the interval arithmetic of `interval.rs`.
+
+mod interval;
+pub(crate) mod ranges;
+pub(crate) mod sets;
+pub(crate) mod subnets;
