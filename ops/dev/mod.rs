@@ -17,6 +17,7 @@ pub(crate) mod otp;
 pub(crate) mod password;
 pub(crate) mod random_data;
 pub(crate) mod semver;
+pub(crate) mod system;
 pub(crate) mod timestamp;
 pub(crate) mod units;
 pub(crate) mod url;

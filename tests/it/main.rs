@@ -30,4 +30,5 @@ mod store_contract;
 mod store_durability;
 mod store_faults;
 mod store_full;
+mod system_tools;
 mod tls_fingerprint;

@@ -1,0 +1,3 @@
+//! Unix and system references worked out offline: file modes (`chmod.rs`).
+
+pub(crate) mod chmod;
