@@ -11,27 +11,13 @@ use aes::cipher::{KeyIvInit, StreamCipher};
 use base64::{Engine, engine::general_purpose::STANDARD};
 
 use super::model::{Curve, Key, RsaPrivate, unsigned};
-use super::ssh;
+use super::ssh::{self, Wire, put, put_mpint};
 
 const MAGIC: &[u8] = b"openssh-key-v1\0";
 /// bcrypt_pbkdf rounds of the keys wrench seals (ssh-keygen's default).
 pub(crate) const WRITE_ROUNDS: u32 = 16;
 /// Most rounds of a key wrench opens: each round is a full bcrypt_pbkdf pass.
 pub(crate) const MAX_ROUNDS: u32 = 512;
-
-fn put(out: &mut Vec<u8>, value: &[u8]) {
-    out.extend_from_slice(&(value.len() as u32).to_be_bytes());
-    out.extend_from_slice(value);
-}
-
-fn put_mpint(out: &mut Vec<u8>, value: &[u8]) {
-    let v = unsigned(value);
-    if v[0] & 0x80 != 0 {
-        put(out, &[&[0u8][..], &v].concat());
-    } else {
-        put(out, &v);
-    }
-}
 
 /// The private fields of `key` after its type name, as PROTOCOL.key lists them.
 fn private_fields(key: &Key, out: &mut Vec<u8>) -> Result<(), String> {
@@ -123,30 +109,9 @@ pub(crate) fn write(key: &Key, comment: &str, passphrase: Option<&[u8]>) -> Resu
     Ok(text)
 }
 
-/// Reads length-prefixed values.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let v = self.0.get(..n).ok_or("the OpenSSH private key ends early")?;
-        self.0 = &self.0[n..];
-        Ok(v)
-    }
-
-    fn u32(&mut self) -> Result<u32, String> {
-        let b = self.take(4)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn string(&mut self) -> Result<&'a [u8], String> {
-        let n = self.u32()? as usize;
-        self.take(n)
-    }
-}
-
 /// The key of an `openssh-key-v1` blob (the DER of its armour) and its comment.
 pub(crate) fn read(blob: &[u8], passphrase: Option<&[u8]>) -> Result<(Key, String), String> {
-    let mut r = Reader(blob.strip_prefix(MAGIC).ok_or("is not an openssh-key-v1 private key")?);
+    let mut r = Wire(blob.strip_prefix(MAGIC).ok_or("is not an openssh-key-v1 private key")?);
     let cipher = r.string()?.to_vec();
     let kdf = r.string()?.to_vec();
     let options = r.string()?.to_vec();
@@ -159,7 +124,7 @@ pub(crate) fn read(blob: &[u8], passphrase: Option<&[u8]>) -> Result<(Key, Strin
         (b"none", b"none") => {}
         (b"aes256-ctr", b"bcrypt") => {
             let passphrase = passphrase.ok_or("is encrypted: give its passphrase")?;
-            let mut o = Reader(&options);
+            let mut o = Wire(&options);
             let salt = o.string()?.to_vec();
             let rounds = o.u32()?;
             if rounds > MAX_ROUNDS {
@@ -177,7 +142,7 @@ pub(crate) fn read(blob: &[u8], passphrase: Option<&[u8]>) -> Result<(Key, Strin
         }
     }
     let wrong = || "cannot be decrypted: the passphrase is wrong or the key is damaged".to_string();
-    let mut s = Reader(&section);
+    let mut s = Wire(&section);
     if s.u32().map_err(|_| wrong())? != s.u32().map_err(|_| wrong())? {
         return Err(wrong());
     }

@@ -10,26 +10,35 @@ use sha2::{Digest, Sha256};
 
 use super::model::{Curve, Key, unsigned};
 
-/// Reads the length-prefixed strings of the wire encoding.
-struct Wire<'a>(&'a [u8]);
+/// Reads the length-prefixed values of the wire encoding (RFC 4251 section 5).
+pub(super) struct Wire<'a>(pub(super) &'a [u8]);
 
 impl<'a> Wire<'a> {
-    fn string(&mut self) -> Result<&'a [u8], String> {
-        let short = || "the OpenSSH key's data ends early".to_string();
-        let len = u32::from_be_bytes(self.0.get(..4).ok_or_else(short)?.try_into().map_err(|_| short())?) as usize;
-        let value = self.0.get(4..4 + len).ok_or_else(short)?;
-        self.0 = &self.0[4 + len..];
-        Ok(value)
+    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let v = self.0.get(..n).ok_or("the OpenSSH key's data ends early")?;
+        self.0 = &self.0[n..];
+        Ok(v)
+    }
+
+    pub(super) fn u32(&mut self) -> Result<u32, String> {
+        let b = self.take(4)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    pub(super) fn string(&mut self) -> Result<&'a [u8], String> {
+        let n = self.u32()? as usize;
+        self.take(n)
     }
 }
 
-fn put(out: &mut Vec<u8>, value: &[u8]) {
+/// A length-prefixed string.
+pub(super) fn put(out: &mut Vec<u8>, value: &[u8]) {
     out.extend_from_slice(&(value.len() as u32).to_be_bytes());
     out.extend_from_slice(value);
 }
 
 /// An mpint: big-endian two's complement, with a zero byte before a set high bit.
-fn put_mpint(out: &mut Vec<u8>, value: &[u8]) {
+pub(super) fn put_mpint(out: &mut Vec<u8>, value: &[u8]) {
     let v = unsigned(value);
     if v == [0] {
         return put(out, &[]);

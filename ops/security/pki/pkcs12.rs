@@ -11,9 +11,10 @@
 
 use aes::cipher::block_padding::Pkcs7;
 use aes::cipher::{BlockModeDecrypt, KeyIvInit};
-use hmac::{KeyInit, Mac};
 use sha2::Digest;
 use yasna::{Tag, models::ObjectIdentifier};
+
+use wrench_kit::crypto::{self, MacHash};
 
 use crate::security::keys::pkcs8_sealed;
 
@@ -51,33 +52,17 @@ fn bmp(password: &str) -> Vec<u8> {
     out
 }
 
-/// The digest PKCS#12's derivation may use, by its OID.
-#[derive(Clone, Copy)]
-enum KdfHash {
-    Sha1,
-    Sha256,
-}
-
-impl KdfHash {
-    fn digest(self, data: &[u8]) -> Vec<u8> {
-        match self {
-            KdfHash::Sha1 => sha1::Sha1::digest(data).to_vec(),
-            KdfHash::Sha256 => sha2::Sha256::digest(data).to_vec(),
-        }
-    }
-
-    /// Output and block sizes (u and v).
-    fn sizes(self) -> (usize, usize) {
-        match self {
-            KdfHash::Sha1 => (20, 64),
-            KdfHash::Sha256 => (32, 64),
-        }
+/// Output and block sizes (u and v) of the digests PKCS#12's derivation uses.
+fn sizes(hash: MacHash) -> (usize, usize) {
+    match hash {
+        MacHash::Sha1 => (20, 64),
+        _ => (32, 64),
     }
 }
 
 /// RFC 7292 appendix B.2: `n` bytes of key material of purpose `id` (1 key, 2 IV, 3 MAC key).
-fn kdf(hash: KdfHash, password: &[u8], salt: &[u8], id: u8, iterations: u64, n: usize) -> Vec<u8> {
-    let (u, v) = hash.sizes();
+fn kdf(hash: MacHash, password: &[u8], salt: &[u8], id: u8, iterations: u64, n: usize) -> Vec<u8> {
+    let (u, v) = sizes(hash);
     let fill = |src: &[u8]| -> Vec<u8> {
         if src.is_empty() {
             return Vec::new();
@@ -89,9 +74,9 @@ fn kdf(hash: KdfHash, password: &[u8], salt: &[u8], id: u8, iterations: u64, n: 
     let mut i = [fill(salt), fill(password)].concat();
     let mut out = Vec::with_capacity(n + u);
     while out.len() < n {
-        let mut a = hash.digest(&[d.as_slice(), &i].concat());
+        let mut a = crypto::digest(hash, &[d.as_slice(), &i].concat());
         for _ in 1..iterations {
-            a = hash.digest(&a);
+            a = crypto::digest(hash, &a);
         }
         let b: Vec<u8> = a.iter().copied().cycle().take(v).collect();
         for block in i.chunks_mut(v) {
@@ -107,18 +92,6 @@ fn kdf(hash: KdfHash, password: &[u8], salt: &[u8], id: u8, iterations: u64, n: 
     }
     out.truncate(n);
     out
-}
-
-fn hmac_sha256(key: &[u8], data: &[u8]) -> Vec<u8> {
-    let mut mac = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(key).expect("HMAC takes any key");
-    mac.update(data);
-    mac.finalize().into_bytes().to_vec()
-}
-
-fn hmac_sha1(key: &[u8], data: &[u8]) -> Vec<u8> {
-    let mut mac = <hmac::Hmac<sha1::Sha1> as KeyInit>::new_from_slice(key).expect("HMAC takes any key");
-    mac.update(data);
-    mac.finalize().into_bytes().to_vec()
 }
 
 fn random<const N: usize>() -> [u8; N] {
@@ -199,8 +172,8 @@ pub(crate) fn write(certificates: &[Vec<u8>], key: Option<&[u8]>, password: &str
         })
     });
     let salt: [u8; 16] = random();
-    let mac_key = kdf(KdfHash::Sha256, &bmp(password), &salt, 3, u64::from(MAC_ITERATIONS), 32);
-    let mac = hmac_sha256(&mac_key, &auth_safe);
+    let mac_key = kdf(MacHash::Sha256, &bmp(password), &salt, 3, u64::from(MAC_ITERATIONS), 32);
+    let mac = crypto::hmac(MacHash::Sha256, &mac_key, &auth_safe);
     yasna::construct_der(|w| {
         w.write_sequence(|w| {
             w.next().write_u8(3);
@@ -257,8 +230,8 @@ fn decrypt(algorithm: &[u8], data: &[u8], password: &str) -> Result<Vec<u8>, Str
                 return Err(format!("asks for {iterations} iterations; wrench follows at most {MAX_ITERATIONS}"));
             }
             let pass = bmp(password);
-            let key = kdf(KdfHash::Sha1, &pass, &salt, 1, iterations, 24);
-            let iv = kdf(KdfHash::Sha1, &pass, &salt, 2, iterations, 8);
+            let key = kdf(MacHash::Sha1, &pass, &salt, 1, iterations, 24);
+            let iv = kdf(MacHash::Sha1, &pass, &salt, 2, iterations, 8);
             cbc::Decryptor::<des::TdesEde3>::new_from_slices(&key, &iv)
                 .map_err(|_| wrong())?
                 .decrypt_padded_vec::<Pkcs7>(data)
@@ -358,8 +331,14 @@ pub(crate) fn read(der: &[u8], password: &str) -> Result<Contents, String> {
             return Err(format!("its MAC asks for {iterations} iterations; wrench follows at most {MAX_ITERATIONS}"));
         }
         let expected = match hash.as_slice() {
-            SHA256 => hmac_sha256(&kdf(KdfHash::Sha256, &bmp(password), &salt, 3, iterations, 32), &auth_safe),
-            SHA1 => hmac_sha1(&kdf(KdfHash::Sha1, &bmp(password), &salt, 3, iterations, 20), &auth_safe),
+            SHA256 => crypto::hmac(
+                MacHash::Sha256,
+                &kdf(MacHash::Sha256, &bmp(password), &salt, 3, iterations, 32),
+                &auth_safe,
+            ),
+            SHA1 => {
+                crypto::hmac(MacHash::Sha1, &kdf(MacHash::Sha1, &bmp(password), &salt, 3, iterations, 20), &auth_safe)
+            }
             _ => return Err("its MAC uses a hash other than SHA-1 or SHA-256".into()),
         };
         use subtle::ConstantTimeEq;
@@ -419,9 +398,9 @@ mod tests {
     #[test]
     fn the_pkcs12_derivation() {
         let salt = hex::decode("0a58cf64530d823f").unwrap();
-        let key = kdf(KdfHash::Sha1, &bmp("smeg"), &salt, 1, 1, 24);
+        let key = kdf(MacHash::Sha1, &bmp("smeg"), &salt, 1, 1, 24);
         assert_eq!(hex::encode(key), "8aaae6297b6cb04642ab5b077851284eb7128f1a2a7fbca3");
-        let iv = kdf(KdfHash::Sha1, &bmp("smeg"), &salt, 2, 1, 8);
+        let iv = kdf(MacHash::Sha1, &bmp("smeg"), &salt, 2, 1, 8);
         assert_eq!(hex::encode(iv), "79993dfe048d3b76");
     }
 }
