@@ -3,7 +3,7 @@
 //! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
 //! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
 //! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences, the compact JWS
-//! form), the byte
+//! form, addresses as numbers), the byte
 //! convention of every operation that takes or gives bytes ([`byte_encoding`]), and what webhook
 //! inboxes record of a delivery and how they check its signature ([`webhook`]).
 //!
@@ -23,6 +23,7 @@ pub mod crypto;
 pub mod geo;
 pub mod hosts;
 pub mod iban;
+pub mod ip_numbers;
 pub mod json_diff;
 pub mod jws;
 pub mod mail;

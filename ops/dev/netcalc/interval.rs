@@ -1,5 +1,4 @@
-//! Address ranges as intervals of numbers: an IPv4 address is a `u32`, an IPv6 one a `u128`,
-//! both held as `u128` with their family. Merging, subtracting and cutting into CIDR blocks
+//! Address ranges as intervals of numbers (`wrench_kit::ip_numbers`), each with its family. Merging, subtracting and cutting into CIDR blocks
 //! work on the numbers; `ipnet` writes the blocks.
 
 use std::net::IpAddr;
@@ -7,6 +6,7 @@ use std::net::IpAddr;
 use ipnet::{IpNet, Ipv4Net, Ipv6Net};
 
 use wrench_contract::prelude::*;
+use wrench_kit::ip_numbers;
 
 /// Most blocks one answer lists.
 pub(crate) const MAX_BLOCKS: usize = 4_096;
@@ -27,17 +27,11 @@ pub(crate) struct Interval {
 }
 
 pub(crate) fn number(ip: IpAddr) -> (Family, u128) {
-    match ip {
-        IpAddr::V4(a) => (Family::V4, u128::from(u32::from(a))),
-        IpAddr::V6(a) => (Family::V6, u128::from(a)),
-    }
+    (if ip.is_ipv4() { Family::V4 } else { Family::V6 }, ip_numbers::to_number(ip))
 }
 
 pub(crate) fn address(family: Family, n: u128) -> IpAddr {
-    match family {
-        Family::V4 => IpAddr::V4((n as u32).into()),
-        Family::V6 => IpAddr::V6(n.into()),
-    }
+    ip_numbers::from_number(family == Family::V4, n)
 }
 
 fn bits(family: Family) -> u32 {

@@ -1,9 +1,8 @@
 //! `ip/range-to-cidr` and `ip/cidr-to-range`: an address range as the fewest CIDR blocks, and a
 //! block as its first and last address.
 
-use std::net::IpAddr;
-
 use wrench_contract::prelude::*;
+use wrench_kit::ip_numbers::{count, parse_ip};
 
 use super::interval::{Family, Interval, MAX_BLOCKS, address, blocks, number, parse_block};
 
@@ -27,10 +26,6 @@ struct RangeToCidrOutput {
     count: String,
 }
 
-fn parse_ip(field: &str, text: &str) -> Result<IpAddr, ApiError> {
-    text.trim().parse().map_err(|_| ApiError::invalid(field, format!("{text:?} is not an IPv4 or IPv6 address")))
-}
-
 /// Convert an address range to CIDR blocks.
 ///
 /// Answers the fewest CIDR blocks that cover exactly the addresses from `start` to `end`
@@ -52,10 +47,7 @@ async fn ip_range_to_cidr(input: RangeToCidrInput) -> Result<RangeToCidrOutput, 
     }
     let list = blocks(Interval { family: fs, start, end }, MAX_BLOCKS)
         .ok_or_else(|| ApiError::invalid("end", format!("the range needs more than {MAX_BLOCKS} blocks")))?;
-    let count = (end - start)
-        .checked_add(1)
-        .map_or_else(|| "340282366920938463463374607431768211456".to_string(), |c| c.to_string());
-    Ok(RangeToCidrOutput { cidrs: list.iter().map(ToString::to_string).collect(), count })
+    Ok(RangeToCidrOutput { cidrs: list.iter().map(ToString::to_string).collect(), count: count(start, end) })
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -89,13 +81,10 @@ struct CidrToRangeOutput {
      example(host_bits, {"cidr": "10.1.2.3/16"}, status = 400))]
 async fn ip_cidr_to_range(input: CidrToRangeInput) -> Result<CidrToRangeOutput, ApiError> {
     let i = parse_block("cidr", &input.cidr)?;
-    let count = (i.end - i.start)
-        .checked_add(1)
-        .map_or_else(|| "340282366920938463463374607431768211456".to_string(), |c| c.to_string());
     Ok(CidrToRangeOutput {
         first: address(i.family, i.start).to_string(),
         last: address(i.family, i.end).to_string(),
-        count,
+        count: count(i.start, i.end),
         version: if i.family == Family::V4 { 4 } else { 6 },
     })
 }

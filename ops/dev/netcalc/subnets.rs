@@ -71,9 +71,8 @@ async fn ip_subnets(input: SubnetsInput) -> Result<SubnetsOutput, ApiError> {
     }
     let subnets: Vec<String> =
         net.subnets(new_prefix).map_err(|e| ApiError::internal(e.to_string()))?.map(|s| s.to_string()).collect();
-    let each = 1u128
-        .checked_shl(u32::from(max - new_prefix))
-        .map_or_else(|| "340282366920938463463374607431768211456".to_string(), |n| n.to_string());
+    // new_prefix is longer than the block's, so each subnet holds at most 2^127 addresses.
+    let each = (1u128 << (max - new_prefix)).to_string();
     Ok(SubnetsOutput { new_prefix, subnets, addresses_each: each })
 }
 

@@ -4,11 +4,10 @@
 //! section 2.6.1) except in /127 (RFC 6164) and /128 ranges. Counts are decimal strings:
 //! an IPv6 range holds up to 2^128 addresses, more than JSON numbers carry exactly.
 
-use std::net::IpAddr;
-
 use ipnet::IpNet;
 
 use wrench_contract::prelude::*;
+use wrench_kit::ip_numbers::{self, parse_ip};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -48,10 +47,6 @@ struct InRangeOutput {
     host_bits_set: bool,
 }
 
-fn parse_ip(field: &str, text: &str) -> Result<IpAddr, ApiError> {
-    text.trim().parse().map_err(|_| ApiError::invalid(field, format!("{text:?} is not an IPv4 or IPv6 address")))
-}
-
 /// Check whether an IP address is in a CIDR range.
 ///
 /// Answers whether `ip` is inside `range` and describes the range: network, broadcast (IPv4),
@@ -78,28 +73,15 @@ async fn ip_in_range(input: InRangeInput) -> Result<InRangeOutput, ApiError> {
     };
     let host_bits = bits - u32::from(prefix);
     let addresses: u128 = if host_bits == 128 { u128::MAX } else { 1u128 << host_bits };
-    let as_int = |a: IpAddr| match a {
-        IpAddr::V4(v) => u128::from(u32::from(v)),
-        IpAddr::V6(v) => u128::from(v),
-    };
-    let from_int = |n: u128| -> IpAddr {
-        match net {
-            IpNet::V4(_) => IpAddr::V4((n as u32).into()),
-            IpNet::V6(_) => IpAddr::V6(n.into()),
-        }
-    };
-    let first = as_int(net.network());
-    let last = as_int(net.broadcast());
+    let from_int = |n: u128| ip_numbers::from_number(version == 4, n);
+    let first = ip_numbers::to_number(net.network());
+    let last = ip_numbers::to_number(net.broadcast());
     // Point-to-point and single-address ranges use every address; others keep the ends back
     // (IPv4: network and broadcast; IPv6: the subnet-router anycast address only).
     let (first_host, last_host, hosts) = match (version, host_bits) {
         (_, 0) | (_, 1) => (first, last, addresses),
         (4, _) => (first + 1, last - 1, addresses - 2),
         _ => (first + 1, last, addresses - 1),
-    };
-    // An IPv6 /0 holds 2^128 addresses, one more than u128 counts.
-    let count = |n: u128, whole: bool| {
-        if whole && host_bits == 128 { "340282366920938463463374607431768211456".to_string() } else { n.to_string() }
     };
     Ok(InRangeOutput {
         ip: ip.to_string(),
@@ -113,12 +95,9 @@ async fn ip_in_range(input: InRangeInput) -> Result<InRangeOutput, ApiError> {
         prefix_length: prefix,
         first_host: from_int(first_host).to_string(),
         last_host: from_int(last_host).to_string(),
-        addresses: count(addresses, true),
-        host_count: if host_bits == 128 {
-            "340282366920938463463374607431768211455".to_string()
-        } else {
-            count(hosts, false)
-        },
+        addresses: ip_numbers::count(first, last),
+        // An IPv6 /0 keeps one address back of its 2^128: u128::MAX of them.
+        host_count: if host_bits == 128 { u128::MAX.to_string() } else { hosts.to_string() },
         host_bits_set: written != net,
     })
 }
@@ -139,7 +118,7 @@ mod tests {
             let ctx = format!("{} in {}", s("ip"), s("range"));
             // Compared as addresses: the two write IPv4-mapped ones differently (`::ffff:0.0.0.0`,
             // RFC 5952 section 5, against `::ffff:0:0`).
-            let ip = |t: &str| t.parse::<IpAddr>().unwrap();
+            let ip = |t: &str| t.parse::<std::net::IpAddr>().unwrap();
             assert_eq!(ip(&out.network), ip(&s("network")), "{ctx}");
             assert_eq!(out.broadcast.as_deref().map(ip), c["broadcast"].as_str().map(ip), "{ctx}");
             assert_eq!(ip(&out.netmask), ip(&s("netmask")), "{ctx}");
