@@ -88,9 +88,7 @@ async fn jwk_convert(input: JwkConvertInput) -> Result<JwkConvertOutput, ApiErro
     };
     let text = match input.to {
         KeyForm::Jwk => serde_json::to_string(&jwk_out).map_err(|e| ApiError::internal(e.to_string()))?,
-        KeyForm::Pem if private => {
-            pem::armour("PRIVATE KEY", &der::write_pkcs8(&key).map_err(|e| ApiError::invalid("key", e))?)
-        }
+        KeyForm::Pem if private => pem::pkcs8(&key).map_err(|e| ApiError::invalid("key", e))?,
         KeyForm::Pem => pem::armour("PUBLIC KEY", &der::write_spki(&key).map_err(|e| ApiError::invalid("key", e))?),
         KeyForm::Openssh => {
             if input.include_private {

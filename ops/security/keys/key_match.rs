@@ -51,7 +51,7 @@ struct KeysMatchOutput {
 async fn keys_match(input: KeysMatchInput) -> Result<KeysMatchOutput, ApiError> {
     let (private, _) =
         load::read_with("privateKey", &input.private_key, input.passphrase.as_deref().map(str::as_bytes))?;
-    if !private.is_private() || matches!(private, super::model::Key::Secret(_)) {
+    if !private.is_private_pair() {
         return Err(ApiError::invalid("privateKey", format!("is {}, not a private key", private.describe())));
     }
     let other = match (&input.certificate, &input.public_key) {

@@ -186,6 +186,11 @@ impl Key {
         }
     }
 
+    /// Whether it is the private half of a key pair (a secret is not).
+    pub(crate) fn is_private_pair(&self) -> bool {
+        self.is_private() && !matches!(self, Key::Secret(_))
+    }
+
     /// The key's size: RSA's modulus, a curve's order, a secret's length in bits.
     pub(crate) fn bits(&self) -> u32 {
         match self {

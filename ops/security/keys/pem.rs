@@ -53,6 +53,11 @@ pub(crate) fn blocks(text: &str, max: usize) -> Result<Vec<Block>, String> {
     Ok(out)
 }
 
+/// A private key as PKCS#8 PEM (`PRIVATE KEY`).
+pub(crate) fn pkcs8(key: &super::model::Key) -> Result<String, String> {
+    Ok(armour("PRIVATE KEY", &super::der::write_pkcs8(key)?))
+}
+
 /// `der` armoured under `label`, lines of 64 characters (RFC 7468 section 2).
 pub(crate) fn armour(label: &str, der: &[u8]) -> String {
     let b64 = STANDARD.encode(der);

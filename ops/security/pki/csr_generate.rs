@@ -72,11 +72,7 @@ async fn csr_generate(input: CsrGenerateInput) -> Result<CsrGenerateOutput, ApiE
     let public = key.public();
     Ok(CsrGenerateOutput {
         csr,
-        private_key: if new {
-            Some(pem::armour("PRIVATE KEY", &der::write_pkcs8(&key).map_err(ApiError::internal)?))
-        } else {
-            None
-        },
+        private_key: if new { Some(pem::pkcs8(&key).map_err(ApiError::internal)?) } else { None },
         public_key: pem::armour("PUBLIC KEY", &der::write_spki(&public).map_err(ApiError::internal)?),
         key_thumbprint: jwk::thumbprint(&public),
     })

@@ -11,7 +11,7 @@ use wrench_contract::prelude::*;
 use crate::security::keys::generate::{KeyType, new_key};
 use crate::security::keys::load::{self, KeyInput};
 use crate::security::keys::model::{Curve, Key};
-use crate::security::keys::{der, pem};
+use crate::security::keys::pem;
 
 /// Most subject alternative names one request may carry.
 pub(crate) const MAX_SANS: usize = 100;
@@ -134,7 +134,7 @@ pub(crate) fn signing_key(
         (Some(_), Some(_)) => Err(ApiError::invalid("keyType", "give keyType for a new key or privateKey, not both")),
         (Some(input), None) => {
             let (key, _) = load::read_with("privateKey", input, passphrase.map(str::as_bytes))?;
-            if !key.is_private() || matches!(key, Key::Secret(_)) {
+            if !key.is_private_pair() {
                 return Err(ApiError::invalid("privateKey", format!("is {}, not a private key", key.describe())));
             }
             Ok((key, false))
@@ -172,7 +172,7 @@ pub(crate) fn rcgen_key(key: &Key) -> Result<rcgen::KeyPair, ApiError> {
             ));
         }
     };
-    let pkcs8 = pem::armour("PRIVATE KEY", &der::write_pkcs8(key).map_err(ApiError::internal)?);
+    let pkcs8 = pem::pkcs8(key).map_err(ApiError::internal)?;
     rcgen::KeyPair::from_pkcs8_pem_and_sign_algo(&pkcs8, alg)
         .map_err(|e| ApiError::invalid("privateKey", format!("cannot sign with this key: {e}")))
 }

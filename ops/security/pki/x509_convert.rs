@@ -164,35 +164,25 @@ async fn x509_convert(input: X509ConvertInput) -> Result<X509ConvertOutput, ApiE
             Some(der::write_pkcs8(&key).map_err(|e| ApiError::invalid("privateKey", e))?)
         }
     };
-    let (output, encoding, count, has_key, private_key) = match input.to {
+    let (output, encoding, count, has_key) = match input.to {
         CertificateForm::Pem => {
             let text: String = certificates.iter().map(|c| pem::armour("CERTIFICATE", c)).collect();
-            (text, "utf-8", certificates.len(), false, carried_key.as_ref().map(|k| pem::armour("PRIVATE KEY", k)))
+            (text, "utf-8", certificates.len(), false)
         }
-        CertificateForm::Der => (
-            STANDARD.encode(&certificates[0]),
-            "base64",
-            1,
-            false,
-            carried_key.as_ref().map(|k| pem::armour("PRIVATE KEY", k)),
-        ),
-        CertificateForm::Pkcs7 => (
-            STANDARD.encode(pkcs7::write(&certificates)),
-            "base64",
-            certificates.len(),
-            false,
-            carried_key.as_ref().map(|k| pem::armour("PRIVATE KEY", k)),
-        ),
+        CertificateForm::Der => (STANDARD.encode(&certificates[0]), "base64", 1, false),
+        CertificateForm::Pkcs7 => (STANDARD.encode(pkcs7::write(&certificates)), "base64", certificates.len(), false),
         CertificateForm::Pkcs12 => {
             let password = input
                 .password
                 .as_deref()
                 .ok_or_else(|| ApiError::invalid("password", "a PKCS#12 output needs a password (it may be empty)"))?;
-            let key = given_key.or(carried_key);
+            let key = given_key.or(carried_key.take());
             let p12 = pkcs12::write(&certificates, key.as_deref(), password);
-            (STANDARD.encode(p12), "base64", certificates.len(), key.is_some(), None)
+            (STANDARD.encode(p12), "base64", certificates.len(), key.is_some())
         }
     };
+    // A key read from a PKCS#12 input comes back as PEM unless it went into a PKCS#12 output.
+    let private_key = carried_key.as_ref().map(|k| pem::armour("PRIVATE KEY", k));
     Ok(X509ConvertOutput {
         to: input.to,
         output,

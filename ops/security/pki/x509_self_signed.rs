@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use wrench_contract::prelude::*;
 
 use super::request::{self, MAX_SANS, NewKeyType, SubjectInput};
-use crate::security::keys::{der, load::KeyInput, pem};
+use crate::security::keys::{load::KeyInput, pem};
 
 /// Longest validity, in days (about 100 years).
 const MAX_DAYS: u32 = 36_500;
@@ -193,11 +193,7 @@ async fn x509_self_signed(input: X509SelfSignedInput) -> Result<X509SelfSignedOu
     let rfc3339 = |t: i64| jiff::Timestamp::from_second(t).map(|t| t.to_string()).unwrap_or_default();
     Ok(X509SelfSignedOutput {
         certificate: cert.pem(),
-        private_key: if new {
-            Some(pem::armour("PRIVATE KEY", &der::write_pkcs8(&key).map_err(ApiError::internal)?))
-        } else {
-            None
-        },
+        private_key: if new { Some(pem::pkcs8(&key).map_err(ApiError::internal)?) } else { None },
         serial: hex::encode(serial),
         not_before: rfc3339(now),
         not_after: rfc3339(now + i64::from(days) * 86_400),

@@ -94,7 +94,7 @@ struct SignatureSignOutput {
 async fn signature_sign(input: SignatureSignInput) -> Result<SignatureSignOutput, ApiError> {
     let message = byte_encoding::decode(&input.message, input.message_encoding, "message")?;
     let (key, _) = load::read_with("key", &input.key, input.passphrase.as_deref().map(str::as_bytes))?;
-    if !key.is_private() || matches!(key, crate::security::keys::model::Key::Secret(_)) {
+    if !key.is_private_pair() {
         return Err(ApiError::invalid("key", format!("signing needs a private key; the key is {}", key.describe())));
     }
     let signature =
