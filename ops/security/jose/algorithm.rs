@@ -11,7 +11,7 @@ use subtle::ConstantTimeEq;
 use wrench_contract::prelude::*;
 use wrench_kit::crypto::{self, MacHash};
 
-use crate::security::keys::model::{Curve, Key};
+use crate::security::keys::model::{Curve, Key, uncompressed_point};
 
 /// A JWS `alg`.
 #[allow(clippy::upper_case_acronyms)]
@@ -191,7 +191,7 @@ impl JwsAlgorithm {
                 Ok(out)
             }
             Key::Ec { curve, x, y, d: Some(d) } => {
-                let point = [&[4u8][..], x, y].concat();
+                let point = uncompressed_point(x, y);
                 let pair = sig::EcdsaKeyPair::from_private_key_and_public_key(curve.signing(), d, &point)
                     .map_err(|_| unusable("EC"))?;
                 let s = pair.sign(&SystemRandom::new(), input).map_err(|_| unusable("EC"))?;
@@ -222,7 +222,7 @@ impl JwsAlgorithm {
                 None => false,
             },
             Key::Ec { curve, x, y, .. } => {
-                let point = [&[4u8][..], x, y].concat();
+                let point = uncompressed_point(x, y);
                 sig::UnparsedPublicKey::new(curve.verifying(), &point).verify(input, signature).is_ok()
             }
             Key::Ed25519 { x, .. } => sig::UnparsedPublicKey::new(&sig::ED25519, x).verify(input, signature).is_ok(),

@@ -10,7 +10,7 @@
 use aws_lc_rs::signature::KeyPair;
 use yasna::{ASN1Result, BERReader, DERWriter, Tag, models::ObjectIdentifier};
 
-use super::model::{Curve, Key, RsaPrivate, oid, unsigned};
+use super::model::{Curve, Key, RsaPrivate, oid, uncompressed_point, unsigned};
 
 fn oid_of(arcs: &[u64]) -> ObjectIdentifier {
     ObjectIdentifier::from_slice(arcs)
@@ -260,7 +260,7 @@ fn pkcs1_public(n: &[u8], e: &[u8]) -> Vec<u8> {
 pub(crate) fn write_spki(key: &Key) -> Result<Vec<u8>, String> {
     let (alg, param, null, bits): (&[u64], Option<&[u64]>, bool, Vec<u8>) = match key {
         Key::Rsa { n, e, .. } => (oid::RSA, None, true, pkcs1_public(n, e)),
-        Key::Ec { curve, x, y, .. } => (oid::EC, Some(curve.oid()), false, [&[4u8][..], x, y].concat()),
+        Key::Ec { curve, x, y, .. } => (oid::EC, Some(curve.oid()), false, uncompressed_point(x, y)),
         Key::Ed25519 { x, .. } => (oid::ED25519, None, false, x.clone()),
         Key::X25519 { x, .. } => (oid::X25519, None, false, x.clone()),
         Key::Secret(_) => return Err("a secret has no public key".into()),
@@ -297,7 +297,7 @@ pub(crate) fn write_pkcs1_private(key: &Key) -> Option<Vec<u8>> {
 /// SEC1 `ECPrivateKey` of a private EC key, with its curve and public point.
 pub(crate) fn write_sec1(key: &Key, with_curve: bool) -> Option<Vec<u8>> {
     let Key::Ec { curve, x, y, d: Some(d) } = key else { return None };
-    let point = [&[4u8][..], x, y].concat();
+    let point = uncompressed_point(x, y);
     Some(yasna::construct_der(|w| {
         w.write_sequence(|w| {
             w.next().write_u8(1);

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::der;
-use super::model::{Curve, Key, RsaPrivate, unsigned};
+use super::model::{Curve, Key, RsaPrivate, uncompressed_point, unsigned};
 
 /// The members of a JWK that say how it may be used.
 #[derive(Debug, Clone, Default)]
@@ -103,7 +103,7 @@ pub(crate) fn read(jwk: &Map<String, Value>) -> Result<Key, String> {
             let len = curve.field_len();
             let x = exact(required(jwk, "x", kty)?, len, "x", crv)?;
             let y = exact(required(jwk, "y", kty)?, len, "y", crv)?;
-            der::ec_point(curve, &[&[4u8][..], &x, &y].concat())?;
+            der::ec_point(curve, &uncompressed_point(&x, &y))?;
             match bytes(jwk, "d")? {
                 None => Ok(Key::Ec { curve, x, y, d: None }),
                 Some(d) => {

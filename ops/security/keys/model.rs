@@ -151,6 +151,11 @@ impl std::fmt::Debug for Key {
     }
 }
 
+/// An EC public point in uncompressed form (SEC 1 section 2.3.3): `04 || x || y`.
+pub(crate) fn uncompressed_point(x: &[u8], y: &[u8]) -> Vec<u8> {
+    [&[4u8][..], x, y].concat()
+}
+
 /// Big-endian bytes without leading zeros (one zero byte for the number zero).
 pub(crate) fn unsigned(bytes: &[u8]) -> Vec<u8> {
     let start = bytes.iter().position(|b| *b != 0).unwrap_or(bytes.len().saturating_sub(1));

@@ -10,7 +10,7 @@
 use aes::cipher::{KeyIvInit, StreamCipher};
 use base64::{Engine, engine::general_purpose::STANDARD};
 
-use super::model::{Curve, Key, RsaPrivate, unsigned};
+use super::model::{Curve, Key, RsaPrivate, uncompressed_point, unsigned};
 use super::ssh::{self, Wire, put, put_mpint};
 
 const MAGIC: &[u8] = b"openssh-key-v1\0";
@@ -32,7 +32,7 @@ fn private_fields(key: &Key, out: &mut Vec<u8>) -> Result<(), String> {
             let name = curve.ssh_name().ok_or("OpenSSH has no form for secp256k1 keys")?;
             put(out, format!("ecdsa-sha2-{name}").as_bytes());
             put(out, name.as_bytes());
-            put(out, &[&[4u8][..], x, y].concat());
+            put(out, &uncompressed_point(x, y));
             put_mpint(out, d);
         }
         Key::Ed25519 { x, d: Some(d) } => {

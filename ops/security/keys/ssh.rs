@@ -8,7 +8,7 @@ use base64::{
 };
 use sha2::{Digest, Sha256};
 
-use super::model::{Curve, Key, unsigned};
+use super::model::{Curve, Key, uncompressed_point, unsigned};
 
 /// Reads the length-prefixed values of the wire encoding (RFC 4251 section 5).
 pub(super) struct Wire<'a>(pub(super) &'a [u8]);
@@ -65,7 +65,7 @@ pub(crate) fn blob(key: &Key) -> Option<(String, Vec<u8>)> {
             let name = format!("ecdsa-sha2-{curve_name}");
             put(&mut out, name.as_bytes());
             put(&mut out, curve_name.as_bytes());
-            put(&mut out, &[&[4u8][..], x, y].concat());
+            put(&mut out, &uncompressed_point(x, y));
             name
         }
         Key::Ed25519 { x, .. } => {
