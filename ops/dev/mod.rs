@@ -1,5 +1,6 @@
-//! Developer utilities: hashes, identifiers, URLs, passwords, cron, random data, colours, JWT,
-//! diffs, numbers, TOTP, timestamps, semver, YAML, math, units and licences.
+//! Developer utilities: hashes, identifiers (UUIDs of every version, IDs decoded), URLs,
+//! passwords, cron, random data, colours, JWT, diffs, numbers (formats, bases, Roman numerals),
+//! TOTP, timestamps, semver, YAML, math, units and licences.
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
@@ -8,11 +9,13 @@ pub(crate) mod color;
 pub(crate) mod cron;
 pub(crate) mod diff;
 pub(crate) mod hash;
+pub(crate) mod ids;
 pub(crate) mod jwt;
 pub(crate) mod license;
 pub(crate) mod math;
 pub(crate) mod netcalc;
 pub(crate) mod number_format;
+pub(crate) mod numbers;
 pub(crate) mod otp;
 pub(crate) mod password;
 pub(crate) mod random_data;

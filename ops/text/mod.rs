@@ -8,6 +8,7 @@ pub(crate) mod csv;
 pub(crate) mod encoding;
 pub(crate) mod html;
 pub(crate) mod json;
+pub(crate) mod lines;
 pub(crate) mod lorem;
 pub(crate) mod markdown;
 pub(crate) mod plain;

@@ -31,4 +31,5 @@ mod store_durability;
 mod store_faults;
 mod store_full;
 mod system_tools;
+mod text_tools;
 mod tls_fingerprint;

@@ -1,0 +1,146 @@
+//! `text/lines` and `text/compare-lists` against GNU coreutils in the C locale: the same
+//! generated lines through `text/lines` and through `sort` (plain, `-r`, `-f`, `-V`, `-n`),
+//! `tac`, `head`, `tail`, `uniq`, `nl`, `fold`, `grep` and `comm`, byte for byte.
+
+use serde_json::{Value, json};
+
+use crate::common;
+use crate::common::tools::{Scratch, client, have, output};
+
+/// Lines meant to reach the corners of each order: versions with suffixes and tildes, hidden
+/// names, numbers with signs, fractions, leading blanks and zeros, letters of both cases,
+/// punctuation, text that is not ASCII, empty lines, and repeats.
+fn corpus(ascii_only: bool) -> Vec<String> {
+    let mut seed: u64 = 46;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let pieces = [
+        "a", "B", "b", "file", "File", "v", "1", "2", "10", "007", ".", "-", "~", "_", " ", "\t", ".tar", ".gz",
+        ".txt", "rc", "x86", "0.5", "-3", "+4", "1e3", "é", "Ω", "中", "~1", "..", "z", "Z9", ".5", "-.25",
+    ];
+    let mut lines: Vec<String> = Vec::new();
+    for _ in 0..400 {
+        let parts = 1 + next(5);
+        let mut line: String = (0..parts).map(|_| pieces[next(pieces.len() as u64) as usize]).collect();
+        if ascii_only {
+            line.retain(|c| c.is_ascii());
+        }
+        if next(10) == 0 {
+            line.clear();
+        }
+        if next(6) == 0 && !lines.is_empty() {
+            line = lines[next(lines.len() as u64) as usize].clone();
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+async fn lines_op(cli: &poem::test::TestClient<wrench_server::http::App>, text: &str, steps: Value) -> String {
+    let (status, v) = common::post_json(cli, "/v1/text/lines", &json!({"text": text, "steps": steps})).await;
+    assert_eq!(status, 200, "{steps}: {}", v["error"]);
+    v["data"]["text"].as_str().unwrap().to_string()
+}
+
+fn c_locale(args: &[&str], input: &str) -> String {
+    let mut full = vec!["env", "LC_ALL=C"];
+    full.extend_from_slice(args);
+    let (ok, out) = output(&full, Some(input.as_bytes()));
+    assert!(ok, "{args:?} failed");
+    String::from_utf8(out).unwrap()
+}
+
+#[tokio::test]
+async fn text_lines_answers_what_coreutils_do() {
+    if !["sort", "tac", "head", "tail", "uniq", "nl", "fold", "grep", "awk", "sed"].iter().all(|t| have(t)) {
+        return;
+    }
+    let cli = client();
+    let text = corpus(false).join("\n") + "\n";
+    let ascii = corpus(true).join("\n") + "\n";
+    let cases: Vec<(Value, Vec<&str>, &str)> = vec![
+        (json!([{"step": "sort"}]), vec!["sort"], &text),
+        (json!([{"step": "sort", "descending": true}]), vec!["sort", "-r"], &text),
+        (json!([{"step": "sort", "ignoreCase": true}]), vec!["sort", "-f"], &text),
+        (json!([{"step": "sort", "order": "natural"}]), vec!["sort", "-V"], &text),
+        (json!([{"step": "sort", "order": "natural", "descending": true}]), vec!["sort", "-rV"], &text),
+        (json!([{"step": "sort", "order": "numeric"}]), vec!["sort", "-n"], &text),
+        (json!([{"step": "sort", "order": "numeric", "descending": true}]), vec!["sort", "-rn"], &text),
+        (json!([{"step": "reverse"}]), vec!["tac"], &text),
+        (json!([{"step": "head", "n": 17}]), vec!["head", "-n", "17"], &text),
+        (json!([{"step": "tail", "n": 23}]), vec!["tail", "-n", "23"], &text),
+        (json!([{"step": "unique", "adjacent": true}]), vec!["uniq"], &text),
+        (
+            json!([{"step": "sort"}, {"step": "unique", "adjacent": true, "ignoreCase": true}]),
+            vec!["sh", "-c", "sort | uniq -i"],
+            &ascii,
+        ),
+        (json!([{"step": "unique"}]), vec!["awk", "!seen[$0]++"], &text),
+        (json!([{"step": "number"}]), vec!["nl", "-ba"], &text),
+        (
+            json!([{"step": "number", "start": -5, "width": 3, "separator": ": "}]),
+            vec!["nl", "-ba", "-v", "-5", "-w", "3", "-s", ": "],
+            &text,
+        ),
+        (json!([{"step": "wrap", "width": 5}]), vec!["fold", "-w", "5"], &ascii),
+        (json!([{"step": "wrap", "width": 7, "atSpaces": true}]), vec!["fold", "-s", "-w", "7"], &ascii),
+        (json!([{"step": "filter", "pattern": "^[a-z]+[0-9]"}]), vec!["grep", "-E", "^[a-z]+[0-9]"], &text),
+        (
+            json!([{"step": "filter", "pattern": "file|\\.tar", "invert": true}]),
+            vec!["grep", "-vE", "file|\\.tar"],
+            &text,
+        ),
+        (json!([{"step": "filter", "pattern": "^b", "ignoreCase": true}]), vec!["grep", "-iE", "^b"], &ascii),
+        (json!([{"step": "trim"}]), vec!["sed", "s/^[[:space:]]*//; s/[[:space:]]*$//"], &ascii),
+        (json!([{"step": "removeEmpty"}]), vec!["grep", "-v", "^[[:space:]]*$"], &ascii),
+        (
+            json!([{"step": "prefix", "text": "> "}, {"step": "suffix", "text": ";"}]),
+            vec!["sed", "s/^/> /; s/$/;/"],
+            &text,
+        ),
+        (
+            json!([{"step": "sort", "order": "numeric"}, {"step": "unique", "adjacent": true}, {"step": "tail", "n": 40}, {"step": "reverse"}]),
+            vec!["sh", "-c", "sort -n | uniq | tail -n 40 | tac"],
+            &text,
+        ),
+    ];
+    for (steps, command, input) in &cases {
+        let ours = lines_op(&cli, input, steps.clone()).await;
+        let theirs = c_locale(command, input);
+        assert_eq!(ours, theirs, "{steps} against {command:?}");
+    }
+    eprintln!("text/lines: {} pipelines answered as GNU coreutils in the C locale", cases.len());
+}
+
+#[tokio::test]
+async fn compare_lists_answers_what_comm_does() {
+    if !have("comm") || !have("sort") {
+        return;
+    }
+    let cli = client();
+    let all = corpus(false);
+    let (a, b): (Vec<String>, Vec<String>) = (
+        all[..200].iter().map(|l| l.trim().to_string()).collect(),
+        all[150..].iter().map(|l| l.trim().to_string()).collect(),
+    );
+    let dir = Scratch::new("comm");
+    // comm reads sorted lists; compare-lists drops empty items, so the files leave them out.
+    let sorted = |list: &[String]| {
+        let kept: Vec<&str> = list.iter().map(String::as_str).filter(|l| !l.is_empty()).collect();
+        c_locale(&["sort", "-u"], &(kept.join("\n") + "\n"))
+    };
+    let (fa, fb) = (dir.file("a", sorted(&a).as_bytes()), dir.file("b", sorted(&b).as_bytes()));
+    for (mode, flag) in [("intersection", "-12"), ("a-only", "-23"), ("b-only", "-13")] {
+        let (status, v) =
+            common::post_json(&cli, "/v1/text/compare-lists", &json!({"a": a, "b": b, "mode": mode})).await;
+        assert_eq!(status, 200, "{}", v["error"]);
+        let mut items: Vec<String> = serde_json::from_value(v["data"]["items"].clone()).unwrap();
+        items.sort();
+        let theirs = c_locale(&["comm", flag, &fa, &fb], "");
+        let theirs: Vec<&str> = theirs.lines().collect();
+        assert_eq!(items, theirs, "{mode} against comm {flag}");
+        assert!(!items.is_empty(), "{mode}: nothing compared");
+    }
+}
