@@ -1,6 +1,6 @@
 //! Developer utilities: hashes, identifiers (UUIDs of every version, IDs decoded), URLs,
 //! passwords, cron, random data, colours, JWT, diffs, numbers (formats, bases, Roman numerals),
-//! TOTP, timestamps, semver, YAML, math, units and licences.
+//! TOTP, timestamps, semver, YAML, math, units, licences and reference data (HTTP statuses).
 //!
 //! Every file here is declared below; the build fails naming a file that is not.
 
@@ -19,6 +19,7 @@ pub(crate) mod numbers;
 pub(crate) mod otp;
 pub(crate) mod password;
 pub(crate) mod random_data;
+pub(crate) mod reference;
 pub(crate) mod semver;
 pub(crate) mod system;
 pub(crate) mod timestamp;

@@ -6,6 +6,7 @@ pub(crate) mod base64;
 pub(crate) mod compression;
 pub(crate) mod csv;
 pub(crate) mod encoding;
+pub(crate) mod formats;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod lines;

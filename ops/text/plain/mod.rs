@@ -1,8 +1,9 @@
 //! Plain-text tools, one file each: statistics, slugs, truncation, URL and e-mail extraction,
-//! language detection and case conversion. Lengths given to and by clients are in Unicode code
+//! language detection, case conversion and edit distances. Lengths given to and by clients are in Unicode code
 //! points.
 
 pub(crate) mod case;
+pub(crate) mod distance;
 pub(crate) mod extract;
 pub(crate) mod language;
 pub(crate) mod slug;

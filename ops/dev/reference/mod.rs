@@ -1,0 +1,5 @@
+//! Reference data a developer looks up, offline: HTTP status codes (`http_status.rs`, the
+//! table in `http_status_table.rs`).
+
+pub(crate) mod http_status;
+mod http_status_table;
