@@ -8,8 +8,8 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
 /// Operations the service declares, and the routes they answer on (a GET and a POST form of one
 /// operation are two routes). Update when an issue adds operations; a drop is a bug.
-const EXPECTED_OPERATIONS: usize = 219;
-const EXPECTED_ROUTES: usize = 247;
+const EXPECTED_OPERATIONS: usize = 228;
+const EXPECTED_ROUTES: usize = 256;
 
 /// The 3.0.3 rendering, checked in beside it for the generators that read only 3.0.
 const FILE_30: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi-3.0.json");
@@ -265,7 +265,10 @@ fn refs(v: &Value, out: &mut Vec<String>) {
             if let Some(r) = map.get("$ref").and_then(Value::as_str) {
                 out.push(r.rsplit('/').next().unwrap().to_string());
             }
-            map.values().for_each(|c| refs(c, out));
+            // Examples are data: a JSON Schema given as an example may hold `$ref`s of its own.
+            map.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "example" | "examples" | "default"))
+                .for_each(|(_, c)| refs(c, out));
         }
         Value::Array(items) => items.iter().for_each(|c| refs(c, out)),
         _ => {}

@@ -143,6 +143,13 @@ impl<T> Measure for Vec<T> {
     }
 }
 
+/// A map's length is its member count (`minProperties`/`maxProperties` in the document).
+impl<V> Measure for std::collections::BTreeMap<String, V> {
+    fn measure(&self) -> Option<(usize, &'static str)> {
+        Some((self.len(), "members"))
+    }
+}
+
 impl<T: Measure> Measure for Option<T> {
     fn measure(&self) -> Option<(usize, &'static str)> {
         self.as_ref().and_then(Measure::measure)

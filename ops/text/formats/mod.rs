@@ -1,5 +1,13 @@
 //! Data formats and queries: JSON queried by JSONPath and JMESPath (`json_query.rs`, with the
-//! cost bounds of `query_bounds.rs`).
+//! cost bounds of `query_bounds.rs`), validated by JSON Schema (`json_schema.rs`) and patched
+//! (`json_patch.rs`); TOML to JSON and back (`toml_json.rs`); CBOR (`cbor.rs` on the tree of
+//! `cbor_item.rs`) and MessagePack (`msgpack.rs`) to JSON and back.
 
+pub(crate) mod cbor;
+mod cbor_item;
+pub(crate) mod json_patch;
 pub(crate) mod json_query;
+pub(crate) mod json_schema;
+pub(crate) mod msgpack;
 mod query_bounds;
+pub(crate) mod toml_json;
