@@ -23,6 +23,8 @@ const FILES: &[(&str, &str)] = &[
     ("LICENCE_SUMMARIES", "licenses/choosealicense.json"),
     ("WHOIS_SERVERS", "whois/whois-servers.json"),
     ("RDAP_DNS", "whois/rdap-dns-services.json"),
+    ("MIME_TYPES", "mime/types.tsv"),
+    ("MIME_EXTENSIONS", "mime/extensions.tsv"),
 ];
 /// The static holding tzf-dist's simplified time-zone boundaries (`lite.tzb`).
 const TZ: &str = "TZ_BOUNDARIES";

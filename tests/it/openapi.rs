@@ -8,8 +8,8 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
 /// Operations the service declares, and the routes they answer on (a GET and a POST form of one
 /// operation are two routes). Update when an issue adds operations; a drop is a bug.
-const EXPECTED_OPERATIONS: usize = 228;
-const EXPECTED_ROUTES: usize = 256;
+const EXPECTED_OPERATIONS: usize = 229;
+const EXPECTED_ROUTES: usize = 257;
 
 /// The 3.0.3 rendering, checked in beside it for the generators that read only 3.0.
 const FILE_30: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi-3.0.json");
@@ -495,7 +495,13 @@ fn closed_sets_are_plain_enums_and_nothing_is_const() {
         }
     }
     let case = &doc["components"]["schemas"]["Case"];
-    assert_eq!(case["enum"], serde_json::json!(["camel", "snake", "kebab", "pascal", "constant"]));
+    // The spec's five styles first, then the others `text/case` has gained.
+    let styles = case["enum"].as_array().unwrap();
+    assert_eq!(
+        styles[..5],
+        serde_json::json!(["camel", "snake", "kebab", "pascal", "constant"]).as_array().unwrap()[..]
+    );
+    assert_eq!(styles.len(), 18, "{styles:?}");
     assert!(case["description"].as_str().unwrap().contains("- `snake`: snake_case"), "{case}");
 }
 

@@ -1,5 +1,6 @@
 //! Reference data a developer looks up, offline: HTTP status codes (`http_status.rs`, the
-//! table in `http_status_table.rs`).
+//! table in `http_status_table.rs`) and media types (`mime.rs`).
 
 pub(crate) mod http_status;
 mod http_status_table;
+pub(crate) mod mime;
