@@ -1,7 +1,8 @@
 //! Data formats and queries: JSON queried by JSONPath and JMESPath (`json_query.rs`, with the
 //! cost bounds of `query_bounds.rs`), validated by JSON Schema (`json_schema.rs`) and patched
 //! (`json_patch.rs`); TOML to JSON and back (`toml_json.rs`); CBOR (`cbor.rs` on the tree of
-//! `cbor_item.rs`) and MessagePack (`msgpack.rs`) to JSON and back.
+//! `cbor_item.rs`) and MessagePack (`msgpack.rs`) to JSON and back; JSON to XML
+//! (`xml_to_xml.rs`); XML formatted as xmllint formats it (`xml_format.rs`).
 
 pub(crate) mod cbor;
 mod cbor_item;
@@ -11,3 +12,5 @@ pub(crate) mod json_schema;
 pub(crate) mod msgpack;
 mod query_bounds;
 pub(crate) mod toml_json;
+pub(crate) mod xml_format;
+pub(crate) mod xml_to_xml;
