@@ -3,6 +3,7 @@
 //! Every file here is declared below; the build fails naming a file that is not.
 
 pub(crate) mod base64;
+pub(crate) mod bytes;
 pub(crate) mod compression;
 pub(crate) mod csv;
 pub(crate) mod encoding;

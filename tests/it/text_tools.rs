@@ -1,5 +1,5 @@
 //! `text/lines` and `text/compare-lists` against GNU coreutils in the C locale, and `xml/format`
-//! against `xmllint`: the same
+//! against `xmllint`, `bytes/strings` against GNU `strings`: the same
 //! generated lines through `text/lines` and through `sort` (plain, `-r`, `-f`, `-V`, `-n`),
 //! `tac`, `head`, `tail`, `uniq`, `nl`, `fold`, `grep` and `comm`, byte for byte.
 
@@ -247,4 +247,56 @@ async fn xml_format_answers_what_xmllint_does() {
     }
     assert!(compared > 200, "only {compared} documents compared");
     eprintln!("xml/format: {compared} documents formatted and minified as xmllint does");
+}
+
+#[tokio::test]
+async fn bytes_strings_answers_what_gnu_strings_does() {
+    if !have("strings") {
+        return;
+    }
+    let cli = client();
+    let mut seed: u64 = 47;
+    let mut next = |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let dir = Scratch::new("strings");
+    let mut compared = 0;
+    for case in 0..40 {
+        // Random bytes with ASCII and UTF-16LE words (tabs among them) spliced in.
+        let mut data = Vec::new();
+        for _ in 0..next(60) {
+            match next(3) {
+                0 => data.extend((0..next(12)).map(|_| next(256) as u8)),
+                1 => data.extend(b"ab\tcdefg hijk"[..1 + next(12) as usize].iter()),
+                _ => data.extend("Wrench\tUTF16".encode_utf16().take(1 + next(11) as usize).flat_map(u16::to_le_bytes)),
+            }
+        }
+        let min = 1 + next(6) as usize;
+        let file = dir.file(&format!("d{case}"), &data);
+        for (encoding, flag) in [("ascii", "s"), ("utf16le", "l")] {
+            let (ok, out) = output(&["strings", "-a", "-e", flag, "-n", &min.to_string(), "-t", "d", &file], None);
+            assert!(ok);
+            let theirs: Vec<(usize, String)> = String::from_utf8(out)
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    let (offset, text) = l.trim_start().split_once(' ').unwrap();
+                    (offset.parse().unwrap(), text.to_string())
+                })
+                .collect();
+            let body = json!({"input": data.iter().map(|b| format!("{b:02x}")).collect::<String>(), "inputEncoding": "hex", "minLength": min, "encoding": encoding});
+            let (status, v) = common::post_json(&cli, "/v1/bytes/strings", &body).await;
+            assert_eq!(status, 200, "{}", v["error"]);
+            let ours: Vec<(usize, String)> = v["data"]["strings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| (s["offset"].as_u64().unwrap() as usize, s["text"].as_str().unwrap().to_string()))
+                .collect();
+            assert_eq!(ours, theirs, "strings -e {flag} -n {min} of case {case}");
+            compared += 1;
+        }
+    }
+    eprintln!("bytes/strings: {compared} runs answered as GNU strings finds them");
 }
