@@ -130,10 +130,10 @@ mod tests {
             }
             let out =
                 cbor_decode(CborDecodeInput { input: hex.into(), input_encoding: InputEncoding::Hex }).await.unwrap();
-            if let Some(want) = v.get("diagnostic") {
-                if out.diagnostic != want.as_str().unwrap() {
-                    failures.push(format!("{hex}: diagnostic {} is not {want}", out.diagnostic));
-                }
+            if let Some(want) = v.get("diagnostic")
+                && out.diagnostic != want.as_str().unwrap()
+            {
+                failures.push(format!("{hex}: diagnostic {} is not {want}", out.diagnostic));
             }
             if hex.starts_with("c2") || hex.starts_with("c3") {
                 // A bignum's value is past JSON's exact numbers; RFC 8949 section 6.1 writes its

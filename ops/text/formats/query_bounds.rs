@@ -66,11 +66,7 @@ pub(super) fn descendants_in_filters(query: &str) -> u32 {
                     in_filter += usize::from(filter);
                     brackets.push(filter);
                 }
-                b']' => {
-                    if brackets.pop() == Some(true) {
-                        in_filter -= 1;
-                    }
-                }
+                b']' if brackets.pop() == Some(true) => in_filter -= 1,
                 b'?' if !brackets.is_empty() && brackets.last() == Some(&false) => {
                     // A filter selector after a comma: `[0, ?@.x]`.
                     if let Some(last) = brackets.last_mut() {

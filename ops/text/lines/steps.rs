@@ -231,7 +231,7 @@ impl SplitMix {
     }
 }
 
-fn sort(lines: &mut Vec<String>, s: &SortStep, path: &str) -> Result<(), ApiError> {
+fn sort(lines: &mut [String], s: &SortStep, path: &str) -> Result<(), ApiError> {
     if s.seed.is_some() && s.order != SortOrder::Random {
         return Err(ApiError::invalid(&format!("{path}.seed"), "applies to the random order only"));
     }
