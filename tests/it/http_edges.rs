@@ -119,7 +119,7 @@ async fn invalid_fields_are_named() {
         ("/v1/base64/encode", json!({"text": 5}), "text", "wrong type"),
         ("/v1/base64/encode", json!({"text": "a", "url_safe": true}), "url_safe", "not a known field"),
         ("/v1/json/format", json!({"json": "1", "indent": 9}), "indent", "between 0 and 8"),
-        ("/v1/text/case", json!({"text": "a", "to": "upper"}), "to", "must be one of"),
+        ("/v1/text/case", json!({"text": "a", "to": "title"}), "to", "must be one of"),
         ("/v1/lorem/generate", json!({"type": "words", "count": 0}), "count", "between 1 and 100"),
         ("/v1/html-sanitize", json!({"html": "x", "allowed_tags": ["p", "B!"]}), "allowed_tags[1]", "pattern"),
         ("/v1/base64/encode", json!([1, 2]), "body", "JSON object"),
