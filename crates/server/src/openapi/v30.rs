@@ -125,8 +125,14 @@ fn is_null_schema(v: &Value) -> bool {
     v.get("type").is_some_and(|t| t == "null") && v.as_object().is_some_and(|o| o.len() <= 2)
 }
 
-/// Converts one schema and, first, every schema inside it.
+/// Converts one schema and, first, every schema inside it. 3.0 has no boolean schemas (but for
+/// `additionalProperties`): `true` becomes `{}` and `false` `{not: {}}`.
 fn schema(v: &mut Value) {
+    match v {
+        Value::Bool(true) => *v = json!({}),
+        Value::Bool(false) => *v = json!({"not": {}}),
+        _ => {}
+    }
     let Value::Object(o) = v else { return };
     for (k, child) in o.iter_mut() {
         match k.as_str() {
@@ -135,7 +141,8 @@ fn schema(v: &mut Value) {
                     props.values_mut().for_each(schema);
                 }
             }
-            "items" | "additionalProperties" | "not" => schema(child),
+            "items" | "not" => schema(child),
+            "additionalProperties" if child.is_object() => schema(child),
             "allOf" | "anyOf" | "oneOf" => {
                 if let Value::Array(branches) = child {
                     branches.iter_mut().for_each(schema);
@@ -321,6 +328,12 @@ mod tests {
         assert_eq!(v["properties"]["a"]["items"], json!({"type": "number", "nullable": true}));
         assert_eq!(v["properties"]["b"], json!({"type": "string", "format": "binary"}));
         assert_eq!(v["properties"]["c"], json!({"enum": [1]}));
+        // Boolean schemas, which 3.0 lacks, but for `additionalProperties`.
+        let v = one(
+            json!({"type": "object", "properties": {"e": {"type": "array", "items": true}}, "additionalProperties": false}),
+        );
+        assert_eq!(v["properties"]["e"]["items"], json!({}));
+        assert_eq!(v["additionalProperties"], json!(false));
     }
 
     #[test]
