@@ -47,6 +47,7 @@ struct EntropyOutput {
 /// chi-square against uniformly distributed bytes and the index of coincidence: what tells
 /// compressed or encrypted data (near 8 bits per byte) from text or structured data.
 #[op(post "/v1/bytes/entropy" as bytesEntropy, tag = TextAndData, cpu,
+     rejects = "input that is not in its inputEncoding",
      example(text, {"input": "hello world"}),
      example(random_looking, {"input": "q83vEmo3lYkS2y0V0b8C7w==", "inputEncoding": "base64"}),
      example(bad_hex, {"input": "zz", "inputEncoding": "hex"}, status = 400))]

@@ -110,6 +110,7 @@ fn runs(bytes: &[u8], width: usize, min: usize, encoding: StringsEncoding, out: 
 /// with its byte offset, as GNU `strings -a -t d` does, in single bytes, UTF-16 little-endian
 /// (`strings -e l`) or both. At most 10,000 strings are listed.
 #[op(post "/v1/bytes/strings" as bytesStrings, tag = TextAndData, cpu,
+     rejects = "input that is not in its inputEncoding",
      example(mixed, {"input": "AAFoZWxsbyB3b3JsZAAA/3dyZW5jaAA=", "minLength": 4}),
      example(utf16, {"input": "680065006c006c006f000000", "inputEncoding": "hex", "encoding": "utf16le"}),
      example(zero_length, {"input": "AA==", "minLength": 0}, status = 400))]

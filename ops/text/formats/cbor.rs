@@ -46,6 +46,7 @@ struct CborEncodeOutput {
 /// precision that holds it exactly (`1.5` is `f9 3e00`); numbers written without a fraction are
 /// integers. Answers the bytes and their diagnostic notation.
 #[op(post "/v1/cbor/encode" as cborEncode, tag = TextAndData,
+     rejects = "outputEncoding utf-8 for bytes that are not UTF-8",
      example(object, {"json": {"a": 1, "b": [2, 3.5, true, null]}, "outputEncoding": "hex"}),
      example(base64, {"json": [1, [2, 3], "streaming"]}),
      example(bad_encoding, {"json": 1, "outputEncoding": "base32"}, status = 400))]

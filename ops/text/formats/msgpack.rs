@@ -61,6 +61,7 @@ fn to_mp(v: &Value) -> Mp {
 /// fraction or exponent as 64-bit floats, strings as `str` (never `bin`): byte for byte what
 /// PyPI `msgpack`'s `packb` writes for the same value.
 #[op(post "/v1/msgpack/encode" as msgpackEncode, tag = TextAndData,
+     rejects = "outputEncoding utf-8 for bytes that are not UTF-8",
      example(object, {"json": {"compact": true, "schema": 0}, "outputEncoding": "hex"}),
      example(mixed, {"json": [1, -1, 300, 1.5, "text", null]}),
      example(bad_encoding, {"json": 1, "outputEncoding": "octal"}, status = 400))]

@@ -159,7 +159,8 @@ pub fn document(ops: &[Operation]) -> Value {
             (path.to_string(), Value::Object(item))
         })
         .collect();
-    let schemas = reachable(schemas, &[&Value::Object(paths.clone()), &Value::Object(responses.clone())]);
+    let mut schemas = reachable(schemas, &[&Value::Object(paths.clone()), &Value::Object(responses.clone())]);
+    schemas.values_mut().for_each(any_value_as_object);
     // Only tags that have an operation: a published tag with nothing under it is noise in the
     // UI and in generated SDKs.
     let tags: Vec<Value> = Tag::ALL
@@ -198,6 +199,39 @@ pub fn document(ops: &[Operation]) -> Value {
         "security": [{}, {"apiKey": []}, {"bearerAuth": []}],
         "tags": tags
     })
+}
+
+/// The schema `true` ("any JSON value", as the items of an array of documents) written `{}`:
+/// the same schema in JSON Schema, and the only form SDK generators such as
+/// openapi-python-client read. `additionalProperties: true` keeps its boolean.
+fn any_value_as_object(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            for (k, child) in o.iter_mut() {
+                // Examples, defaults and enumerations are data, not schemas.
+                if matches!(k.as_str(), "default" | "examples" | "example" | "const" | "enum") {
+                    continue;
+                }
+                if child == &Value::Bool(true) && matches!(k.as_str(), "items" | "not" | "contains") {
+                    *child = json!({});
+                } else if k == "properties" {
+                    if let Value::Object(props) = child {
+                        for p in props.values_mut() {
+                            if p == &Value::Bool(true) {
+                                *p = json!({});
+                            } else {
+                                any_value_as_object(p);
+                            }
+                        }
+                    }
+                } else {
+                    any_value_as_object(child);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(any_value_as_object),
+        _ => {}
+    }
 }
 
 /// `doc` with its `servers` entry set to the public URL a deployment is reached at.
