@@ -360,3 +360,48 @@ async fn the_largest_network_calculator_requests_are_answered() {
     .await;
     assert_eq!((status, v["data"]["cidrs"].as_array().map(Vec::len)), (200, Some(254)), "{}", v["error"]);
 }
+
+#[tokio::test]
+async fn the_largest_toolbox_requests_are_answered() {
+    // Two lists of 100,000 items are more than the default 1 MiB body; an operator can allow it.
+    let cli = client(Config { body_limit: 4 << 20, ..Config::default() });
+    // text/compare-lists: two lists of 100,000 items each, and one more refused.
+    let a: Vec<String> = (0..100_000).map(|i| format!("{i:x}")).collect();
+    let b: Vec<String> = (50_000..150_000).map(|i| format!("{i:x}")).collect();
+    let (status, v) = common::post_json(&cli, "/v1/text/compare-lists", &json!({"a": a, "b": b})).await;
+    assert_eq!((status, v["data"]["counts"]["both"].as_u64()), (200, Some(50_000)), "{}", v["error"]);
+    let mut more = a.clone();
+    more.push("x".into());
+    let (status, v) = common::post_json(&cli, "/v1/text/compare-lists", &json!({"a": more, "b": b})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("a")), "{}", v["error"]);
+    // text/lines: 32 steps over nearly a mebibyte of lines.
+    let text: String = (0..90_000).map(|i| format!("line {}\n", (i * 7919) % 90_000)).collect();
+    let steps: Vec<Value> = (0..32)
+        .map(|i| match i % 4 {
+            0 => json!({"step": "sort", "order": "natural"}),
+            1 => json!({"step": "unique"}),
+            2 => json!({"step": "reverse"}),
+            _ => json!({"step": "sort", "order": "numeric", "descending": true}),
+        })
+        .collect();
+    let (status, v) = common::post_json(&cli, "/v1/text/lines", &json!({"text": text, "steps": steps})).await;
+    assert_eq!((status, v["data"]["lines"].as_u64()), (200, Some(90_000)), "{}", v["error"]);
+    // number/base: 4,096 digits of base 36 into every base.
+    let to: Vec<u8> = (2..=36).collect();
+    let (status, v) =
+        common::post_json(&cli, "/v1/number/base", &json!({"value": "z".repeat(4096), "from": 36, "to": to})).await;
+    assert_eq!((status, v["data"]["results"].as_array().map(Vec::len)), (200, Some(35)), "{}", v["error"]);
+    // text/distance: two strings of 10,000 characters by Levenshtein.
+    let (x, y) = ("ab".repeat(5000), "ba".repeat(5000));
+    let (status, v) = common::post_json(&cli, "/v1/text/distance", &json!({"a": x, "b": y})).await;
+    assert_eq!((status, v["data"]["distance"].as_f64()), (200, Some(2.0)), "{}", v["error"]);
+    // json/patch: 1,000 operations; json/query over a document of 100,000 nodes, every one.
+    let patch: Vec<Value> = (0..1000).map(|i| json!({"op": "add", "path": format!("/k{i}"), "value": [i]})).collect();
+    let (status, v) = common::post_json(&cli, "/v1/json/patch", &json!({"document": {}, "patch": patch})).await;
+    assert_eq!((status, v["data"]["applied"].as_u64()), (200, Some(1000)), "{}", v["error"]);
+    let doc: Vec<Value> = (0..50_000).map(|i| json!([i])).collect();
+    let (status, v) = common::post_json(&cli, "/v1/json/query", &json!({"json": doc, "query": "$..*"})).await;
+    assert_eq!((status, v["data"]["count"].as_u64()), (200, Some(100_000)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/json/query", &json!({"json": [doc, 1], "query": "$..*"})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("query")), "{}", v["error"]);
+}
