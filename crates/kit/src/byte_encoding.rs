@@ -43,6 +43,17 @@ pub enum InputEncoding {
     Base64Url,
 }
 
+/// `base64`: the `inputEncoding` default of operations whose input is rarely text (archives,
+/// DER, CBOR), for `#[serde(default = "wrench_kit::byte_encoding::base64_input")]`.
+pub fn base64_input() -> InputEncoding {
+    InputEncoding::Base64
+}
+
+/// `base64`: the `outputEncoding` default of operations whose output is rarely text.
+pub fn base64_output() -> OutputEncoding {
+    OutputEncoding::Base64
+}
+
 /// How a byte output is to be written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Validate)]
 pub enum OutputEncoding {

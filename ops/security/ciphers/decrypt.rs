@@ -51,10 +51,6 @@ impl DecryptAlgorithm {
     }
 }
 
-fn base64_input() -> InputEncoding {
-    InputEncoding::Base64
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CipherDecryptInput {
@@ -63,7 +59,7 @@ struct CipherDecryptInput {
     /// instead of given in `tag`.
     input: String,
     /// How `input` carries its bytes: `base64` (the default), `base64url`, `hex` or `utf-8`.
-    #[serde(default = "base64_input")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
     /// The cipher: `aes-256` by default.
     #[serde(default)]

@@ -34,10 +34,6 @@ impl EncryptAlgorithm {
     }
 }
 
-fn base64() -> OutputEncoding {
-    OutputEncoding::Base64
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CipherEncryptInput {
@@ -93,7 +89,7 @@ struct CipherEncryptInput {
     #[schemars(range(min = 1, max = 2000000))]
     iterations: Option<u32>,
     /// How the ciphertext is written: `base64` by default, `hex` or `base64url`.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_output")]
     output_encoding: OutputEncoding,
 }
 

@@ -26,12 +26,8 @@ struct Asn1ParseInput {
     /// bytes in `inputEncoding`.
     input: String,
     /// `base64` (the default), `hex`, `base64url` or `utf-8`.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
-}
-
-fn base64() -> InputEncoding {
-    InputEncoding::Base64
 }
 
 /// The class of a tag.

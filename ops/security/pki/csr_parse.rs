@@ -20,12 +20,8 @@ struct CsrParseInput {
     input: String,
     /// How a DER request is written: `base64` (the default), `base64url` or `hex`. PEM is
     /// detected.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
-}
-
-fn base64() -> InputEncoding {
-    InputEncoding::Base64
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

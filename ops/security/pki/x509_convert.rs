@@ -37,7 +37,7 @@ struct X509ConvertInput {
     input: String,
     /// How binary input is written: `base64` (the default), `base64url` or `hex`. PEM is read
     /// as text whatever this says.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
     /// The input's form.
     from: CertificateForm,
@@ -53,10 +53,6 @@ struct X509ConvertInput {
     /// The passphrase of an encrypted `privateKey`.
     #[schemars(length(min = 1, max = 1024))]
     key_passphrase: Option<String>,
-}
-
-fn base64() -> InputEncoding {
-    InputEncoding::Base64
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -8,10 +8,6 @@ use wrench_kit::byte_encoding::{self, InputEncoding};
 /// The most strings an answer lists.
 const MAX_STRINGS: usize = 10_000;
 
-fn base64() -> InputEncoding {
-    InputEncoding::Base64
-}
-
 fn four() -> usize {
     4
 }
@@ -35,7 +31,7 @@ struct StringsInput {
     input: String,
     /// How `input` carries its bytes: `base64` (the default here), `base64url`, `hex` or
     /// `utf-8`.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
     /// The shortest run reported, in characters (default 4, as `strings`).
     #[serde(default = "four")]

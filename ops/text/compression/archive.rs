@@ -38,10 +38,6 @@ fn auto() -> ArchiveFormat {
     ArchiveFormat::Auto
 }
 
-fn base64() -> InputEncoding {
-    InputEncoding::Base64
-}
-
 fn sniff(bytes: &[u8]) -> Option<ArchiveFormat> {
     match bytes {
         [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..] => Some(ArchiveFormat::Zip),
@@ -248,7 +244,7 @@ struct ArchiveListInput {
     input: String,
     /// How `input` carries its bytes: `base64` (the default here), `base64url`, `hex` or
     /// `utf-8`.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
     /// `auto` (the default, by the signature), `zip`, `tar`, `tar.gz` or `tar.zst`.
     #[serde(default = "auto")]
@@ -303,7 +299,7 @@ struct ArchiveExtractInput {
     input: String,
     /// How `input` carries its bytes: `base64` (the default here), `base64url`, `hex` or
     /// `utf-8`.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
     /// `auto` (the default, by the signature), `zip`, `tar`, `tar.gz` or `tar.zst`.
     #[serde(default = "auto")]

@@ -5,11 +5,6 @@ use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding, UsedEncodin
 
 use super::formats::{self, Format};
 
-/// Compressed data is not text: Base64 is what a caller can store and send on.
-fn base64() -> OutputEncoding {
-    OutputEncoding::Base64
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CompressInput {
@@ -27,7 +22,7 @@ struct CompressInput {
     level: Option<i32>,
     /// How to write the compressed bytes: `base64` (the default here, since compressed data
     /// is not text), `base64url`, `hex`, or `auto` and `utf-8` as everywhere.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_output")]
     output_encoding: OutputEncoding,
 }
 

@@ -26,11 +26,6 @@ fn auto() -> FormatOrAuto {
     FormatOrAuto::Auto
 }
 
-/// Compressed data is never text: Base64 is what a caller has in hand.
-fn base64() -> InputEncoding {
-    InputEncoding::Base64
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct DecompressInput {
@@ -38,7 +33,7 @@ struct DecompressInput {
     input: String,
     /// How `input` carries its bytes: `base64` (the default here, since compressed data is
     /// not text), `base64url`, `hex` or `utf-8`.
-    #[serde(default = "base64")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
     /// `auto` (the default: by the signature; Brotli and raw DEFLATE have none and must be
     /// named), `gzip`, `zlib`, `deflate`, `brotli`, `zstd`, `bzip2`, `xz` or `lz4`.

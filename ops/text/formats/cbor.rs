@@ -8,14 +8,6 @@ use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding, UsedEncodin
 
 use super::cbor_item::{self, Item};
 
-fn base64_in() -> InputEncoding {
-    InputEncoding::Base64
-}
-
-fn base64_out() -> OutputEncoding {
-    OutputEncoding::Base64
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct CborEncodeInput {
@@ -23,7 +15,7 @@ struct CborEncodeInput {
     json: Value,
     /// How to write the CBOR: `base64` (the default here, since CBOR is not text), `base64url`,
     /// `hex`, or `auto` and `utf-8` as everywhere.
-    #[serde(default = "base64_out")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_output")]
     output_encoding: OutputEncoding,
 }
 
@@ -65,7 +57,7 @@ struct CborDecodeInput {
     input: String,
     /// How `input` carries its bytes: `base64` (the default here), `base64url`, `hex` or
     /// `utf-8`.
-    #[serde(default = "base64_in")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
 }
 

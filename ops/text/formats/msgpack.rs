@@ -11,14 +11,6 @@ use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding, UsedEncodin
 /// How deep values may nest.
 const MAX_DEPTH: usize = 128;
 
-fn base64_in() -> InputEncoding {
-    InputEncoding::Base64
-}
-
-fn base64_out() -> OutputEncoding {
-    OutputEncoding::Base64
-}
-
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct MsgpackEncodeInput {
@@ -26,7 +18,7 @@ struct MsgpackEncodeInput {
     json: Value,
     /// How to write the bytes: `base64` (the default here), `base64url`, `hex`, or `auto` and
     /// `utf-8` as everywhere.
-    #[serde(default = "base64_out")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_output")]
     output_encoding: OutputEncoding,
 }
 
@@ -80,7 +72,7 @@ struct MsgpackDecodeInput {
     input: String,
     /// How `input` carries its bytes: `base64` (the default here), `base64url`, `hex` or
     /// `utf-8`.
-    #[serde(default = "base64_in")]
+    #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
 }
 
