@@ -196,6 +196,21 @@ mod tests {
         }
     }
 
+    /// Secrets of random bytes that are not UTF-8, given in hex: the tokens equal those PyJWT
+    /// signs with the same bytes (tests/fixtures/jwt_binary_secrets.py).
+    #[tokio::test]
+    async fn binary_secrets_sign_as_pyjwt_signs() {
+        let f = fixture("jwt_binary_secrets.json");
+        for c in f.as_array().unwrap() {
+            let out = sign(
+                json!({"payload": c["payload"], "algorithm": c["alg"], "key": c["secretHex"], "keyEncoding": "hex"}),
+            )
+            .await
+            .unwrap();
+            assert_eq!(out.token, c["token"].as_str().unwrap(), "{}", c["alg"]);
+        }
+    }
+
     #[tokio::test]
     async fn every_algorithm_signs_with_every_private_form() {
         let f = fixture("jose.json");

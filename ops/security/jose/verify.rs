@@ -342,6 +342,30 @@ mod tests {
         verify(input).await.unwrap().reason
     }
 
+    /// PyJWT's tokens signed with secrets of random bytes that are not UTF-8 verify with the
+    /// same bytes given in hex (and in Base64), and not with a secret one bit off
+    /// (tests/fixtures/jwt_binary_secrets.py).
+    #[tokio::test]
+    async fn binary_secrets_verify_pyjwts_tokens() {
+        use base64::Engine;
+        let f = crate::testing::fixture("jwt_binary_secrets.json");
+        for c in f.as_array().unwrap() {
+            let (token, alg, hex) =
+                (c["token"].as_str().unwrap(), c["alg"].as_str().unwrap(), c["secretHex"].as_str().unwrap());
+            let bytes = hex::decode(hex).unwrap();
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            for (key, encoding) in [(hex.to_string(), "hex"), (b64, "base64")] {
+                let body =
+                    json!({"token": token, "algorithms": [alg], "key": key, "keyEncoding": encoding, "at": 1700000000});
+                assert_eq!(reason(body).await, VerifyReason::Valid, "{alg} {encoding}");
+            }
+            let mut off = bytes.clone();
+            off[0] ^= 1;
+            let body = json!({"token": token, "algorithms": [alg], "key": hex::encode(off), "keyEncoding": "hex", "at": 1700000000});
+            assert_eq!(reason(body).await, VerifyReason::BadSignature, "{alg}");
+        }
+    }
+
     /// Signs `header.payload` with an HMAC secret, the way a forger would.
     fn forged(header: Value, payload: Value, secret: &[u8]) -> String {
         use wrench_kit::jws::b64;
