@@ -23,6 +23,7 @@ pub(crate) mod reference;
 pub(crate) mod semver;
 pub(crate) mod system;
 pub(crate) mod timestamp;
+mod timestamp_epochs;
 pub(crate) mod units;
 pub(crate) mod url;
 pub(crate) mod uuid;

@@ -11,6 +11,8 @@ use jiff::{Timestamp, fmt::rfc2822};
 use wrench_contract::prelude::*;
 use wrench_infra::time;
 
+use super::timestamp_epochs as epochs;
+
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 enum InputForm {
@@ -20,6 +22,18 @@ enum InputForm {
     UnixMs,
     /// ISO 8601 / RFC 3339.
     Iso,
+    /// Windows FILETIME (also AD and LDAP): 100-ns intervals since 1601-01-01.
+    WindowsFiletime,
+    /// .NET ticks: 100-ns intervals since 0001-01-01.
+    DotnetTicks,
+    /// Excel serial date, 1900 system (Windows).
+    Excel1900,
+    /// Excel serial date, 1904 system (older Mac workbooks).
+    Excel1904,
+    /// Apple Cocoa / Core Data: seconds since 2001-01-01.
+    AppleCocoa,
+    /// Julian day number with its fraction.
+    JulianDay,
 }
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Validate, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +44,14 @@ enum OutputForm {
     Iso,
     Rfc2822,
     Relative,
+    WindowsFiletime,
+    DotnetTicks,
+    Excel1900,
+    Excel1904,
+    AppleCocoa,
+    JulianDay,
+    Rfc7231,
+    IsoWeek,
 }
 
 /// A timestamp written as text (at most 64 characters) or as a JSON number.
@@ -80,6 +102,23 @@ struct TimestampConvertOutput {
     relative: String,
     /// Day of the week in UTC.
     day_of_week: String,
+    /// Windows FILETIME, a decimal string (it outgrows JSON numbers); null before 1601.
+    windows_filetime: Option<String>,
+    /// .NET `DateTime.Ticks`, a decimal string; null before the year 1.
+    dotnet_ticks: Option<String>,
+    /// Excel serial date in the 1900 system (Lotus's 29 February 1900 counted, as Excel
+    /// does); null before 1900-01-01.
+    excel1900: Option<f64>,
+    /// Excel serial date in the 1904 system; null before 1904-01-01.
+    excel1904: Option<f64>,
+    /// Apple Cocoa (NSDate) seconds since 2001-01-01.
+    apple_cocoa: f64,
+    /// Julian day (days since noon, 1 January 4713 BC).
+    julian_day: f64,
+    /// RFC 7231 (HTTP) date: `Tue, 14 Nov 2023 22:13:20 GMT`; null outside the years 1 to 9999.
+    rfc7231: Option<String>,
+    /// ISO 8601 week date, `2023-W46-2` (ISO year, week, weekday from Monday = 1).
+    iso_week: String,
     /// The form asked for in `to`, alone; null when `to` is absent.
     result: Option<Value>,
 }
@@ -98,8 +137,18 @@ fn read(text: &str, hint: Option<InputForm>) -> Result<(Timestamp, InputForm), S
         None => InputForm::Iso,
     };
     let out_of_range = |_| format!("{text} is outside the supported range (years -9999 to 9999)");
+    let epoch_form = !matches!(form, InputForm::Iso | InputForm::Unix | InputForm::UnixMs);
+    if epoch_form && !numeric {
+        return Err(format!("{text:?} is not a number"));
+    }
     let ts = match form {
         InputForm::Iso => time::parse_iso(text)?,
+        InputForm::WindowsFiletime => epochs::read_filetime(text)?,
+        InputForm::DotnetTicks => epochs::read_dotnet_ticks(text)?,
+        InputForm::Excel1900 => epochs::read_excel(text, false)?,
+        InputForm::Excel1904 => epochs::read_excel(text, true)?,
+        InputForm::AppleCocoa => epochs::read_cocoa(text)?,
+        InputForm::JulianDay => epochs::read_julian_day(text)?,
         InputForm::Unix | InputForm::UnixMs => {
             if !numeric {
                 return Err(format!(
@@ -141,11 +190,13 @@ fn relative(t: Timestamp, now: Timestamp) -> String {
     if secs > 0 { format!("in {phrase}") } else { format!("{phrase} ago") }
 }
 
-/// Convert a timestamp between Unix, milliseconds, ISO 8601 and RFC 2822.
+/// Convert a timestamp between Unix, ISO 8601, RFC 2822, FILETIME, Excel and more.
 ///
 /// The input form is detected (digits are seconds, or milliseconds from 10^11 on; other text is
-/// ISO 8601, with an offset or read as UTC) unless `from` says which it is. All forms are
-/// returned; `to` also puts one of them alone in `result`. Outputs are UTC. Months and years in
+/// ISO 8601, with an offset or read as UTC) unless `from` says which it is: also Windows
+/// FILETIME (AD, LDAP), .NET ticks, Excel serial dates (1900 and 1904 systems), Apple Cocoa
+/// seconds or a Julian day. Every form is returned, with the RFC 7231 (HTTP) date and the ISO
+/// week date; `to` also puts one of them alone in `result`. Outputs are UTC. Months and years in
 /// `relative` are average Gregorian lengths (30.44 and 365.2425 days).
 #[op(post "/v1/timestamp/convert" as timestampConvert, tag = DeveloperUtilities,
      rejects = "text that is not a timestamp in the form given or detected, or one outside the years -9999 to 9999",
@@ -153,6 +204,8 @@ fn relative(t: Timestamp, now: Timestamp) -> String {
      example(unix_seconds, {"timestamp": "1700000000"}),
      example(milliseconds_number, {"timestamp": 1700000000123i64, "to": "iso"}),
      example(iso_with_offset, {"timestamp": "2024-02-29T23:30:00+05:30", "to": "rfc2822"}),
+     example(windows_filetime, {"timestamp": "133444736000000000", "from": "windows_filetime"}),
+     example(excel_serial, {"timestamp": 45000.75, "from": "excel1900", "to": "iso"}),
      example(not_a_time, {"timestamp": "yesterday"}, status = 400))]
 async fn timestamp_convert(input: TimestampConvertInput) -> Result<TimestampConvertOutput, ApiError> {
     let text = match &input.timestamp {
@@ -166,12 +219,27 @@ async fn timestamp_convert(input: TimestampConvertInput) -> Result<TimestampConv
     let zoned = ts.to_zoned(jiff::tz::TimeZone::UTC);
     let rfc2822 = rfc2822::to_string(&zoned).map_err(|e| ApiError::invalid("timestamp", e))?;
     let relative = relative(ts, Timestamp::now());
+    let (windows_filetime, dotnet_ticks) = (epochs::filetime(ts), epochs::dotnet_ticks(ts));
+    let (excel1900, excel1904) = (epochs::excel(ts, false), epochs::excel(ts, true));
+    let (apple_cocoa, julian_day) = (epochs::cocoa(ts), epochs::julian_day(ts));
+    let rfc7231 = (1..=9999).contains(&zoned.year()).then(|| zoned.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string());
+    let date = zoned.date();
+    let week = date.iso_week_date();
+    let iso_week = format!("{:04}-W{:02}-{}", week.year(), week.week(), date.weekday().to_monday_one_offset());
     let result = input.to.map(|to| match to {
         OutputForm::Unix => json!(unix),
         OutputForm::UnixMs => json!(unix_ms),
         OutputForm::Iso => json!(iso),
         OutputForm::Rfc2822 => json!(rfc2822),
         OutputForm::Relative => json!(relative),
+        OutputForm::WindowsFiletime => json!(windows_filetime),
+        OutputForm::DotnetTicks => json!(dotnet_ticks),
+        OutputForm::Excel1900 => json!(excel1900),
+        OutputForm::Excel1904 => json!(excel1904),
+        OutputForm::AppleCocoa => json!(apple_cocoa),
+        OutputForm::JulianDay => json!(julian_day),
+        OutputForm::Rfc7231 => json!(rfc7231),
+        OutputForm::IsoWeek => json!(iso_week),
     });
     Ok(TimestampConvertOutput {
         detected,
@@ -181,6 +249,14 @@ async fn timestamp_convert(input: TimestampConvertInput) -> Result<TimestampConv
         rfc2822,
         relative,
         day_of_week: format!("{:?}", zoned.weekday()),
+        windows_filetime,
+        dotnet_ticks,
+        excel1900,
+        excel1904,
+        apple_cocoa,
+        julian_day,
+        rfc7231,
+        iso_week,
         result,
     })
 }
@@ -240,6 +316,54 @@ mod tests {
             let err = convert(bad.clone()).await.err().unwrap_or_else(|| panic!("{bad} accepted"));
             assert_eq!(err.field.as_deref(), Some("timestamp"), "{bad}");
         }
+    }
+
+    /// Python's `datetime` arithmetic, PyPI openpyxl's `to_excel`, `email.utils` and
+    /// `isocalendar` (tests/fixtures/timestamps.py) on 300 instants from 1900 to 2100: every
+    /// epoch-counted form written, and each read back to the instant.
+    #[tokio::test]
+    async fn epoch_forms_as_python_writes_them() {
+        let f = crate::testing::fixture("timestamps.json");
+        for c in f.as_array().unwrap() {
+            let ms = c["unixMs"].as_i64().unwrap();
+            let out = convert(json!({"timestamp": ms.to_string(), "from": "unix_ms"})).await.unwrap();
+            assert_eq!(out.windows_filetime.as_deref(), c["windowsFiletime"].as_str(), "{ms}");
+            assert_eq!(out.dotnet_ticks.as_deref(), c["dotnetTicks"].as_str(), "{ms}");
+            assert_eq!(out.rfc7231.as_deref(), c["rfc7231"].as_str(), "{ms}");
+            assert_eq!(out.iso_week, c["isoWeek"].as_str().unwrap(), "{ms}");
+            let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => (a - b).abs() < 1e-6,
+                (a, b) => a.is_none() && b.is_none(),
+            };
+            for (mine, key) in [
+                (out.excel1900, "excel1900"),
+                (out.excel1904, "excel1904"),
+                (Some(out.apple_cocoa), "appleCocoa"),
+                (Some(out.julian_day), "julianDay"),
+            ] {
+                assert!(close(mine, c[key].as_f64()), "{ms} {key}: {mine:?} vs {}", c[key]);
+            }
+            for (form, key) in [
+                ("windows_filetime", "windowsFiletime"),
+                ("dotnet_ticks", "dotnetTicks"),
+                ("excel1900", "excel1900"),
+                ("excel1904", "excel1904"),
+                ("apple_cocoa", "appleCocoa"),
+                ("julian_day", "julianDay"),
+            ] {
+                if c[key].is_null() {
+                    continue;
+                }
+                let text = c[key].as_str().map_or_else(|| c[key].to_string(), str::to_string);
+                let back = convert(json!({"timestamp": text, "from": form})).await.unwrap();
+                assert_eq!(back.unix_ms, ms, "{form} {text}");
+            }
+        }
+        // Excel's 29 February 1900 is refused by name; serial 61 is 1 March 1900.
+        let e = convert(json!({"timestamp": "60", "from": "excel1900"})).await.unwrap_err();
+        assert!(e.message.contains("29 February 1900"), "{}", e.message);
+        assert_eq!(convert(json!({"timestamp": "61", "from": "excel1900"})).await.unwrap().iso, "1900-03-01T00:00:00Z");
+        assert_eq!(convert(json!({"timestamp": "1", "from": "excel1900"})).await.unwrap().iso, "1900-01-01T00:00:00Z");
     }
 
     #[test]

@@ -218,11 +218,11 @@ mod tests {
 
     /// Python's `int(text, base)` and its digits in every base from 2 to 36 (four bases for the
     /// longest)
-    /// (tests/fixtures/numbers.py), on generated integers up to 4,096 digits, negative ones
+    /// (tests/fixtures/number_forms.py), on generated integers up to 4,096 digits, negative ones
     /// and ones with separators among them.
     #[tokio::test]
     async fn pythons_integers_in_every_base() {
-        let f = crate::testing::fixture("numbers.json");
+        let f = crate::testing::fixture("number_forms.json");
         let cases = f["base"].as_array().unwrap();
         assert!(cases.len() >= 200);
         for c in cases {

@@ -101,11 +101,11 @@ async fn number_roman(input: RomanInput) -> Result<RomanOutput, ApiError> {
 mod tests {
     use super::*;
 
-    /// PyPI `roman` (tests/fixtures/numbers.py): `toRoman` of every integer from 1 to 3999, and
+    /// PyPI `roman` (tests/fixtures/number_forms.py): `toRoman` of every integer from 1 to 3999, and
     /// `fromRoman`'s verdict on generated strings of numeral letters, valid and not.
     #[test]
     fn every_numeral_and_pythons_verdicts() {
-        let f = crate::testing::fixture("numbers.json");
+        let f = crate::testing::fixture("number_forms.json");
         let all = f["roman"].as_array().unwrap();
         assert_eq!(all.len(), 3999);
         for (i, numeral) in all.iter().enumerate() {
