@@ -88,15 +88,30 @@ fn attach(parent: &mut Frame, name: String, value: Value) {
     }
 }
 
-fn predefined(name: &str) -> Option<&'static str> {
-    Some(match name {
+/// The text a reference in content stands for: a character reference, or one of the five
+/// entities XML predefines. Any other entity is refused: DTD entities are never expanded.
+pub(crate) fn reference_text(r: &quick_xml::events::BytesRef<'_>) -> Result<String, ApiError> {
+    if r.is_char_ref() {
+        return match r.resolve_char_ref() {
+            Ok(Some(c)) => Ok(c.to_string()),
+            _ => Err(ApiError::invalid("xml", "has an invalid character reference")),
+        };
+    }
+    let name = r.xml10_content();
+    Ok(match name.as_ref() {
         "amp" => "&",
         "lt" => "<",
         "gt" => ">",
         "quot" => "\"",
         "apos" => "'",
-        _ => return None,
-    })
+        _ => {
+            return Err(ApiError::invalid(
+                "xml",
+                format!("uses the entity &{name}; which is not predefined; DTD entities are never expanded"),
+            ));
+        }
+    }
+    .to_string())
 }
 
 pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), ApiError> {
@@ -157,25 +172,7 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
                 let Some(top) = stack.last_mut() else {
                     return Err(ApiError::invalid("xml", "has an entity reference outside the root element"));
                 };
-                if r.is_char_ref() {
-                    match r.resolve_char_ref() {
-                        Ok(Some(c)) => top.text.push(c),
-                        _ => return Err(ApiError::invalid("xml", "has an invalid character reference")),
-                    }
-                } else {
-                    let name = r.xml10_content();
-                    match predefined(&name) {
-                        Some(s) => top.text.push_str(s),
-                        None => {
-                            return Err(ApiError::invalid(
-                                "xml",
-                                format!(
-                                    "uses the entity &{name}; which is not predefined; DTD entities are never expanded"
-                                ),
-                            ));
-                        }
-                    }
-                }
+                top.text.push_str(&reference_text(&r)?);
             }
             Event::Eof => break,
             // Declarations, comments, processing instructions and DOCTYPE carry no data here.

@@ -3,7 +3,7 @@
 //! then reads (`%a`, `%A`) compared with what the operation answers.
 
 use crate::common;
-use crate::common::tools::{Scratch, client, have, output};
+use crate::common::tools::{Scratch, client, have, lcg, output};
 
 use serde_json::json;
 
@@ -14,12 +14,7 @@ async fn chmod_answers_what_gnu_chmod_does() {
     }
     let cli = client();
     let dir = Scratch::new("chmod");
-    // A small linear congruential generator: the same expressions every run.
-    let mut seed: u64 = 45;
-    let mut next = |n: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) % n
-    };
+    let mut next = lcg(45);
     let whos = ["", "u", "g", "o", "a", "ug", "go", "uo"];
     let ops = ["+", "-", "="];
     let perms = ["r", "w", "x", "X", "rw", "rx", "wx", "rwx", "s", "t", "u", "g", "o", "", "rX", "xs", "wt"];

@@ -6,17 +6,13 @@
 use serde_json::{Value, json};
 
 use crate::common;
-use crate::common::tools::{Scratch, client, have, output};
+use crate::common::tools::{Scratch, client, have, lcg, output};
 
 /// Lines meant to reach the corners of each order: versions with suffixes and tildes, hidden
 /// names, numbers with signs, fractions, leading blanks and zeros, letters of both cases,
 /// punctuation, text that is not ASCII, empty lines, and repeats.
 fn corpus(ascii_only: bool) -> Vec<String> {
-    let mut seed: u64 = 46;
-    let mut next = |n: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) % n
-    };
+    let mut next = lcg(46);
     let pieces = [
         "a", "B", "b", "file", "File", "v", "1", "2", "10", "007", ".", "-", "~", "_", " ", "\t", ".tar", ".gz",
         ".txt", "rc", "x86", "0.5", "-3", "+4", "1e3", "é", "Ω", "中", "~1", "..", "z", "Z9", ".5", "-.25",
@@ -221,11 +217,7 @@ async fn xml_format_answers_what_xmllint_does() {
         return;
     }
     let cli = client();
-    let mut seed: u64 = 46;
-    let mut next = |n: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) % n
-    };
+    let mut next = lcg(46);
     let mut compared = 0;
     for _ in 0..300 {
         let xml = xml_document(&mut next);
@@ -255,11 +247,7 @@ async fn bytes_strings_answers_what_gnu_strings_does() {
         return;
     }
     let cli = client();
-    let mut seed: u64 = 47;
-    let mut next = |n: u64| {
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (seed >> 33) % n
-    };
+    let mut next = lcg(47);
     let dir = Scratch::new("strings");
     let mut compared = 0;
     for case in 0..40 {

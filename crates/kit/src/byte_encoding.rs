@@ -54,6 +54,12 @@ pub fn base64_output() -> OutputEncoding {
     OutputEncoding::Base64
 }
 
+/// Bytes as two lower-case hex digits each, joined by colons (`00:1a:2b`): MAC addresses,
+/// UUID nodes, OpenSSH's MD5 fingerprints.
+pub fn colon_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
+}
+
 /// How a byte output is to be written.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Validate)]
 pub enum OutputEncoding {

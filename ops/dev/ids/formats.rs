@@ -19,6 +19,7 @@ use jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::Serialize;
 use uuid::{Uuid, Variant};
+use wrench_kit::byte_encoding::colon_hex;
 
 /// Ticks (100 ns) from 1582-10-15 to 1970-01-01.
 const GREGORIAN_OFFSET: i128 = 0x01B2_1DD2_1381_4000;
@@ -99,10 +100,6 @@ impl Decoded {
             Timestamp::from_nanosecond(nanos).ok().filter(|t| t.as_second() >= -62_167_219_200).map(|t| t.to_string());
         Some((nanos.div_euclid(1_000_000) as i64, text))
     }
-}
-
-fn colon_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
 }
 
 fn be(bytes: &[u8]) -> u128 {

@@ -61,17 +61,13 @@ fn parse_node(text: &str) -> Result<[u8; 6], ApiError> {
     Ok(node)
 }
 
-fn colon_mac(node: &[u8; 6]) -> String {
-    node.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")
-}
-
 fn timed(input: TimedUuidInput, make: fn(&[u8; 6]) -> Uuid) -> Result<TimedUuidOutput, ApiError> {
     let node = match &input.node {
         Some(text) => parse_node(text)?,
         None => *NODE,
     };
     let uuids = (0..input.count).map(|_| make(&node).hyphenated().to_string()).collect();
-    Ok(TimedUuidOutput { uuids, node: colon_mac(&node) })
+    Ok(TimedUuidOutput { uuids, node: wrench_kit::byte_encoding::colon_hex(&node) })
 }
 
 /// Generate time-based UUIDs (version 1).

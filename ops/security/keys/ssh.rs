@@ -92,7 +92,7 @@ pub(crate) fn write_public(key: &Key, comment: Option<&str>) -> Option<String> {
 pub(crate) fn fingerprints(key: &Key) -> Option<(String, String)> {
     let (_, blob) = blob(key)?;
     let sha = format!("SHA256:{}", STANDARD_NO_PAD.encode(Sha256::digest(&blob)));
-    let md5 = md5::Md5::digest(&blob).iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":");
+    let md5 = wrench_kit::byte_encoding::colon_hex(&md5::Md5::digest(&blob));
     Some((sha, format!("MD5:{md5}")))
 }
 

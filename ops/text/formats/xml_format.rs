@@ -168,29 +168,7 @@ fn parse(xml: &str) -> Result<Document, ApiError> {
                 let Some(top) = stack.last_mut() else {
                     return Err(ApiError::invalid("xml", "has an entity reference outside the root element"));
                 };
-                let text = if r.is_char_ref() {
-                    match r.resolve_char_ref() {
-                        Ok(Some(c)) => c.to_string(),
-                        _ => return Err(ApiError::invalid("xml", "has an invalid character reference")),
-                    }
-                } else {
-                    let name = r.xml10_content().into_owned();
-                    match name.as_str() {
-                        "amp" => "&".into(),
-                        "lt" => "<".into(),
-                        "gt" => ">".into(),
-                        "quot" => "\"".into(),
-                        "apos" => "'".into(),
-                        _ => {
-                            return Err(ApiError::invalid(
-                                "xml",
-                                format!(
-                                    "uses the entity &{name}; which is not predefined; DTD entities are never expanded"
-                                ),
-                            ));
-                        }
-                    }
-                };
+                let text = crate::text::xml::reference_text(&r)?;
                 push_text(&mut top.children, &text);
             }
             Event::CData(t) => {

@@ -92,14 +92,7 @@ struct CompareListsOutput {
 fn distinct(list: &ListInput, trim: bool, ignore_case: bool) -> Vec<(String, String)> {
     let raw: Vec<&str> = match list {
         ListInput::Items(items) => items.iter().map(String::as_str).collect(),
-        ListInput::Text(text) => {
-            let body = text.strip_suffix('\n').unwrap_or(text);
-            if text.is_empty() {
-                Vec::new()
-            } else {
-                body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
-            }
-        }
+        ListInput::Text(text) => super::run::split_lines(text),
     };
     let mut seen = HashSet::new();
     let mut out = Vec::new();

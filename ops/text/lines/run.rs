@@ -44,6 +44,16 @@ struct LinesOutput {
     line_break: LineBreak,
 }
 
+/// A text's lines, ended by LF or CRLF; a final line break ends the last line rather than
+/// starting an empty one, and an empty text has no lines.
+pub(super) fn split_lines(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect()
+}
+
 /// Sort, deduplicate, filter and reshape the lines of a text.
 ///
 /// Applies `steps` in order to the text's lines: `sort` (lexical, natural, numeric, length or
@@ -69,12 +79,7 @@ async fn text_lines(input: LinesInput) -> Result<LinesOutput, ApiError> {
         chosen => chosen,
     };
     let ends_with_break = text.ends_with('\n');
-    let body = text.strip_suffix('\n').unwrap_or(text);
-    let mut lines: Vec<String> = if text.is_empty() {
-        Vec::new()
-    } else {
-        body.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l).to_string()).collect()
-    };
+    let mut lines: Vec<String> = split_lines(text).into_iter().map(str::to_string).collect();
     let sep = if line_break == LineBreak::Crlf { "\r\n" } else { "\n" };
     for (i, step) in input.steps.iter().enumerate() {
         let path = format!("steps[{i}]");

@@ -29,6 +29,15 @@ pub fn output(args: &[&str], stdin: Option<&[u8]>) -> (bool, Vec<u8>) {
     (out.status.success(), out.stdout)
 }
 
+/// A small linear congruential generator: `next(n)` is below `n`, and the same seed gives the
+/// same numbers every run, so generated cases are reproducible.
+pub fn lcg(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    }
+}
+
 /// A scratch directory for one test's files, removed when dropped.
 pub struct Scratch(pub std::path::PathBuf);
 
