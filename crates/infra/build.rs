@@ -25,6 +25,7 @@ const FILES: &[(&str, &str)] = &[
     ("RDAP_DNS", "whois/rdap-dns-services.json"),
     ("MIME_TYPES", "mime/types.tsv"),
     ("MIME_EXTENSIONS", "mime/extensions.tsv"),
+    ("MAC_BLOCKS", "mac/oui.tsv"),
 ];
 /// The static holding tzf-dist's simplified time-zone boundaries (`lite.tzb`).
 const TZ: &str = "TZ_BOUNDARIES";

@@ -404,4 +404,13 @@ async fn the_largest_toolbox_requests_are_answered() {
     assert_eq!((status, v["data"]["count"].as_u64()), (200, Some(100_000)), "{}", v["error"]);
     let (status, v) = common::post_json(&cli, "/v1/json/query", &json!({"json": [doc, 1], "query": "$..*"})).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("query")), "{}", v["error"]);
+    // sql/format: nearly a mebibyte of statements, and one statement the formatter would rescan
+    // for minutes, refused.
+    let sql =
+        "select a, b, c from t where x = 1 and y in (select z from u where w like '%q%') order by a;\n".repeat(11_000);
+    let (status, v) = common::post_json(&cli, "/v1/sql/format", &json!({"sql": sql})).await;
+    assert_eq!((status, v["data"]["formatted"].as_str().map(|f| f.matches("ORDER BY").count())), (200, Some(11_000)));
+    let sql = "select a from t where ".to_string() + &"x = 1 and ".repeat(100_000) + "1 = 1";
+    let (status, v) = common::post_json(&cli, "/v1/sql/format", &json!({"sql": sql})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("sql")), "{}", v["error"]);
 }

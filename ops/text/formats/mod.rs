@@ -2,7 +2,9 @@
 //! cost bounds of `query_bounds.rs`), validated by JSON Schema (`json_schema.rs`) and patched
 //! (`json_patch.rs`); TOML to JSON and back (`toml_json.rs`); CBOR (`cbor.rs` on the tree of
 //! `cbor_item.rs`) and MessagePack (`msgpack.rs`) to JSON and back; JSON to XML
-//! (`xml_to_xml.rs`); XML formatted as xmllint formats it (`xml_format.rs`).
+//! (`xml_to_xml.rs`); XML formatted as xmllint formats it (`xml_format.rs`); SQL formatted
+//! token by token (`sql_format.rs`, with the tokens it would damage set aside by
+//! `sql_shield.rs`).
 
 pub(crate) mod cbor;
 mod cbor_item;
@@ -11,6 +13,8 @@ pub(crate) mod json_query;
 pub(crate) mod json_schema;
 pub(crate) mod msgpack;
 mod query_bounds;
+pub(crate) mod sql_format;
+mod sql_shield;
 pub(crate) mod toml_json;
 pub(crate) mod xml_format;
 pub(crate) mod xml_to_xml;
