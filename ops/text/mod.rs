@@ -9,6 +9,7 @@ pub(crate) mod csv;
 pub(crate) mod encoding;
 pub(crate) mod formats;
 pub(crate) mod html;
+pub(crate) mod indicators;
 pub(crate) mod json;
 pub(crate) mod lines;
 pub(crate) mod lorem;

@@ -413,4 +413,10 @@ async fn the_largest_toolbox_requests_are_answered() {
     let sql = "select a from t where ".to_string() + &"x = 1 and ".repeat(100_000) + "1 = 1";
     let (status, v) = common::post_json(&cli, "/v1/sql/format", &json!({"sql": sql})).await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("sql")), "{}", v["error"]);
+    // text/extract and text/defang over nearly a mebibyte of indicators, every occurrence.
+    let text = "see 10.0.0.1 and https://a.example.com/x, mail b@example.org; ".repeat(15_000);
+    let (status, v) = common::post_json(&cli, "/v1/text/extract", &json!({"text": text, "unique": false})).await;
+    assert_eq!((status, v["data"]["counts"]["ipv4"].as_u64()), (200, Some(15_000)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/text/defang", &json!({"text": text})).await;
+    assert_eq!((status, v["data"]["changed"].as_u64()), (200, Some(45_000)), "{}", v["error"]);
 }
