@@ -93,7 +93,7 @@ async fn text_defang(input: DefangInput) -> Result<FangOutput, ApiError> {
     let mut claims: std::collections::BTreeMap<usize, Found> = std::collections::BTreeMap::new();
     for kind in DEFANGED.into_iter().filter(|k| kinds.contains(k)) {
         for f in find(&input.text, kind) {
-            if !claims.range(..f.end).next_back().is_some_and(|(_, c)| c.end > f.start) {
+            if claims.range(..f.end).next_back().is_none_or(|(_, c)| c.end <= f.start) {
                 claims.insert(f.start, f);
             }
         }
