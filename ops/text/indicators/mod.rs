@@ -5,4 +5,4 @@
 
 pub(crate) mod extract;
 pub(crate) mod fang;
-mod scan;
+pub(crate) mod scan;

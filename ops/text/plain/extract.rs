@@ -7,6 +7,8 @@ use linkify::{LinkFinder, LinkKind};
 
 use wrench_contract::prelude::*;
 
+use crate::text::indicators::scan::trim_url;
+
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ExtractInput {
@@ -20,25 +22,6 @@ struct ExtractUrlsOutput {
     urls: Vec<String>,
     /// Number of distinct URLs.
     count: usize,
-}
-
-/// Trailing characters that end a sentence rather than a URL.
-fn trim_url(u: &str) -> &str {
-    let mut u = u.trim_end_matches(['.', ',', ';', ':', '!', '?', '\'', '"']);
-    // Keep a closing bracket only when the URL opened one (Wikipedia-style links).
-    while let Some(last) = u.chars().last().filter(|c| matches!(c, ')' | ']' | '}')) {
-        let open = match last {
-            ')' => '(',
-            ']' => '[',
-            _ => '{',
-        };
-        if u.matches(open).count() >= u.matches(last).count() {
-            break;
-        }
-        u = &u[..u.len() - 1];
-        u = u.trim_end_matches(['.', ',', ';', ':', '!', '?']);
-    }
-    u
 }
 
 fn protocol_relative(text: &str) -> Vec<(usize, String)> {
