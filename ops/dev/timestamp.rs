@@ -191,16 +191,16 @@ fn time_zone(text: &str) -> Result<jiff::tz::TimeZone, ApiError> {
 
 /// The instant in `tz`, each part of it.
 fn zoned_form(zoned: &jiff::Zoned, name: String) -> ZonedForm {
-    let info = zoned.time_zone().to_offset_info(zoned.timestamp());
-    // Written here rather than by jiff's RFC 3339 printer, which rounds an offset to minutes.
-    let offset = zoned.strftime("%:z").to_string();
+    // What `timezone` answers for the zone at that instant; the offset keeps its seconds, which
+    // jiff's RFC 3339 printer would round to minutes, so `iso` is written from it here.
+    let observed = wrench_kit::geo::tzdb::observed(zoned.time_zone(), zoned.timestamp());
     ZonedForm {
         timezone: name,
-        iso: format!("{}{offset}", zoned.datetime()),
+        iso: format!("{}{}", zoned.datetime(), observed.offset),
         local: zoned.datetime().to_string(),
-        offset,
-        abbreviation: info.abbreviation().to_string(),
-        dst: info.dst().is_dst(),
+        offset: observed.offset,
+        abbreviation: observed.abbreviation,
+        dst: observed.dst,
     }
 }
 

@@ -88,9 +88,10 @@ fn lex(sql: &str, quoting: Quoting) -> Vec<Lexeme> {
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 (sql[i + 2..].find("*/").map_or(bytes.len(), |e| i + 2 + e + 2), Kind::BlockComment)
             }
-            b'$' if quoting == Quoting::PostgreSql && dollar_quoted(sql, i).is_some() => {
-                (dollar_quoted(sql, i).expect("checked"), Kind::Dollar)
-            }
+            b'$' if quoting == Quoting::PostgreSql => match dollar_quoted(sql, i) {
+                Some(end) => (end, Kind::Dollar),
+                None => (i + 1, Kind::Other),
+            },
             b'0'..=b'9' | b'.'
                 if !(start > 0 && word(start - 1))
                     && (bytes[i] != b'.' || bytes.get(i + 1).is_some_and(u8::is_ascii_digit)) =>
