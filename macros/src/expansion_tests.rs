@@ -1,8 +1,8 @@
 //! What `#[op]` and `#[derive(Validate)]` emit for representative declarations, pretty-printed
 //! and kept as snapshots under `macros/snapshots/`, so a change to the generated code shows up
 //! as a reviewable diff. Whether the output compiles and behaves is proved elsewhere: every
-//! operation of the service is expanded by these macros, and `tests/it/compile_fail.rs` of the
-//! runtime holds the declarations that must not compile, with their exact messages.
+//! operation of the service is expanded by these macros, and `crates/contract/tests/compile_fail.rs`
+//! holds the declarations that must not compile, with their exact messages.
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -10,7 +10,6 @@ mod browser_cors;
 mod browser_inbox;
 mod browser_paste;
 mod certificates;
-mod compile_fail;
 mod compression;
 mod connections;
 mod declared_types;
