@@ -162,7 +162,7 @@ struct TimestampConvertOutput {
 
 /// An IANA zone, or a fixed offset: `Z`, `+05`, `+0530`, `+05:30`, `-08:00` (up to 25 hours,
 /// as jiff allows).
-fn time_zone(text: &str) -> Result<jiff::tz::TimeZone, ApiError> {
+pub(crate) fn time_zone(text: &str) -> Result<jiff::tz::TimeZone, ApiError> {
     let t = text.trim();
     if t.eq_ignore_ascii_case("z") {
         return Ok(jiff::tz::TimeZone::UTC);

@@ -11,7 +11,7 @@ use serde_saphyr::{Budget, Options, SerializerOptions};
 use wrench_contract::prelude::*;
 
 /// The limits one request's YAML is parsed under.
-fn budget() -> Budget {
+pub(crate) fn budget() -> Budget {
     let mut b = Budget::default();
     b.max_events = 500_000;
     b.max_nodes = 200_000;
@@ -144,7 +144,7 @@ impl<'de> serde::de::Visitor<'de> for AnyVisitor {
 
 /// serde-saphyr's messages can carry a source snippet over several lines; the envelope keeps
 /// the first line, which holds the reason and the position.
-fn first_line(message: &str) -> String {
+pub(crate) fn first_line(message: &str) -> String {
     let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or(message).trim();
     let line = line.strip_prefix("error: ").unwrap_or(line);
     line.replace("rejected by the configured policy", "has no JSON form (JSON has no infinities or NaN)")

@@ -419,4 +419,42 @@ async fn the_largest_toolbox_requests_are_answered() {
     assert_eq!((status, v["data"]["counts"]["ipv4"].as_u64()), (200, Some(15_000)), "{}", v["error"]);
     let (status, v) = common::post_json(&cli, "/v1/text/defang", &json!({"text": text})).await;
     assert_eq!((status, v["data"]["changed"].as_u64()), (200, Some(45_000)), "{}", v["error"]);
+    // yaml/format: nearly a mebibyte of YAML with comments and flow collections.
+    let yaml: String = (0..20_000).map(|i| format!("key{i}:   [a, b,  {{c: {i}}}]   # note {i}\n")).collect();
+    let (status, v) = common::post_json(&cli, "/v1/yaml/format", &json!({"yaml": yaml})).await;
+    let formatted = v["data"]["formatted"].as_str().unwrap_or_default();
+    assert_eq!((status, formatted.matches("# note").count()), (200, 20_000), "{}", v["error"]);
+    // unicode/inspect: 10,000 code points of the longest names, and one more refused.
+    let text = "\u{FBF9}".repeat(10_000);
+    let (status, v) = common::post_json(&cli, "/v1/unicode/inspect", &json!({"text": text})).await;
+    assert_eq!((status, v["data"]["chars"].as_array().map(Vec::len)), (200, Some(10_000)), "{}", v["error"]);
+    let (status, v) = common::post_json(&cli, "/v1/unicode/inspect", &json!({"text": text + "x"})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("text")), "{}", v["error"]);
+    // url/clean: a link of 32 KiB with 2,000 parameters, half of them trackers; url/unwrap: ten
+    // wrappers deep.
+    let query: Vec<String> =
+        (0..2000).map(|i| if i % 2 == 0 { format!("utm_x{i}=1") } else { format!("k{i}=v") }).collect();
+    let link = format!("https://shop.example/p?{}", query.join("&"));
+    let link = format!("{link}&pad={}", "p".repeat(32_768 - link.len() - 5));
+    let (status, v) = common::post_json(&cli, "/v1/url/clean", &json!({"url": link})).await;
+    assert_eq!((status, v["data"]["removed"].as_array().map(Vec::len)), (200, Some(1000)), "{}", v["error"]);
+    let mut wrapped = "https://example.com/".to_string();
+    for _ in 0..10 {
+        let escaped: String = form_urlencoded::byte_serialize(wrapped.as_bytes()).collect();
+        wrapped = format!("https://www.google.com/url?q={escaped}");
+    }
+    let (status, v) = common::post_json(&cli, "/v1/url/unwrap", &json!({"url": wrapped})).await;
+    assert_eq!((status, v["data"]["original"].as_str()), (200, Some("https://example.com/")), "{}", v["error"]);
+    // date/add: 100,000 business days; with a country's holidays the walk leaves the table's
+    // years and is refused.
+    let (status, v) =
+        common::post_json(&cli, "/v1/date/add", &json!({"date": "2000-01-03", "businessDays": 100_000})).await;
+    assert_eq!((status, v["data"]["result"].as_str()), (200, Some("2383-04-25")), "{}", v["error"]);
+    let (status, v) = common::post_json(
+        &cli,
+        "/v1/date/add",
+        &json!({"date": "2000-01-03", "businessDays": 100_000, "country": "DE"}),
+    )
+    .await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("country")), "{}", v["error"]);
 }
