@@ -457,4 +457,30 @@ async fn the_largest_toolbox_requests_are_answered() {
     )
     .await;
     assert_eq!((status, v["error"]["field"].as_str()), (400, Some("country")), "{}", v["error"]);
+    // qr/decode: a code in a picture of the largest size read, 4,096 pixels a side; one pixel
+    // wider is refused before its pixels are read.
+    let resp = cli
+        .post("/v1/qr/generate")
+        .body_json(&json!({"text": "https://example.com/big", "format": "png", "size": 400}))
+        .send()
+        .await;
+    assert_eq!(resp.0.status().as_u16(), 200);
+    let code = resp.0.into_body().into_vec().await.unwrap();
+    let code = image::load_from_memory(&code).expect("a PNG").to_luma8();
+    let picture = |width: u32| {
+        let mut big = image::GrayImage::from_pixel(width, 4096, image::Luma([255]));
+        image::imageops::overlay(&mut big, &code, 1800, 1800);
+        let mut png = Vec::new();
+        big.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).unwrap();
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, png)
+    };
+    let (status, v) = common::post_json(&cli, "/v1/qr/decode", &json!({"image": picture(4096)})).await;
+    assert_eq!(
+        (status, v["data"]["codes"][0]["payload"].as_str()),
+        (200, Some("https://example.com/big")),
+        "{}",
+        v["error"]
+    );
+    let (status, v) = common::post_json(&cli, "/v1/qr/decode", &json!({"image": picture(4097)})).await;
+    assert_eq!((status, v["error"]["field"].as_str()), (400, Some("image")), "{}", v["error"]);
 }
