@@ -48,7 +48,7 @@ struct NormalizeOutput {
     changed: bool,
 }
 
-struct Provider {
+struct ProviderRules {
     name: &'static str,
     domains: &'static [&'static str],
     /// The domain every address of the provider is written with, when it has one.
@@ -58,15 +58,15 @@ struct Provider {
     tag: char,
 }
 
-const PROVIDERS: [Provider; 8] = [
-    Provider {
+const PROVIDERS: [ProviderRules; 8] = [
+    ProviderRules {
         name: "gmail",
         domains: &["gmail.com", "googlemail.com"],
         canonical: Some("gmail.com"),
         remove_dots: true,
         tag: '+',
     },
-    Provider {
+    ProviderRules {
         name: "microsoft",
         domains: &[
             "outlook.com",
@@ -100,7 +100,7 @@ const PROVIDERS: [Provider; 8] = [
         remove_dots: false,
         tag: '+',
     },
-    Provider {
+    ProviderRules {
         name: "yahoo",
         domains: &[
             "yahoo.com",
@@ -121,35 +121,41 @@ const PROVIDERS: [Provider; 8] = [
         remove_dots: false,
         tag: '-',
     },
-    Provider {
+    ProviderRules {
         name: "icloud",
         domains: &["icloud.com", "me.com", "mac.com"],
         canonical: None,
         remove_dots: false,
         tag: '+',
     },
-    Provider {
+    ProviderRules {
         name: "fastmail",
         domains: &["fastmail.com", "fastmail.fm", "fastmail.net", "fastmail.org", "fastmail.to", "fastmail.us"],
         canonical: None,
         remove_dots: false,
         tag: '+',
     },
-    Provider {
+    ProviderRules {
         name: "proton",
         domains: &["proton.me", "protonmail.com", "protonmail.ch", "pm.me"],
         canonical: None,
         remove_dots: false,
         tag: '+',
     },
-    Provider {
+    ProviderRules {
         name: "yandex",
         domains: &["yandex.ru", "yandex.com", "yandex.by", "yandex.kz", "yandex.ua", "ya.ru"],
         canonical: None,
         remove_dots: false,
         tag: '+',
     },
-    Provider { name: "zoho", domains: &["zoho.com", "zohomail.com"], canonical: None, remove_dots: false, tag: '+' },
+    ProviderRules {
+        name: "zoho",
+        domains: &["zoho.com", "zohomail.com"],
+        canonical: None,
+        remove_dots: false,
+        tag: '+',
+    },
 ];
 
 /// Normalize an e-mail address.
