@@ -27,9 +27,9 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-BIN = os.environ.get("WRENCH_BENCH_BIN", os.path.join(TARGET, "release", "wrench"))
+from harness import BIN, best, server, tool
+from harness import request as post
+
 PORT = 18091
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 
@@ -48,42 +48,14 @@ def corpus(size):
     return "".join(lines).encode()[:size]
 
 
-def best(fn):
-    times = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def tool(args, path):
-    def go():
-        with open(path, "rb") as src, open(os.devnull, "wb") as dst:
-            subprocess.run(args, stdin=src, stdout=dst, check=True)
-    return go
-
-
 def request(path, body):
-    payload = json.dumps(body).encode()
-
-    def go():
-        conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=120)
-        conn.request("POST", path, payload, {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        data = resp.read()
-        conn.close()
-        if resp.status != 200:
-            raise SystemExit(f"{path}: {resp.status} {data[:300]!r}")
-    return go
+    return post(PORT, path, body)
 
 
 def main():
     for needed in ("gzip", "zstd", "brotli", "base64", "basenc"):
         if shutil.which(needed) is None:
             raise SystemExit(f"{needed} is not installed")
-    if not os.path.exists(BIN):
-        raise SystemExit(f"no release binary at {BIN}: cargo build --release --bin wrench")
     work = tempfile.mkdtemp()
     data = corpus(8 << 20)
     raw = os.path.join(work, "input")
@@ -99,17 +71,7 @@ def main():
         f.write(b64)
     with open(os.path.join(work, "hex"), "w") as f:
         f.write(data.hex().upper())  # basenc reads upper-case digits only
-    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{PORT}", WRENCH_DATA_DIR=os.path.join(work, "data"),
-               WRENCH_LOG="warn", WRENCH_BODY_LIMIT="24MiB", WRENCH_RESPONSE_LIMIT="160MiB",
-               WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
-    server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                http.client.HTTPConnection("127.0.0.1", PORT, timeout=1).request("GET", "/health")
-                break
-            except OSError:
-                time.sleep(0.1)
+    with server(PORT, work):
         text = data.decode()
         cases = [
             ("compress gzip 6", request("/v1/compress", {"input": b64, "inputEncoding": "base64", "format": "gzip", "level": 6}), tool(["gzip", "-c", "-6"], raw)),
@@ -127,11 +89,8 @@ def main():
         print(f"{'case':<20} {'wrench ms':>10} {'C tool ms':>10} {'ratio':>7}")
         for name, ours, theirs in cases:
             ours()  # warm: the first request of a kind pays for page faults
-            a, b = best(ours), best(theirs)
+            a, b = best(ours, ROUNDS), best(theirs, ROUNDS)
             print(f"{name:<20} {a * 1000:>10.1f} {b * 1000:>10.1f} {a / b:>7.2f}")
-    finally:
-        server.terminate()
-        server.wait()
     largest(work)
     shutil.rmtree(work, ignore_errors=True)
 
