@@ -32,3 +32,4 @@ pub(crate) mod url;
 pub(crate) mod uuid;
 pub(crate) mod yaml;
 pub(crate) mod yaml_format;
+mod yaml_node;

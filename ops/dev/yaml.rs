@@ -10,6 +10,8 @@ use serde_saphyr::{Budget, Options, SerializerOptions};
 
 use wrench_contract::prelude::*;
 
+use super::yaml_node::Node;
+
 /// The limits one request's YAML is parsed under.
 pub(crate) fn budget() -> Budget {
     let mut b = Budget::default();
@@ -62,9 +64,9 @@ async fn yaml_to_json(input: YamlToJsonInput) -> Result<YamlToJsonOutput, ApiErr
     options.budget = Some(budget());
     // YAML 1.2 core schema: `yes`, `on` and friends are strings, as in the specification.
     options.strict_booleans = true;
-    let docs: Vec<AnyYaml> = serde_saphyr::from_multiple_with_options(&input.yaml, options)
+    let docs: Vec<Node> = serde_saphyr::from_multiple_with_options(&input.yaml, options)
         .map_err(|e| ApiError::invalid("yaml", first_line(&e.to_string())))?;
-    let mut docs: Vec<Value> = docs.into_iter().map(|d| d.0).collect();
+    let mut docs: Vec<Value> = docs.into_iter().map(Node::into_json).collect();
     let documents = docs.len();
     let json = match documents {
         0 => Value::Null,
@@ -72,74 +74,6 @@ async fn yaml_to_json(input: YamlToJsonInput) -> Result<YamlToJsonOutput, ApiErr
         _ => Value::Array(docs),
     };
     Ok(YamlToJsonOutput { json, documents, multi_document: documents > 1 })
-}
-
-/// A YAML node read as JSON. Unlike `serde_json::Value` it takes mapping keys of any kind:
-/// scalars become their text (`1`, `true`, `null`), collections their JSON text.
-struct AnyYaml(Value);
-
-impl<'de> Deserialize<'de> for AnyYaml {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(AnyVisitor).map(AnyYaml)
-    }
-}
-
-struct AnyVisitor;
-
-impl<'de> serde::de::Visitor<'de> for AnyVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any YAML node")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(json!(v))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(json!(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
-        Ok(Value::String(String::from_utf8_lossy(v).into_owned()))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::new();
-        while let Some(AnyYaml(v)) = seq.next_element()? {
-            out.push(v);
-        }
-        Ok(Value::Array(out))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = serde_json::Map::new();
-        while let Some((AnyYaml(k), AnyYaml(v))) = map.next_entry()? {
-            let key = match k {
-                Value::String(s) => s,
-                other => other.to_string(),
-            };
-            out.insert(key, v);
-        }
-        Ok(Value::Object(out))
-    }
 }
 
 /// serde-saphyr's messages can carry a source snippet over several lines; the envelope keeps

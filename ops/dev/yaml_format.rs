@@ -13,6 +13,8 @@ use serde_saphyr::{NonFiniteFloatPolicy, Options};
 
 use wrench_contract::prelude::*;
 
+use super::yaml_node::Node;
+
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct YamlFormatInput {
@@ -119,80 +121,6 @@ fn read(yaml: &str) -> Result<Vec<Node>, String> {
     options.non_finite_float_policy = NonFiniteFloatPolicy::PassThrough;
     serde_saphyr::from_multiple_with_options::<Node>(yaml, options)
         .map_err(|e| crate::dev::yaml::first_line(&e.to_string()))
-}
-
-/// A YAML node as the core schema resolves it, compared by value: floats by their bits (so
-/// `.nan` equals itself), mappings in order with keys of any kind.
-#[derive(Debug, PartialEq)]
-enum Node {
-    Null,
-    Bool(bool),
-    Int(i128),
-    Float(u64),
-    Str(String),
-    Bytes(Vec<u8>),
-    Seq(Vec<Node>),
-    Map(Vec<(Node, Node)>),
-}
-
-impl<'de> Deserialize<'de> for Node {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor)
-    }
-}
-
-struct NodeVisitor;
-
-impl<'de> serde::de::Visitor<'de> for NodeVisitor {
-    type Value = Node;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any YAML node")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
-        Ok(Node::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
-        Ok(Node::Int(v.into()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
-        Ok(Node::Int(v.into()))
-    }
-    fn visit_i128<E>(self, v: i128) -> Result<Node, E> {
-        Ok(Node::Int(v))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
-        Ok(Node::Float(if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() }))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
-        Ok(Node::Str(v.to_string()))
-    }
-    fn visit_bytes<E>(self, v: &[u8]) -> Result<Node, E> {
-        Ok(Node::Bytes(v.to_vec()))
-    }
-    fn visit_unit<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_none<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
-    }
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element()? {
-            out.push(v);
-        }
-        Ok(Node::Seq(out))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
-        let mut out = Vec::new();
-        while let Some(entry) = map.next_entry()? {
-            out.push(entry);
-        }
-        Ok(Node::Map(out))
-    }
 }
 
 #[cfg(test)]
