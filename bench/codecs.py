@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from harness import BIN, best, server, tool
+from harness import best, server, tool
 from harness import request as post
 
 PORT = 18091
@@ -71,7 +71,7 @@ def main():
         f.write(b64)
     with open(os.path.join(work, "hex"), "w") as f:
         f.write(data.hex().upper())  # basenc reads upper-case digits only
-    with server(PORT, work):
+    with server(PORT, os.path.join(work, "data")):
         text = data.decode()
         cases = [
             ("compress gzip 6", request("/v1/compress", {"input": b64, "inputEncoding": "base64", "format": "gzip", "level": 6}), tool(["gzip", "-c", "-6"], raw)),
@@ -99,16 +99,7 @@ def largest(work):
     """The largest requests the document admits, at the default limits (1 MiB of body, 8 MiB
     of answer): status, answer size and time of each, one at a time."""
     port = PORT + 1
-    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{port}", WRENCH_DATA_DIR=os.path.join(work, "data2"),
-               WRENCH_LOG="warn", WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
-    server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                http.client.HTTPConnection("127.0.0.1", port, timeout=1).request("GET", "/health")
-                break
-            except OSError:
-                time.sleep(0.1)
+    with server(port, os.path.join(work, "data2"), large=False):
         text = corpus(1_000_000).decode()
         rng = random.Random(9)
         noise = bytes(rng.randrange(256) for _ in range(700_000))
@@ -150,9 +141,6 @@ def largest(work):
             took = time.perf_counter() - start
             conn.close()
             print(f"{name:<44} {resp.status:>6} {len(data):>13,} {took * 1000:>8.1f}")
-    finally:
-        server.terminate()
-        server.wait()
 
 
 main()

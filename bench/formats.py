@@ -95,7 +95,7 @@ def main():
     for name, content in (("doc.json", text), ("doc.xml", xml), ("doc.sql", sql)):
         with open(os.path.join(work, name), "w") as f:
             f.write(content)
-    with server(PORT, work):
+    with server(PORT, os.path.join(work, "data")):
         path_query = "$[?(@.paid == true)].items[*].price"
         jp = "[?paid].items[].price"
         cases = [

@@ -49,14 +49,15 @@ def request(port, path, body):
 
 
 @contextlib.contextmanager
-def server(port, work, **settings):
-    """The release server on `port`, data under `work`, a 24 MiB body limit, a 160 MiB answer
-    limit and no anonymous rate limit, plus `settings` (WRENCH_* names); stopped on exit."""
+def server(port, data, large=True):
+    """The release server on `port`, its data under `data`, no anonymous rate limit, and with
+    `large` a 24 MiB body limit and a 160 MiB answer limit (else the defaults); stopped on exit."""
     if not os.path.exists(BIN):
         raise SystemExit(f"no release binary at {BIN}: cargo build --release --bin wrench")
-    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{port}", WRENCH_DATA_DIR=os.path.join(work, "data"),
-               WRENCH_LOG="warn", WRENCH_BODY_LIMIT="24MiB", WRENCH_RESPONSE_LIMIT="160MiB",
-               WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0", **settings)
+    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{port}", WRENCH_DATA_DIR=data,
+               WRENCH_LOG="warn", WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
+    if large:
+        env.update(WRENCH_BODY_LIMIT="24MiB", WRENCH_RESPONSE_LIMIT="160MiB")
     proc = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
