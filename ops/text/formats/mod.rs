@@ -4,7 +4,7 @@
 //! `cbor_item.rs`) and MessagePack (`msgpack.rs`) to JSON and back; JSON to XML
 //! (`xml_to_xml.rs`); XML formatted as xmllint formats it (`xml_format.rs`); SQL formatted
 //! token by token (`sql_format.rs`, with the tokens it would damage set aside by
-//! `sql_shield.rs`).
+//! `sql_shield.rs`); protobuf read with or without a schema (`protobuf/`).
 
 pub(crate) mod cbor;
 mod cbor_item;
@@ -12,6 +12,7 @@ pub(crate) mod json_patch;
 pub(crate) mod json_query;
 pub(crate) mod json_schema;
 pub(crate) mod msgpack;
+pub(crate) mod protobuf;
 mod query_bounds;
 pub(crate) mod sql_format;
 mod sql_shield;
