@@ -4,7 +4,8 @@
 //! `cbor_item.rs`) and MessagePack (`msgpack.rs`) to JSON and back; JSON to XML
 //! (`xml_to_xml.rs`); XML formatted as xmllint formats it (`xml_format.rs`); SQL formatted
 //! token by token (`sql_format.rs`, with the tokens it would damage set aside by
-//! `sql_shield.rs`); protobuf read with or without a schema (`protobuf/`).
+//! `sql_shield.rs`); protobuf read with or without a schema (`protobuf/`); XML queried with
+//! XPath 1.0 (`xpath/`).
 
 pub(crate) mod cbor;
 mod cbor_item;
@@ -19,3 +20,4 @@ mod sql_shield;
 pub(crate) mod toml_json;
 pub(crate) mod xml_format;
 pub(crate) mod xml_to_xml;
+pub(crate) mod xpath;
