@@ -59,6 +59,10 @@ enum Command {
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=300))]
         timeout: u64,
     },
+    /// Evaluate one jq program for json/query: started by the server itself, reads the program
+    /// and document on stdin and writes the answer on stdout.
+    #[command(name = "jq-worker", hide = true)]
+    JqWorker,
 }
 
 #[derive(Debug, Subcommand)]
@@ -119,6 +123,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Data) => data(file),
         Some(Command::Tables) => tables(),
+        Some(Command::JqWorker) => ExitCode::from(wrench_kit::jq::worker::main() as u8),
         Some(Command::Health { ready, address, timeout }) => health(file, ready, address, timeout),
         Some(Command::Keys(Keys::New)) => match wrench_server::keys::new_key() {
             Ok((key, digest)) => {

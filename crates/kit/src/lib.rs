@@ -24,6 +24,7 @@ pub mod geo;
 pub mod hosts;
 pub mod iban;
 pub mod ip_numbers;
+pub mod jq;
 pub mod json_diff;
 pub mod jws;
 pub mod mail;

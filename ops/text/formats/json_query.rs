@@ -1,5 +1,6 @@
 //! `json/query`: values picked out of a JSON document by an RFC 9535 JSONPath query or a
-//! JMESPath expression, within the bounds of `query_bounds.rs`.
+//! JMESPath expression, within the bounds of `query_bounds.rs`, or computed by a jq program in
+//! a worker process that can be stopped (`wrench_kit::jq`).
 
 use serde_json::Value;
 use serde_json_path::JsonPath;
@@ -19,6 +20,8 @@ enum QueryLanguage {
     Jsonpath,
     /// JMESPath (the AWS CLI's `--query`): `store.book[?price < `10`].title`.
     Jmespath,
+    /// jq: `.store.book[] | select(.price < 10) | .title`.
+    Jq,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -29,7 +32,7 @@ struct JsonQueryInput {
     /// The query, in `language`.
     #[schemars(length(min = 1, max = 4096))]
     query: String,
-    /// `jsonpath` (the default) or `jmespath`.
+    /// `jsonpath` (the default), `jmespath` or `jq`.
     #[serde(default)]
     language: QueryLanguage,
 }
@@ -37,10 +40,11 @@ struct JsonQueryInput {
 #[derive(Debug, Serialize, JsonSchema)]
 struct JsonQueryOutput {
     /// JSONPath: every node the query selects, in document order. JMESPath: one value, the
-    /// expression's result (null when nothing matched).
+    /// expression's result (null when nothing matched). jq: every value the program outputs,
+    /// in order.
     results: Vec<Value>,
     /// JSONPath: each result's normalized path (RFC 9535 section 2.7), `$['store']['book'][0]`.
-    /// JMESPath: null.
+    /// JMESPath and jq: null.
     paths: Option<Vec<String>>,
     /// How many results.
     count: usize,
@@ -149,14 +153,31 @@ fn jmespath(doc: &Value, query: &str) -> Result<(Vec<Value>, Option<Vec<String>>
     Ok((vec![value], None))
 }
 
-/// Query JSON with JSONPath or JMESPath.
+fn jq(doc: &Value, program: &str) -> Result<(Vec<Value>, Option<Vec<String>>), ApiError> {
+    use wrench_kit::jq::{Fault, Limits, run};
+    let limits = Limits { max_results: MAX_RESULTS, max_output: MAX_OUTPUT, ..Limits::default() };
+    run(program, doc, &limits).map(|results| (results, None)).map_err(|f| match f {
+        Fault::Syntax { message, offset } => {
+            let at = offset.map(|o| format!(" at character {}", program[..o.min(program.len())].chars().count() + 1));
+            ApiError::invalid("query", format!("not jq{}: {message}", at.unwrap_or_default()))
+        }
+        Fault::Runtime(m) => ApiError::invalid("query", format!("failed {m}")),
+        Fault::TooLarge(m) | Fault::Stopped(m) => ApiError::invalid("query", m),
+        Fault::Unavailable(m) => ApiError::internal(m),
+    })
+}
+
+/// Query JSON with JSONPath, JMESPath or jq.
 ///
 /// Runs an RFC 9535 JSONPath query (filters, slices, descendants and the standard functions
 /// `length`, `count`, `match`, `search`, `value`) and answers every selected node with its
 /// normalized path, or evaluates a JMESPath expression (projections, filters, multiselects,
-/// pipes and the built-in functions) and answers its value. A query that does not parse is a
-/// 400 naming the position. Queries are bounded: descendants inside filters and JMESPath
-/// multiselects are limited by the work they imply, and answers to 100,000 values and 4 MiB.
+/// pipes and the built-in functions) and answers its value, or runs a jq program (jq's
+/// language and standard library as jaq implements them, without environment, inputs or
+/// modules) and answers every value it outputs. A query that does not parse is a 400 naming the
+/// position. Queries are bounded: descendants inside filters and JMESPath multiselects are
+/// limited by the work they imply; a jq program runs in a worker process stopped after 5
+/// seconds or 512 MiB; answers hold at most 100,000 values and 4 MiB.
 #[op(post "/v1/json/query" as jsonQuery, tag = TextAndData, cpu,
      rejects = "a query that does not parse, fails, or passes the work and answer bounds",
      example(jsonpath_filter, {"json": {"store": {"book": [{"title": "Sayings", "price": 8.95}, {"title": "Sword", "price": 12.99}]}}, "query": "$.store.book[?@.price < 10].title"}),
@@ -167,6 +188,7 @@ async fn json_query(input: JsonQueryInput) -> Result<JsonQueryOutput, ApiError> 
     let (results, paths) = match input.language {
         QueryLanguage::Jsonpath => jsonpath(&input.json, &input.query)?,
         QueryLanguage::Jmespath => jmespath(&input.json, &input.query)?,
+        QueryLanguage::Jq => jq(&input.json, &input.query)?,
     };
     Ok(JsonQueryOutput { count: results.len(), results, paths, language: input.language })
 }
@@ -277,5 +299,148 @@ mod tests {
         assert!(e.message.contains("bytes"), "{}", e.message);
         let e = jsonpath(&Value::Array(vec![json!("z".repeat(50_000)); 100]), "$[*]").unwrap_err();
         assert!(e.message.contains("bytes"), "{}", e.message);
+    }
+
+    /// The jq worker of this test binary: the binary itself, running only [`jq_worker_entry`].
+    fn this_binary_runs_jq() {
+        let exe = std::env::current_exe().expect("the test binary");
+        let name = "text::formats::json_query::tests::jq_worker_entry";
+        let args = ["--exact", name, "--nocapture", "--test-threads=1", "-q"].map(std::ffi::OsString::from).to_vec();
+        wrench_kit::jq::set_worker(exe, args, vec![("WRENCH_JQ_WORKER".into(), "1".into())]);
+    }
+
+    /// In a worker started by [`this_binary_runs_jq`], evaluates the request and ends the
+    /// process; run as an ordinary test, does nothing.
+    #[test]
+    fn jq_worker_entry() {
+        if std::env::var_os("WRENCH_JQ_WORKER").is_some() {
+            std::process::exit(wrench_kit::jq::worker::main());
+        }
+    }
+
+    fn jq_on(doc: Value, program: &str) -> Result<Vec<Value>, ApiError> {
+        this_binary_runs_jq();
+        jq(&doc, program).map(|(results, paths)| {
+            assert!(paths.is_none());
+            results
+        })
+    }
+
+    #[test]
+    fn jq_programs_answer_every_output() {
+        let doc = json!({"store": {"book": [{"title": "Sayings", "price": 8.95}, {"title": "Sword", "price": 12.99}]}});
+        assert_eq!(jq_on(doc.clone(), ".store.book[] | select(.price < 10) | .title").unwrap(), [json!("Sayings")]);
+        assert_eq!(jq_on(doc.clone(), ".store.book | map(.title) | join(\", \")").unwrap(), [json!("Sayings, Sword")]);
+        assert_eq!(jq_on(json!([3, 1, 2]), ".[] , (sort | length)").unwrap(), [json!(3), json!(1), json!(2), json!(3)]);
+        assert_eq!(jq_on(json!(null), "empty").unwrap(), Vec::<Value>::new());
+        assert!(jq_on(json!({"a": 1}), "$ENV").unwrap_err().message.contains("not defined"));
+        assert_eq!(jq_on(json!(null), "[nan, infinite]").unwrap(), [json!([null, f64::MAX])]);
+    }
+
+    #[test]
+    fn jq_faults_say_what_went_wrong() {
+        let e = jq_on(json!(1), ".a | (").unwrap_err();
+        assert!(e.message.starts_with("query: not jq at character"), "{}", e.message);
+        let e = jq_on(json!(1), "nosuch(1)").unwrap_err();
+        assert!(e.message.contains("nosuch") && e.message.contains("character 1"), "{}", e.message);
+        let e = jq_on(json!(1), "1, error(\"boom\")").unwrap_err();
+        assert!(e.message.contains("after 1 values") && e.message.contains("boom"), "{}", e.message);
+        let e = jq_on(json!({}), "import \"x\" as x; .").unwrap_err();
+        assert!(e.message.starts_with("query: "), "{}", e.message);
+    }
+
+    /// Programs that never end, recurse without end, allocate without end or answer without
+    /// end are each stopped with a 400 that says which, and the next program runs as before.
+    #[test]
+    fn hostile_jq_programs_are_stopped() {
+        for (program, words) in [
+            ("def f: f; f", "stopped"),
+            ("def f: [f]; f", "stopped"),
+            ("last(range(1e18))", "stopped"),
+            ("[range(1e9)] | length", "stopped"),
+            ("repeat(1)", "more than 100000 values"),
+            ("[range(1000000)]", "bytes"),
+            ("halt", "halted"),
+        ] {
+            let e = jq_on(json!(null), program).map(|r| r.len()).unwrap_err();
+            assert!(e.message.contains(words), "{program}: {}", e.message);
+        }
+        assert_eq!(jq_on(json!([1, 2]), "add").unwrap(), [json!(3)]);
+    }
+
+    /// Programs over jq's language and library (tests/fixtures/jq_programs.py) answer what
+    /// libjq 1.8 answers: the same values in the same order (numbers by value), or a failure
+    /// where it fails. The departures are listed with their reasons.
+    ///
+    /// The departures, each for a reason: jaq's own documented choices (updates of `null` by
+    /// an index and `del` of several indices, `limit` of a negative count, `"x" * 0`, NaN and
+    /// infinity written by name, `pick` on arrays, `todate` of a broken-down time), what the
+    /// worker withholds on purpose (the environment, inputs, modules, `halt`), builtins jaq
+    /// does not have (`$__loc__`, `have_decnum`), and the regular expression engine, which
+    /// has no Unicode classes or lookaround and counts empty matches differently.
+    const JQ_DEPARTURES: &[&str] = &[
+        "del(.store.book[1, 2]) | .store.book | length",
+        "input_line_number? // 0",
+        "$__loc__",
+        "[nan] | tojson",
+        "infinite | tostring",
+        "\"x\" * 0",
+        "[range(10)] | del(.[2, 4])",
+        "1425599621 | gmtime | todate",
+        "pick(.[0])?",
+        "have_decnum",
+        "limit(-1; 1, 2)",
+        "input?",
+        "[inputs]",
+        "input_filename",
+        "$ENV | type",
+        "env.HOME",
+        "halt_error?",
+        "get_search_list?",
+        ".s | [match(\"\"; \"g\").offset] | length",
+        ".s | test(\"\\\\p{L}+\")?",
+        ".s | splits(\"(?=,)\")?",
+    ];
+
+    #[test]
+    fn jq_programs_answer_as_libjq_answers() {
+        let f = crate::testing::fixture("jq_programs.json");
+        let mut failures = Vec::new();
+        let mut departed = Vec::new();
+        for case in f["cases"].as_array().unwrap() {
+            let program = case["program"].as_str().unwrap();
+            let doc = f["documents"][case["doc"].as_str().unwrap()].clone();
+            let got = jq_on(doc, program);
+            let ok = match (&got, case.get("results")) {
+                (Ok(mine), Some(Value::Array(want))) => {
+                    mine.len() == want.len() && mine.iter().zip(want).all(|(a, b)| same(a, b))
+                }
+                (Err(_), None) => true,
+                _ => false,
+            };
+            if JQ_DEPARTURES.contains(&program) {
+                assert!(!ok, "{program:?} no longer departs from libjq; take it off the list");
+                departed.push(program);
+                continue;
+            }
+            if !ok {
+                let shown = |v: String| v.chars().take(300).collect::<String>();
+                let mine = match &got {
+                    Ok(r) => shown(json!(r).to_string()),
+                    Err(e) => format!("error {}", e.message),
+                };
+                let want =
+                    case.get("results").map_or_else(|| format!("error {}", case["error"]), |r| shown(r.to_string()));
+                failures.push(format!("{program:?} on {}\n   wrench {mine}\n   libjq  {want}", case["doc"]));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} of {}:\n{}",
+            failures.len(),
+            f["cases"].as_array().unwrap().len(),
+            failures.join("\n")
+        );
+        assert_eq!(departed.len(), JQ_DEPARTURES.len(), "every departure is a case of the fixture");
     }
 }
