@@ -2,7 +2,7 @@
 xmllint and the Python libraries the tests compare with, in one run.
 
     python3 bench/formats.py [rounds]
-    (needs a release build, jq, xmllint, and PyPI jmespath, jsonpath-ng, jsonschema, sqlparse)
+    (needs a release build, jq, xmllint, and PyPI jmespath, jsonpath-ng, jsonschema, lxml, sqlparse)
 
 A release server runs with a body limit of 24 MiB and a response limit of 160 MiB. wrench is
 timed as a client sees it: the JSON request sent over loopback, parsed, the work, the answer
@@ -27,6 +27,7 @@ import jmespath
 import jsonschema
 import sqlparse
 from jsonpath_ng.ext import parse as jsonpath
+from lxml import etree
 
 from harness import best, request, server, tool
 
@@ -98,12 +99,19 @@ def main():
     with server(PORT, os.path.join(work, "data")):
         path_query = "$[?(@.paid == true)].items[*].price"
         jp = "[?paid].items[].price"
+        jq_program = "[.[] | select(.paid) | .items[].price]"
+        xpath = "//order[@paid='true']/item/price"
         cases = [
             ("json/query JSONPath", "jq", request(PORT, "/v1/json/query", {"json": doc, "query": "$[?@.paid == true].items[*].price"}),
              tool(["jq", "-c", "[.[] | select(.paid) | .items[].price]"], os.path.join(work, "doc.json"))),
             ("json/query JSONPath", "jsonpath-ng", None, lambda: [m.value for m in jsonpath(path_query).find(json.loads(text))]),
             ("json/query JMESPath", "jmespath", request(PORT, "/v1/json/query", {"json": doc, "query": jp, "language": "jmespath"}),
              lambda: jmespath.search(jp, json.loads(text))),
+            ("json/query jq", "jq", request(PORT, "/v1/json/query", {"json": doc, "query": jq_program, "language": "jq"}),
+             tool(["jq", "-c", jq_program], os.path.join(work, "doc.json"))),
+            ("xml/query", "xmllint --xpath", request(PORT, "/v1/xml/query", {"xml": xml, "xpath": xpath}),
+             tool(["xmllint", "--xpath", xpath, "-"], os.path.join(work, "doc.xml"))),
+            ("xml/query", "lxml", None, lambda: etree.fromstring(xml.encode()).xpath(xpath)),
             ("json-schema/validate", "jsonschema", request(PORT, "/v1/json-schema/validate", {"json": doc, "schema": SCHEMA}),
              lambda: jsonschema.Draft202012Validator(SCHEMA).is_valid(json.loads(text))),
             ("xml/format", "xmllint --format", request(PORT, "/v1/xml/format", {"xml": xml}), tool(["xmllint", "--format", "-"], os.path.join(work, "doc.xml"))),

@@ -8,8 +8,8 @@
 
 use roxmltree::NodeType;
 
-use super::eval::{Context, Evaluator, Fault, Value, Work, XNode, expanded_name};
-use super::syntax::{Expr, XML_NS};
+use super::model::{Context, Fault, Value, Work, XNode, expanded_name};
+use super::syntax::XML_NS;
 
 pub(super) fn to_boolean(v: &Value) -> bool {
     match v {
@@ -96,34 +96,31 @@ fn substring(s: &str, start: f64, length: Option<f64>) -> String {
         .collect()
 }
 
-/// The node-set argument `e`, or the context node when `e` is absent.
-fn nodes_or_context<'a, 'i>(
-    ev: &mut Evaluator<'a, 'i>,
-    args: &[Expr],
+/// The first node of the node-set argument, or the context node when there is none.
+fn node_or_context<'a, 'i>(
+    args: &[Value<'a, 'i>],
     ctx: Context<'a, 'i>,
     name: &str,
 ) -> Result<Option<XNode<'a, 'i>>, Fault> {
     match args.first() {
         None => Ok(Some(ctx.node)),
-        Some(e) => match ev.eval(e, ctx)? {
-            Value::Nodes(n) => Ok(n.first().copied()),
-            _ => Err(Fault::Refused(format!("{name}() takes a node-set"))),
-        },
+        Some(Value::Nodes(n)) => Ok(n.first().copied()),
+        Some(_) => Err(Fault::Refused(format!("{name}() takes a node-set"))),
     }
 }
 
-fn string_arg<'a, 'i>(ev: &mut Evaluator<'a, 'i>, e: &Expr, ctx: Context<'a, 'i>) -> Result<String, Fault> {
-    let v = ev.eval(e, ctx)?;
-    let s = to_string(&v, &mut ev.work)?;
-    ev.work.charge(s.len() as u64 / 16)?;
+/// An argument as a string, its length charged as work.
+fn text(v: &Value, work: &mut Work) -> Result<String, Fault> {
+    let s = to_string(v, work)?;
+    work.charge(s.len() as u64 / 16)?;
     Ok(s)
 }
 
-/// The string argument `args[0]`, or the context node's string-value.
-fn string_or_context<'a, 'i>(ev: &mut Evaluator<'a, 'i>, args: &[Expr], ctx: Context<'a, 'i>) -> Result<String, Fault> {
+/// The string argument, or the context node's string-value when there is none.
+fn text_or_context(args: &[Value], ctx: Context, work: &mut Work) -> Result<String, Fault> {
     match args.first() {
-        Some(e) => string_arg(ev, e, ctx),
-        None => ctx.node.string_value(&mut ev.work),
+        Some(v) => text(v, work),
+        None => ctx.node.string_value(work),
     }
 }
 
@@ -144,43 +141,45 @@ pub(super) fn qualified_name(x: XNode) -> String {
     }
 }
 
+/// Calls the core function `name` on its evaluated arguments (XPath 1.0's functions take
+/// their arguments whole, so evaluating them first changes nothing).
 pub(super) fn call<'a, 'i>(
-    ev: &mut Evaluator<'a, 'i>,
     name: &str,
-    args: &[Expr],
+    args: Vec<Value<'a, 'i>>,
     ctx: Context<'a, 'i>,
+    work: &mut Work,
 ) -> Result<Value<'a, 'i>, Fault> {
-    let num = |ev: &mut Evaluator<'a, 'i>, i: usize| ev.number(&args[i], ctx);
+    let node_set = |v: &Value<'a, 'i>| match v {
+        Value::Nodes(n) => Ok(n.clone()),
+        _ => Err(Fault::Refused(format!("{name}() takes a node-set"))),
+    };
     Ok(match name {
         "last" => Value::Number(ctx.size as f64),
         "position" => Value::Number(ctx.position as f64),
-        "count" => match ev.eval(&args[0], ctx)? {
-            Value::Nodes(n) => Value::Number(n.len() as f64),
-            _ => return Err(Fault::Refused("count() takes a node-set".into())),
-        },
+        "count" => Value::Number(node_set(&args[0])?.len() as f64),
         "id" => {
             // IDs are the values of xml:id attributes; attributes a DTD declares as IDs are
             // not known here.
-            let wanted: Vec<String> = match ev.eval(&args[0], ctx)? {
+            let wanted: Vec<String> = match &args[0] {
                 Value::Nodes(n) => {
                     let mut all = Vec::new();
                     for x in n {
-                        all.extend(x.string_value(&mut ev.work)?.split_whitespace().map(str::to_owned));
+                        all.extend(x.string_value(work)?.split_whitespace().map(str::to_owned));
                     }
                     all
                 }
-                other => to_string(&other, &mut ev.work)?.split_whitespace().map(str::to_owned).collect(),
+                other => to_string(other, work)?.split_whitespace().map(str::to_owned).collect(),
             };
             let mut found = Vec::new();
-            for d in ev.doc.descendants() {
-                ev.work.charge(1)?;
+            for d in ctx.node.element().document().descendants() {
+                work.charge(1)?;
                 if d.attribute((XML_NS, "id")).is_some_and(|v| wanted.iter().any(|w| w == v)) {
                     found.push(XNode::Node(d));
                 }
             }
             Value::Nodes(found)
         }
-        "local-name" | "namespace-uri" | "name" => match nodes_or_context(ev, args, ctx, name)? {
+        "local-name" | "namespace-uri" | "name" => match node_or_context(&args, ctx, name)? {
             None => Value::Str(String::new()),
             Some(x) => Value::Str(match name {
                 "local-name" => expanded_name(x).1,
@@ -188,42 +187,42 @@ pub(super) fn call<'a, 'i>(
                 _ => qualified_name(x),
             }),
         },
-        "string" => Value::Str(match args.first() {
-            Some(e) => string_arg(ev, e, ctx)?,
-            None => ctx.node.string_value(&mut ev.work)?,
-        }),
+        "string" => Value::Str(text_or_context(&args, ctx, work)?),
         "concat" => {
             let mut s = String::new();
-            for a in args {
-                s.push_str(&string_arg(ev, a, ctx)?);
+            for a in &args {
+                s.push_str(&text(a, work)?);
             }
             Value::Str(s)
         }
-        "starts-with" => Value::Bool(string_arg(ev, &args[0], ctx)?.starts_with(&string_arg(ev, &args[1], ctx)?)),
-        "contains" => Value::Bool(string_arg(ev, &args[0], ctx)?.contains(&string_arg(ev, &args[1], ctx)?)),
+        "starts-with" => Value::Bool(text(&args[0], work)?.starts_with(&text(&args[1], work)?)),
+        "contains" => Value::Bool(text(&args[0], work)?.contains(&text(&args[1], work)?)),
         "substring-before" => {
-            let (s, t) = (string_arg(ev, &args[0], ctx)?, string_arg(ev, &args[1], ctx)?);
+            let (s, t) = (text(&args[0], work)?, text(&args[1], work)?);
             Value::Str(s.find(&t).map(|i| s[..i].to_owned()).unwrap_or_default())
         }
         "substring-after" => {
-            let (s, t) = (string_arg(ev, &args[0], ctx)?, string_arg(ev, &args[1], ctx)?);
+            let (s, t) = (text(&args[0], work)?, text(&args[1], work)?);
             Value::Str(s.find(&t).map(|i| s[i + t.len()..].to_owned()).unwrap_or_default())
         }
         "substring" => {
-            let s = string_arg(ev, &args[0], ctx)?;
-            let start = num(ev, 1)?;
-            let length = if args.len() == 3 { Some(num(ev, 2)?) } else { None };
+            let s = text(&args[0], work)?;
+            let start = to_number(&args[1], work)?;
+            let length = match args.get(2) {
+                Some(l) => Some(to_number(l, work)?),
+                None => None,
+            };
             Value::Str(substring(&s, start, length))
         }
-        "string-length" => Value::Number(string_or_context(ev, args, ctx)?.chars().count() as f64),
+        "string-length" => Value::Number(text_or_context(&args, ctx, work)?.chars().count() as f64),
         "normalize-space" => {
-            let s = string_or_context(ev, args, ctx)?;
+            let s = text_or_context(&args, ctx, work)?;
             Value::Str(s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" "))
         }
         "translate" => {
-            let s = string_arg(ev, &args[0], ctx)?;
-            let from: Vec<char> = string_arg(ev, &args[1], ctx)?.chars().collect();
-            let to: Vec<char> = string_arg(ev, &args[2], ctx)?.chars().collect();
+            let s = text(&args[0], work)?;
+            let from: Vec<char> = text(&args[1], work)?.chars().collect();
+            let to: Vec<char> = text(&args[2], work)?.chars().collect();
             Value::Str(
                 s.chars()
                     .filter_map(|c| match from.iter().position(|&f| f == c) {
@@ -233,12 +232,12 @@ pub(super) fn call<'a, 'i>(
                     .collect(),
             )
         }
-        "boolean" => Value::Bool(ev.boolean(&args[0], ctx)?),
-        "not" => Value::Bool(!ev.boolean(&args[0], ctx)?),
+        "boolean" => Value::Bool(to_boolean(&args[0])),
+        "not" => Value::Bool(!to_boolean(&args[0])),
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
         "lang" => {
-            let want = string_arg(ev, &args[0], ctx)?.to_ascii_lowercase();
+            let want = text(&args[0], work)?.to_ascii_lowercase();
             let mut at = Some(ctx.node.element());
             let mut lang = None;
             while let Some(n) = at {
@@ -255,22 +254,19 @@ pub(super) fn call<'a, 'i>(
             )
         }
         "number" => Value::Number(match args.first() {
-            Some(_) => num(ev, 0)?,
-            None => string_to_number(&ctx.node.string_value(&mut ev.work)?),
+            Some(v) => to_number(v, work)?,
+            None => string_to_number(&ctx.node.string_value(work)?),
         }),
-        "sum" => match ev.eval(&args[0], ctx)? {
-            Value::Nodes(n) => {
-                let mut total = 0.0;
-                for x in n {
-                    total += string_to_number(&x.string_value(&mut ev.work)?);
-                }
-                Value::Number(total)
+        "sum" => {
+            let mut total = 0.0;
+            for x in node_set(&args[0])? {
+                total += string_to_number(&x.string_value(work)?);
             }
-            _ => return Err(Fault::Refused("sum() takes a node-set".into())),
-        },
-        "floor" => Value::Number(num(ev, 0)?.floor()),
-        "ceiling" => Value::Number(num(ev, 0)?.ceil()),
-        "round" => Value::Number(round(num(ev, 0)?)),
+            Value::Number(total)
+        }
+        "floor" => Value::Number(to_number(&args[0], work)?.floor()),
+        "ceiling" => Value::Number(to_number(&args[0], work)?.ceil()),
+        "round" => Value::Number(round(to_number(&args[0], work)?)),
         other => return Err(Fault::Refused(format!("{other}() is not implemented"))),
     })
 }

@@ -1,10 +1,11 @@
 //! `xml/query`: an XPath 1.0 expression (read by `syntax.rs`, evaluated by `eval.rs` with the
-//! core functions of `functions.rs`) over an XML document, answering a node-set as the nodes
+//! core functions of `functions.rs`, on the values and nodes of `model.rs`) over an XML document, answering a node-set as the nodes
 //! themselves (kind, name, a locating path, string-value and source text) or a number, string
 //! or boolean.
 
 mod eval;
 mod functions;
+mod model;
 mod syntax;
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,7 +15,8 @@ use roxmltree::{Document, NodeType, ParsingOptions};
 use wrench_contract::prelude::*;
 use wrench_infra::bounds::OutputBudget;
 
-use eval::{Context, Evaluator, Fault, Value, Work, XNode};
+use eval::Evaluator;
+use model::{Context, Fault, Value, Work, XNode};
 
 /// The most nodes an answer lists.
 const MAX_NODES: usize = 100_000;
@@ -138,7 +140,7 @@ fn query(input: XmlQueryInput, limit: usize) -> Result<XmlQueryOutput, ApiError>
     let value = ev.eval(&expr, root).map_err(|f| match f {
         Fault::TooCostly => ApiError::invalid(
             "xpath",
-            format!("needs more than {} steps of work on this document; narrow it", eval::MAX_WORK),
+            format!("needs more than {} steps of work on this document; narrow it", model::MAX_WORK),
         ),
         Fault::Refused(why) => ApiError::invalid("xpath", why),
     })?;
@@ -178,7 +180,7 @@ fn describe(doc: &Document, nodes: &[XNode], work: &mut Work, limit: usize) -> R
     let mut out = Vec::with_capacity(nodes.len());
     for &x in nodes {
         let value = x.string_value(work).map_err(|_| {
-            ApiError::invalid("xpath", format!("needs more than {} steps of work on this document", eval::MAX_WORK))
+            ApiError::invalid("xpath", format!("needs more than {} steps of work on this document", model::MAX_WORK))
         })?;
         let (name, namespace) = match x {
             XNode::Node(n) if n.is_element() => {
@@ -189,7 +191,7 @@ fn describe(doc: &Document, nodes: &[XNode], work: &mut Work, limit: usize) -> R
                 n.attributes().nth(i).and_then(|a| a.namespace()).map(str::to_owned),
             ),
             XNode::Node(n) if n.is_pi() => (n.pi().map(|p| p.target.to_owned()), None),
-            XNode::Ns(n, i) => (Some(eval::namespace(n, i).0), None),
+            XNode::Ns(n, i) => (Some(model::namespace(n, i).0), None),
             _ => (None, None),
         };
         let (xml, start) = match x {
@@ -252,7 +254,7 @@ fn path_of(x: XNode, positions: &HashMap<usize, usize>) -> String {
         if steps.is_empty() && element.is_root() { String::from("/") } else { format!("/{}", steps.join("/")) };
     match x {
         XNode::Attr(..) => path.push_str(&format!("/@{}", functions::qualified_name(x))),
-        XNode::Ns(n, i) => path.push_str(&format!("/namespace::{}", eval::namespace(n, i).0)),
+        XNode::Ns(n, i) => path.push_str(&format!("/namespace::{}", model::namespace(n, i).0)),
         _ => {}
     }
     path
