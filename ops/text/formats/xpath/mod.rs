@@ -170,9 +170,15 @@ fn query(input: XmlQueryInput, limit: usize) -> Result<XmlQueryOutput, ApiError>
 fn describe(doc: &Document, nodes: &[XNode], work: &mut Work, limit: usize) -> Result<Vec<XpathNode>, ApiError> {
     let text = doc.input_text();
     let line_starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
-    let place = |offset: usize| {
+    // Nodes come in document order, so each column is counted on from the last one on the
+    // same line: a document on one line costs one pass, not one per node.
+    let mut cursor = (0usize, 1usize, 1usize);
+    let mut place = |offset: usize| {
         let line = line_starts.partition_point(|&s| s <= offset);
-        let column = text[line_starts[line - 1]..offset].chars().count() + 1;
+        let (from, column) =
+            if cursor.1 == line && cursor.0 <= offset { (cursor.0, cursor.2) } else { (line_starts[line - 1], 1) };
+        let column = column + text[from..offset].chars().count();
+        cursor = (offset, line, column);
         (line, column)
     };
     let positions = sibling_positions(doc);
@@ -207,7 +213,7 @@ fn describe(doc: &Document, nodes: &[XNode], work: &mut Work, limit: usize) -> R
         if let Some(x) = &xml {
             budget.add_json_string(x)?;
         }
-        let (line, column) = start.map(place).unzip();
+        let (line, column) = start.map(&mut place).unzip();
         out.push(XpathNode { kind: functions::kind(x), name, namespace, path, value, xml, line, column });
     }
     Ok(out)
