@@ -237,18 +237,9 @@ mod tests {
         assert!(checked > 600, "{checked}");
     }
 
-    /// Equal as JMESPath compares values: numbers by value (its functions compute in floats, so
-    /// `abs(-1)` is 1.0 where the tests write 1).
-    fn same(a: &Value, b: &Value) -> bool {
-        match (a, b) {
-            (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-            (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
-            (Value::Object(x), Value::Object(y)) => {
-                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-            }
-            _ => a == b,
-        }
-    }
+    // Equal as JMESPath compares values: numbers by value (its functions compute in floats, so
+    // `abs(-1)` is 1.0 where the tests write 1).
+    use crate::testing::same_by_value as same;
 
     /// JMESPath's compliance tests (tests/fixtures/jmespath_compliance.json, from the
     /// specification's repository): every expression's result, and every error case refused.

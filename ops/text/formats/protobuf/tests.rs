@@ -55,17 +55,8 @@ fn raw_messages_read_as_protoc_decode_raw_reads_them() {
     assert!(refused > 50, "the altered messages should include refused ones: {refused}");
 }
 
-/// Numbers equal as numbers (Python writes `1e-07` where serde_json writes `1e-7`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-        }
-        _ => a == b,
-    }
-}
+// Numbers equal as numbers (Python writes `1e-07` where serde_json writes `1e-7`).
+use crate::testing::same_by_value as same;
 
 /// 240 messages of a proto3 schema (every scalar type, enums, maps, oneofs, well-known types)
 /// and a proto2 one (groups, packed and unpacked repeated fields, defaults), serialized by PyPI
