@@ -29,9 +29,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-BIN = os.environ.get("WRENCH_BENCH_BIN", os.path.join(TARGET, "release", "wrench"))
+from harness import server
+
 PORT = 18093
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 KEY = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -90,25 +89,13 @@ def main():
     for needed in ("sha256sum", "openssl"):
         if shutil.which(needed) is None:
             raise SystemExit(f"{needed} is not installed")
-    if not os.path.exists(BIN):
-        raise SystemExit(f"no release binary at {BIN}: cargo build --release --bin wrench")
     work = tempfile.mkdtemp()
     data = random.Random(8).randbytes(8 << 20)
     raw = os.path.join(work, "input")
     with open(raw, "wb") as f:
         f.write(data)
     b64 = base64.b64encode(data).decode()
-    env = dict(os.environ, WRENCH_LISTEN=f"127.0.0.1:{PORT}", WRENCH_DATA_DIR=os.path.join(work, "data"),
-               WRENCH_LOG="warn", WRENCH_BODY_LIMIT="24MiB", WRENCH_RESPONSE_LIMIT="160MiB",
-               WRENCH_RATE_ANON_PER_MINUTE="0", WRENCH_RATE_ANON_PER_DAY="0")
-    server = subprocess.Popen([BIN, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(100):
-            try:
-                http.client.HTTPConnection("127.0.0.1", PORT, timeout=1).request("GET", "/health")
-                break
-            except OSError:
-                time.sleep(0.1)
+    with server(PORT, os.path.join(work, "data")):
         cases = [
             ("SHA-256", timed_request("/v1/hash", {"text": b64, "inputEncoding": "base64", "algorithm": "sha256"}),
              process(["sha256sum", raw]), "sha256sum"),
@@ -157,9 +144,6 @@ def main():
             theirs = [process(args)() * 1000 for _ in range(min(calls, 100))]
             print(f"{name:<16} {calls:>6} {statistics.median(ours):>8.1f} {percentile(ours, 99):>8.1f} "
                   f"{statistics.median(theirs):>12.1f} {percentile(theirs, 99):>12.1f}")
-    finally:
-        server.terminate()
-        server.wait()
     shutil.rmtree(work, ignore_errors=True)
 
 
