@@ -15,8 +15,6 @@ use wrench_kit::byte_encoding::{self, InputEncoding, OutputEncoding};
 use render::RawField;
 use wire::{Limits, MAX_GROUP_DEPTH, NESTED_BUDGET};
 
-/// The longest `.proto` text accepted.
-const MAX_SCHEMA: usize = 256 * 1024;
 /// Fixed cost of one message in the JSON answer, over its fields and text.
 const MESSAGE_OVERHEAD: usize = 96;
 
@@ -29,7 +27,7 @@ struct ProtobufDecodeInput {
     /// `utf-8`.
     #[serde(default = "wrench_kit::byte_encoding::base64_input")]
     input_encoding: InputEncoding,
-    /// A `.proto` file (proto2 or proto3, up to 256 KiB) declaring the message type; its
+    /// A `.proto` file (proto2 or proto3, up to 262,144 characters) declaring the message type; its
     /// imports may be the well-known types (`google/protobuf/timestamp.proto` and the others)
     /// and nothing else. With it, each message is also answered as JSON.
     #[serde(default)]
@@ -102,9 +100,6 @@ fn decode(input: ProtobufDecodeInput, limit: usize) -> Result<ProtobufDecodeOutp
     let not_protobuf =
         |e: wire::Fault| ApiError::invalid("input", format!("not protobuf at byte {}: {}", e.offset, e.reason));
     let message_type = match &input.schema {
-        Some(s) if s.len() > MAX_SCHEMA => {
-            return Err(ApiError::invalid("schema", format!("is longer than {MAX_SCHEMA} bytes")));
-        }
         Some(s) => Some(schema::message_type(s, input.message_type.as_deref())?),
         None if input.message_type.is_some() => {
             return Err(ApiError::invalid("messageType", "needs a schema that declares it"));

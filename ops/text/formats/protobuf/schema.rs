@@ -38,16 +38,34 @@ fn schema_error(text: &str, e: &protox::Error) -> ApiError {
     ApiError::invalid("schema", format!("does not compile{}: {e}{help}", place.unwrap_or_default()))
 }
 
-/// Compiles `text` and finds the message type to decode as: `name` (with or without its
-/// package), or else the schema's only top-level message.
-pub(super) fn message_type(text: &str, name: Option<&str>) -> Result<MessageDescriptor, ApiError> {
+/// The stack the schema compiler runs on. Its lexer takes stack in proportion to the
+/// characters outside ASCII in one comment or string (a 10,000-character comment of `é`
+/// overflowed a 2 MiB thread in a debug build and ended the process); the declared bound of
+/// 262,144 characters fits in this, which is reserved, not committed, until used.
+const COMPILER_STACK: usize = 256 << 20;
+
+/// `text` compiled with the well-known types beside it.
+fn compile(text: &str) -> Result<DescriptorPool, ApiError> {
     let mut files = ChainFileResolver::new();
     files.add(CallerFile(text.to_owned()));
     files.add(GoogleFileResolver::new());
     let mut compiler = protox::Compiler::with_file_resolver(files);
     compiler.include_imports(true);
     compiler.open_file(FILE_NAME).map_err(|e| schema_error(text, &e))?;
-    let pool: DescriptorPool = compiler.descriptor_pool();
+    Ok(compiler.descriptor_pool())
+}
+
+/// Compiles `text` and finds the message type to decode as: `name` (with or without its
+/// package), or else the schema's only top-level message.
+pub(super) fn message_type(text: &str, name: Option<&str>) -> Result<MessageDescriptor, ApiError> {
+    let pool = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(COMPILER_STACK)
+            .spawn_scoped(s, || compile(text))
+            .map_err(|e| ApiError::internal(format!("no thread for the schema compiler: {e}")))?
+            .join()
+            .map_err(|_| ApiError::internal("the schema compiler failed"))?
+    })?;
     let file = pool.get_file_by_name(FILE_NAME).ok_or_else(|| ApiError::internal("the compiled schema is missing"))?;
     let declared: Vec<MessageDescriptor> = file.messages().collect();
     let names = || declared.iter().map(|m| m.full_name().to_owned()).collect::<Vec<_>>().join(", ");

@@ -170,9 +170,18 @@ fn schemas_and_types_are_checked() {
     assert!(e.message.contains("is not a S"), "{}", e.message);
     let ok = decode(ProtobufDecodeInput { schema: Some(schema.into()), ..input("08ffffffff0f") }, LIMIT).unwrap();
     assert_eq!(ok.messages[0].json, Some(json!({"x": -1})));
-    let long = "//".repeat(MAX_SCHEMA);
-    let e = decode(ProtobufDecodeInput { schema: Some(long), ..input("") }, LIMIT).unwrap_err();
-    assert!(e.message.contains("longer than"), "{}", e.message);
+    // The schema's bound is the document's: characters, not bytes. One past it is refused by
+    // the input's validation; at it, a schema of two-byte characters (512 KiB) compiles.
+    use wrench_contract::prelude::Validate;
+    let over = ProtobufDecodeInput { schema: Some("/".repeat(262_145)), ..input("") };
+    let e = over.validate("").unwrap_err();
+    assert!(format!("{e:?}").contains("at most 262144 characters"), "{e:?}");
+    let head = "syntax = \"proto3\";\nmessage A { int32 x = 1; }\n// ";
+    let comment = format!("{head}{}", "é".repeat(262_144 - head.chars().count()));
+    assert_eq!(comment.chars().count(), 262_144);
+    let at = ProtobufDecodeInput { schema: Some(comment), ..input("0801") };
+    at.validate("").unwrap();
+    assert_eq!(decode(at, LIMIT).unwrap().messages[0].json, Some(json!({"x": 1})));
 }
 
 /// The answers that grow fastest from their input: a field a line deep in groups (each line
