@@ -1,6 +1,6 @@
 //! The operations. One folder per tag of the document (`text` is Text and data, `dev`
-//! Developer utilities, `images`, `security` Security and validation, `lookups`, `storage`),
-//! inside it one folder per feature where a group holds several (`lookups/dns`,
+//! Developer utilities, `images`, `security` Security and validation, `lookups`, `storage`,
+//! `recipes`), inside it one folder per feature where a group holds several (`lookups/dns`,
 //! `storage/short_url`) with the stored model of a feature in its own `model.rs`, one file per
 //! topic and one `#[op]` function per operation; a test checks that every operation sits in the
 //! folder of its tag. Code that two features share lives in `wrench-kit`, not here. Each file
@@ -17,6 +17,7 @@ use wrench_infra::datasets;
 pub(crate) mod dev;
 pub(crate) mod images;
 pub(crate) mod lookups;
+pub(crate) mod recipes;
 pub(crate) mod security;
 pub(crate) mod storage;
 pub(crate) mod text;
@@ -104,6 +105,7 @@ pub fn folder_of(tag: op::Tag) -> &'static str {
         op::Tag::SecurityAndValidation => "security",
         op::Tag::Lookups => "lookups",
         op::Tag::Storage => "storage",
+        op::Tag::Recipes => "recipes",
     }
 }
 

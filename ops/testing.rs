@@ -3,6 +3,13 @@
 
 pub(crate) use wrench_server::testing::*;
 
+/// Runs an example through the pipeline ([`wrench_server::testing::check_example`]); a recipe
+/// operation's on a server with every operation, which its steps run.
+pub(crate) async fn check_example(op: wrench_contract::op::Operation, name: &str) {
+    let others = if op.tag == wrench_contract::op::Tag::Recipes { crate::operations() } else { Vec::new() };
+    wrench_server::testing::check_example_among(op, name, others).await
+}
+
 /// A file of tests/fixtures (what an independent implementation answered), parsed.
 pub(crate) fn fixture(name: &str) -> serde_json::Value {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(name);

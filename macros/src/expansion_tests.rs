@@ -19,12 +19,12 @@ fn snapshot(name: &str, attr: TokenStream, item: TokenStream) {
     });
 }
 
-/// A JSON body in, JSON out: the common case.
+/// A JSON body in, JSON out: the common case, with the fields a recipe's pipe connects.
 #[test]
 fn body_in_json_out() {
     snapshot(
         "op_body_json",
-        quote!(post "/v1/base64/encode" as base64Encode, tag = TextAndData,
+        quote!(post "/v1/base64/encode" as base64Encode, tag = TextAndData, pipe(text -> encoded),
                example(typical, {"text": "Hello"}),
                example(empty, {"text": ""})),
         quote! {

@@ -6,7 +6,7 @@
 //! the generated registry compiling. Type requirements are checked by calls spanned at the
 //! user's types, so "does not derive Validate" points at the input type, not at the attribute.
 
-use heck::ToUpperCamelCase;
+use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{FnArg, Ident, ItemFn, LitStr, ReturnType, Type, spanned::Spanned};
@@ -37,6 +37,15 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             first.span(),
             "an operation that uses the network, a provider, the store or a data set takes `ctx: &Ctx`",
         );
+    }
+    if let (Some(sig), Some((from, _))) = (&sig, &decl.pipe) {
+        let json = decl.output.as_ref().is_none_or(|o| o.value == op_parse::OutputKind::Json);
+        if sig.input.is_none() || !json {
+            errors.at(
+                from.span(),
+                "a pipe connects an input field to a JSON output field: the operation takes an input and answers JSON",
+            );
+        }
     }
     let kinds = sig.as_ref().map(|sig| route_inputs(&decl, sig, &mut errors));
     let tag = names(&decl);
@@ -319,6 +328,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
     let ex_idents = decl.examples.iter().map(|e| &e.name);
     let fn_name = name.to_string();
     let descriptor = format_ident!("__op_{}", name);
+    let (pipe, pipe_check) = pipe(decl, sig);
+    let revalidated = match output {
+        OutputKind::Raw => quote_spanned!(out_ty.span()=> <#out_ty as ::wrench_contract::op::IntoReply>::REVALIDATED),
+        _ => quote!(false),
+    };
     let test_mod = format_ident!("__examples_{}", name);
 
     Some(quote! {
@@ -367,8 +381,11 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
                 examples,
                 function: #fn_name,
                 media: &[#(#media),*],
+                pipe: #pipe,
+                revalidated: #revalidated,
             }
         }
+        #pipe_check
 
         #[cfg(test)]
         #[allow(non_snake_case)]
@@ -381,6 +398,35 @@ fn generate(decl: &OpAttr, func: &ItemFn, sig: &Signature, kinds: &[InputKind]) 
             )*
         }
     })
+}
+
+/// The descriptor's `pipe`, and a function that reads both fields from the input and output
+/// types, so that a pipe naming a field the types lack does not compile (spanned at the
+/// name). Fields are named on the wire in camelCase and in Rust in snake_case.
+fn pipe(decl: &OpAttr, sig: &Signature) -> (TokenStream, TokenStream) {
+    let (Some((from, to)), Some(in_ty)) = (&decl.pipe, &sig.input) else {
+        return (quote!(::std::option::Option::None), TokenStream::new());
+    };
+    let out_ty = &sig.output;
+    let field = |i: &Ident| Ident::new(&i.to_string().to_snake_case(), i.span());
+    let (from_field, to_field) = (field(from), field(to));
+    let (from_name, to_name) = (from.to_string(), to.to_string());
+    let check = format_ident!("__pipe_fields_{}", sig_name(decl));
+    (
+        quote!(::std::option::Option::Some(::wrench_contract::op::Pipe { input: #from_name, output: #to_name })),
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, dead_code)]
+            fn #check(input: &#in_ty, output: &#out_ty) {
+                let _ = (&input.#from_field, &output.#to_field);
+            }
+        },
+    )
+}
+
+/// The operationId of the first route, to name generated items after.
+fn sig_name(decl: &OpAttr) -> String {
+    decl.routes.first().map_or_else(String::new, |r| r.id.to_string())
 }
 
 /// `NOT_FOUND` -> `NotFound`, spanned at the code: wire codes are what authors know, the

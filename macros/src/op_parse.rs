@@ -13,6 +13,8 @@
 //!      body_limit = 7340032,                     // a larger body limit for this operation (bytes)
 //!      cpu,                                      // decode and run on the bounded CPU pool
 //!      redact(".data.uuid"),                     // snapshot redactions for random values
+//!      pipe(text -> encoded),                    // a recipe's pipe form: the main input field
+//!                                                // and the main output field (wire names)
 //!      example(typical, {"text": "hi"}),         // at least one; run against every route
 //!      example(bad, {"text": 1}, status = 400))]
 //! ```
@@ -146,9 +148,11 @@ pub(crate) struct OpAttr {
     pub(crate) cpu: bool,
     pub(crate) redact: Vec<LitStr>,
     pub(crate) examples: Vec<Example>,
+    /// The main input field and the main output field, as the wire spells them.
+    pub(crate) pipe: Option<(Ident, Ident)>,
 }
 
-const ITEMS: &str = "tag, input, output, uses, errors, rejects, body_limit, cpu, redact or example";
+const ITEMS: &str = "tag, input, output, uses, errors, rejects, body_limit, cpu, redact, pipe or example";
 
 /// What `uses(...)` may name, and the variant of `op::Uses` each is.
 pub(crate) const USES: &[(&str, &str)] =
@@ -326,6 +330,20 @@ fn item_into(input: ParseStream, out: &mut OpAttr) -> syn::Result<()> {
             let content;
             syn::parenthesized!(content in input);
             out.examples.push(example(&content)?);
+        }
+        "pipe" => {
+            let content;
+            syn::parenthesized!(content in input);
+            let from: Ident = content.parse()?;
+            if !content.peek(Token![->]) {
+                return Err(content.error("a pipe is `pipe(inputField -> outputField)`"));
+            }
+            content.parse::<Token![->]>()?;
+            let to: Ident = content.parse()?;
+            if !content.is_empty() {
+                return Err(content.error("a pipe is `pipe(inputField -> outputField)`"));
+            }
+            out.pipe = Some((from, to));
         }
         "id" | "alias" => {
             return Err(syn::Error::new(

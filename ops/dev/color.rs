@@ -120,7 +120,7 @@ fn parse(text: &str) -> Result<([u8; 3], f64), ApiError> {
 /// `lab()`, `lch()`, `oklab()`, `oklch()`, named colours). The result is sRGB rounded to 8-bit
 /// channels; HSL has one decimal. Alpha below 1 adds the 8-digit hex and the `rgba()`/`hsla()`
 /// strings. Text that is not a colour is a 400.
-#[op(post "/v1/color/convert" as colorConvert, tag = DeveloperUtilities,
+#[op(post "/v1/color/convert" as colorConvert, tag = DeveloperUtilities, pipe(color -> hex),
      rejects = "text that is not a CSS colour",
      example(hex, {"color": "#1e90ff"}),
      example(hsl_with_alpha, {"color": "hsl(270 50% 40% / 0.5)"}),

@@ -65,7 +65,7 @@ fn rfc3339_secs(secs: i64) -> Option<String> {
 /// `iat` and `nbf` as RFC 3339, whether the token has expired and in how many seconds it will.
 /// The signature is NOT verified (`signature_verified` is always false): never trust the
 /// claims of a token decoded here. Malformed tokens are a 400 saying which part is wrong.
-#[op(post "/v1/jwt/decode" as jwtDecode, tag = DeveloperUtilities,
+#[op(post "/v1/jwt/decode" as jwtDecode, tag = DeveloperUtilities, pipe(token -> payload),
      rejects = "a token that is not three Base64url parts with a JSON object header and payload",
      redact(".data.expired", ".data.expiresIn"),
      example(rfc7515_example, {"token": "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}),

@@ -64,7 +64,7 @@ pub(crate) fn to_text(v: f64) -> String {
 /// Angles are radians unless `angle` is `degrees`. At most 1,000 characters and 100 levels of
 /// nesting. Division by zero, domain errors (sqrt(-1), ln(0), asin(2)), unknown names and
 /// results beyond the double range are 400s giving the position.
-#[op(post "/v1/math/evaluate" as mathEvaluate, tag = DeveloperUtilities,
+#[op(post "/v1/math/evaluate" as mathEvaluate, tag = DeveloperUtilities, pipe(expression -> result),
      rejects = "an expression that does not parse, divides by zero, leaves a function's domain or overflows",
      example(precedence, {"expression": "2 * (3 + 4) ^ 2 / sqrt(16)"}),
      example(float_noise, {"expression": "0.1 + 0.2"}),

@@ -288,7 +288,7 @@ fn relative(t: Timestamp, now: Timestamp) -> String {
 /// instant in an IANA zone or at an offset (`zoned`), and `format` writes it with a `strftime`
 /// pattern (`formatted`). Months and years in `relative` are average Gregorian lengths (30.44
 /// and 365.2425 days).
-#[op(post "/v1/timestamp/convert" as timestampConvert, tag = DeveloperUtilities,
+#[op(post "/v1/timestamp/convert" as timestampConvert, tag = DeveloperUtilities, pipe(timestamp -> iso),
      rejects = "text that is not a timestamp in the form given or detected, or one outside the years -9999 to 9999; \
                 a tz that is not an IANA zone or offset; a format with an unknown conversion",
      redact(".data.relative"),

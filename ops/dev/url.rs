@@ -103,7 +103,7 @@ struct UrlEncodeOutput {
 /// `encodeURI`, which also leaves the reserved characters `;,/?:@&=+$#` as they are. Bytes that
 /// are not text (a Latin-1 form value, a binary token) are given in hex or Base64 with
 /// `inputEncoding`, and each is escaped as it is.
-#[op(post "/v1/url/encode" as urlEncode, tag = DeveloperUtilities,
+#[op(post "/v1/url/encode" as urlEncode, tag = DeveloperUtilities, pipe(text -> encoded),
      rejects = "`text` that is not in its `inputEncoding`, naming the position",
      example(component, {"text": "a b&c=d/é?😀"}),
      example(whole_uri, {"text": "https://example.com/a path?q=ü&x=1#top", "component": false}),
@@ -130,7 +130,7 @@ struct UrlDecodeOutput {
 /// JavaScript refuses) come back as bytes, in the encoding the answer's `outputEncoding` names
 /// (Base64 unless another is asked for); `outputEncoding: utf-8` refuses them as JavaScript
 /// does. `+` is not a space here (that is form encoding, not URI encoding).
-#[op(post "/v1/url/decode" as urlDecode, tag = DeveloperUtilities,
+#[op(post "/v1/url/decode" as urlDecode, tag = DeveloperUtilities, pipe(text -> decoded),
      rejects = "malformed percent-encoding, or escapes that are not UTF-8 when `outputEncoding` is `utf-8`",
      example(component, {"text": "a%20b%26c%3Dd%2F%C3%A9"}),
      example(whole_uri_keeps_reserved, {"text": "https://example.com/a%20b%3Fc", "component": false}),

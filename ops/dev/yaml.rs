@@ -53,7 +53,7 @@ struct YamlToJsonOutput {
 /// standard tags (`!!str`, `!!int`, ...) are honoured. Mapping keys that are not strings are
 /// written as their YAML text. Several documents give an array. Invalid YAML, and `.inf` or
 /// `.nan` (which JSON cannot hold), are a 400 with the line and column.
-#[op(post "/v1/yaml/to-json" as yamlToJson, tag = DeveloperUtilities,
+#[op(post "/v1/yaml/to-json" as yamlToJson, tag = DeveloperUtilities, pipe(yaml -> json),
      rejects = "text that is not valid YAML, or YAML beyond the anchor, depth or size budget",
      example(config, {"yaml": "name: wrench\nversion: 1.0\nfeatures:\n  - yaml\n  - json\nenabled: true\nempty: ~\n"}),
      example(anchors_and_documents, {"yaml": "base: &b {retries: 3}\nprod:\n  <<: *b\n  host: example.com\n---\nsecond: !!str 42\n"}),
@@ -111,7 +111,7 @@ struct YamlToYamlOutput {
 /// 1.1 or 1.2 would read as something else (`"yes"`, `"on"`, `"null"`, `"1e3"`, `"0x10"`,
 /// leading or trailing spaces, `: ` or `#`) are quoted, so converting the result back gives the
 /// same JSON with either version's readers.
-#[op(post "/v1/yaml/to-yaml" as yamlToYaml, tag = DeveloperUtilities,
+#[op(post "/v1/yaml/to-yaml" as yamlToYaml, tag = DeveloperUtilities, pipe(data -> yaml),
      example(object, {"data": {"name": "wrench", "tags": ["a", "b"], "nested": {"on": "yes", "n": null}}}),
      example(indent_four, {"data": {"a": {"b": [1, 2]}}, "indent": 4}),
      example(bad_indent, {"data": {}, "indent": 0}, status = 400),

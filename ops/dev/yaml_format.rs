@@ -72,7 +72,7 @@ struct YamlFormatOutput {
 /// answer that means something else. YAML that does not parse, or passes the budget of
 /// `yaml/to-json` (depth 128, 200,000 nodes, 10,000 aliases, 100 documents), is a 400 with the
 /// line and column.
-#[op(post "/v1/yaml/format" as yamlFormat, tag = DeveloperUtilities,
+#[op(post "/v1/yaml/format" as yamlFormat, tag = DeveloperUtilities, pipe(yaml -> formatted),
      rejects = "text that is not valid YAML, or YAML beyond the anchor, depth or size budget",
      example(messy, {"yaml": "# service settings\nname:   wrench\nports: [ 8080,8443 ]\nlimits:\n    body:  1MiB   # per request\n    list:    1000\nbase: &b {retries: 3}\nprod:\n  <<: *b\n"}),
      example(four_spaces_single_quotes, {"yaml": "a:\n  b: \"text\"\n  c:\n  - 1\n  - 2\n", "indent": 4, "quotes": "single"}),

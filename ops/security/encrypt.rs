@@ -172,7 +172,7 @@ struct EncryptOutput {
 /// `encrypt/decrypt` takes back with the same password. Encrypting the same text twice gives
 /// different ciphertexts. Bytes that are not text (a key file, an image) are given in hex or
 /// Base64 with `inputEncoding`. The password and plaintext are never logged or stored.
-#[op(post "/v1/encrypt/encrypt" as encryptText, tag = SecurityAndValidation,
+#[op(post "/v1/encrypt/encrypt" as encryptText, tag = SecurityAndValidation, pipe(plaintext -> ciphertext),
      redact(".data.ciphertext"),
      rejects = "`plaintext` that is not in its `inputEncoding`, or an empty password",
      example(typical, {"plaintext": "meet at noon", "password": "correct horse battery staple"}),
@@ -227,7 +227,7 @@ struct DecryptOutput {
 /// of key derivation is a 400 `VALIDATION_ERROR`. The plaintext comes back as text when it is
 /// text, and otherwise in the encoding the answer's `outputEncoding` names (Base64 unless
 /// another is asked for).
-#[op(post "/v1/encrypt/decrypt" as decryptText, tag = SecurityAndValidation,
+#[op(post "/v1/encrypt/decrypt" as decryptText, tag = SecurityAndValidation, pipe(ciphertext -> plaintext),
      errors(DECRYPTION_FAILED),
      rejects = "a ciphertext that is not one produced by encrypt/encrypt, the wrong password, or a plaintext that is not UTF-8 when `outputEncoding` is `utf-8`",
      example(typical, {"ciphertext": "AQAATAAAAAACAauEtrfgKOEYOlyklRinUjJKueIfjg6HJWQSJ/qZxzS1HRTc5K8xl68s7848EKhDYzncujccfkOL", "password": "correct horse battery staple"}),

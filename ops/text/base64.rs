@@ -36,7 +36,7 @@ struct Base64EncodeOutput {
 /// `urlSafe`, with the URL-safe alphabet (`-` and `_`) and no padding, as RFC 4648 section 5
 /// recommends for URLs and file names. Bytes that are not text are given in `hex` or Base64
 /// with `inputEncoding`.
-#[op(post "/v1/base64/encode" as base64Encode, tag = TextAndData,
+#[op(post "/v1/base64/encode" as base64Encode, tag = TextAndData, pipe(text -> encoded),
      rejects = "`text` that is not in its `inputEncoding`, naming the position",
      example(typical, {"text": "Hello, World!"}),
      example(url_safe, {"text": "subjects?_d=1&x=ÿ", "urlSafe": true}),
@@ -80,7 +80,7 @@ struct Base64DecodeOutput {
 /// `urlSafe`; a character of the other alphabet is an error rather than a silent guess. The
 /// decoded bytes come back as text when they are text, and otherwise in the encoding the
 /// answer's `outputEncoding` names (Base64 unless another is asked for), so no byte is lost.
-#[op(post "/v1/base64/decode" as base64Decode, tag = TextAndData,
+#[op(post "/v1/base64/decode" as base64Decode, tag = TextAndData, pipe(encoded -> decoded),
      rejects = "input that is not Base64 in the chosen alphabet, or bytes that are not UTF-8 when `outputEncoding` is `utf-8`",
      example(typical, {"encoded": "SGVsbG8sIFdvcmxkIQ=="}),
      example(url_safe_unpadded, {"encoded": "c3ViamVjdHM_X2Q9MSZ4PcO_", "urlSafe": true}),

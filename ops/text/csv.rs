@@ -105,7 +105,7 @@ fn unique_names(header: &csv::StringRecord) -> Vec<String> {
 /// header each row is an array. Values stay strings: no type guessing, so ZIP codes and IDs
 /// keep their leading zeros. Every row must have as many fields as the first; a row that does
 /// not is a 400 naming its line.
-#[op(post "/v1/csv/to-json" as csvToJson, tag = TextAndData,
+#[op(post "/v1/csv/to-json" as csvToJson, tag = TextAndData, pipe(csv -> data),
      rejects = "rows with a different number of fields than the first row, or text that is not CSV",
      example(typical, {"csv": "id,name,zip\n1,\"Smith, Jane\",02134\n2,\"Line\nbreak \"\"quoted\"\"\",90210"}),
      example(semicolon_no_header, {"csv": "a;b\nc;d", "delimiter": ";", "has_header": false}),
@@ -195,7 +195,7 @@ fn cell(v: Option<&Value>) -> String {
 /// without a key gets an empty field. Strings are written as they are, numbers and booleans as
 /// JSON writes them, null as an empty field, and nested arrays or objects as compact JSON.
 /// Fields are quoted when RFC 4180 requires it (delimiter, quote or line break inside).
-#[op(post "/v1/csv/to-csv" as csvToCsv, tag = TextAndData,
+#[op(post "/v1/csv/to-csv" as csvToCsv, tag = TextAndData, pipe(data -> csv),
      rejects = "a delimiter that is not a single allowed character",
      example(typical, {"data": [{"id": 1, "name": "Smith, Jane", "tags": ["a", "b"]}, {"id": 2, "name": "He said \"hi\"", "active": true}]}),
      example(tab_crlf_no_header, {"data": [{"a": "x", "b": null}], "delimiter": "\t", "include_header": false, "lineEnding": "crlf"}),

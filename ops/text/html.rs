@@ -229,7 +229,7 @@ struct HtmlToTextOutput {
 /// paragraphs and headings on their own lines separated by a blank line, writes list items as
 /// `- item` or `1. item`, and separates table cells with tabs. Links become `[text](url)` with
 /// `preserveLinks`, images `[alt](src)` with `preserveImages`.
-#[op(post "/v1/html-to-text/convert" as htmlToText, tag = TextAndData,
+#[op(post "/v1/html-to-text/convert" as htmlToText, tag = TextAndData, pipe(html -> text),
      rejects = "markup nested deeper than 128 elements",
      example(typical, {"html": "<html><head><title>x</title><style>p{}</style></head><body><h1>News</h1><p>Read <a href=\"https://example.com/a\">the article</a> &amp; more.</p><ul><li>one</li><li>two</li></ul></body></html>"}),
      example(links_and_images, {"html": "<p>See <a href=\"/docs\">docs</a> <img src=\"/logo.png\" alt=\"Logo\"></p><ol><li>first</li><li>second</li></ol>", "preserveLinks": true, "preserveImages": true}))]
@@ -278,7 +278,7 @@ struct HtmlSanitizeOutput {
 /// Unknown tags are unwrapped (their text is kept); the content of script and style elements
 /// is dropped. Links get `rel="noopener noreferrer"`. With `allowed_tags`, only those tags are
 /// kept, with the attributes that are safe for each.
-#[op(post "/v1/html-sanitize" as htmlSanitize, tag = TextAndData,
+#[op(post "/v1/html-sanitize" as htmlSanitize, tag = TextAndData, pipe(html -> sanitized),
      rejects = "an `allowed_tags` entry that names a tag that can never be allowed, such as script or iframe, or markup nested deeper than 128 elements",
      example(typical, {"html": "<p onclick=\"steal()\">Hello <b>world</b><script>alert(1)</script> <a href=\"javascript:x()\">x</a> <a href=\"https://example.com\">ok</a></p>"}),
      example(allow_list, {"html": "<h1>Title</h1><p>Text with <em>emphasis</em> and <img src=\"a.png\"></p>", "allowed_tags": ["p", "em"]}),

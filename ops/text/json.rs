@@ -191,7 +191,7 @@ struct JsonFormatOutput {
 /// escapes, key order and duplicate keys are kept exactly as written. Invalid JSON is a 400
 /// whose message gives the line and column of the first error; use `/v1/json/validate` to get
 /// the error as data instead.
-#[op(post "/v1/json/format" as jsonFormat, tag = TextAndData,
+#[op(post "/v1/json/format" as jsonFormat, tag = TextAndData, pipe(json -> formatted),
      rejects = "text that is not valid JSON",
      example(typical, {"json": "{\"name\":\"wrench\",\"tags\":[\"api\",\"tools\"],\"version\":1.0}"}),
      example(four_spaces_nested, {"json": "[{\"a\":{}},[],{\"b\":[1e400,12345678901234567890]}]", "indent": 4}),
@@ -229,7 +229,7 @@ struct JsonMinifyOutput {
 /// Removes all whitespace outside strings and reports sizes in UTF-8 bytes and the saving as
 /// a percentage. Numbers, escapes and key order are kept exactly. Invalid JSON is a 400 with
 /// line and column.
-#[op(post "/v1/json/minify" as jsonMinify, tag = TextAndData,
+#[op(post "/v1/json/minify" as jsonMinify, tag = TextAndData, pipe(json -> minified),
      rejects = "text that is not valid JSON",
      example(typical, {"json": "{\n  \"name\": \"wrench\",\n  \"tags\": [ \"api\", \"tools\" ]\n}"}),
      example(already_minimal, {"json": "[1,2,3]"}),

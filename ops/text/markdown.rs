@@ -82,7 +82,7 @@ struct MarkdownToHtmlOutput {
 /// the output of untrusted input is only safe to embed with `sanitize: true`, which runs an
 /// allow-list cleaner over the result (no scripts, event handlers, iframes, objects, embeds,
 /// styles or `javascript:` links).
-#[op(post "/v1/markdown/to-html" as markdownToHtml, tag = TextAndData,
+#[op(post "/v1/markdown/to-html" as markdownToHtml, tag = TextAndData, pipe(markdown -> html),
      rejects = "Markdown nested deeper than 128 levels, or with `sanitize` HTML nested deeper than 128 elements",
      example(typical, {"markdown": "# Title\n\nSome *emphasis*, a [link](https://example.com) and ~~old~~ text.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo"}),
      example(sanitized, {"markdown": "Hi <img src=x onerror=alert(1)> <script>alert(2)</script>\n\n[click](javascript:alert(3))", "sanitize": true}),
@@ -198,7 +198,7 @@ fn markdown_text(md: &str) -> Result<String, ApiError> {
 /// Removes the syntax and keeps the words: headings, paragraphs and code as text separated by
 /// blank lines, list items as `- item` lines, links and images as their text, table cells
 /// separated by tabs. Raw HTML is dropped.
-#[op(post "/v1/markdown/to-text" as markdownToText, tag = TextAndData,
+#[op(post "/v1/markdown/to-text" as markdownToText, tag = TextAndData, pipe(markdown -> text),
      example(typical, {"markdown": "# Release notes\n\nThe **fast** path is [documented](https://example.com).\n\n- one\n- two\n\n```\ncode stays\n```"}),
      example(html_and_table, {"markdown": "<div>raw html</div>\n\n| a | b |\n|---|---|\n| 1 | 2 |"}),
      rejects = "Markdown nested deeper than 128 levels",

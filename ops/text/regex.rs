@@ -472,7 +472,7 @@ fn run_replace(input: RegexReplaceInput) -> Result<RegexReplaceOutput, ApiError>
 /// The replacement understands `$1`..`$99`, `$<name>`, `$&` (the match), `` $` `` (before
 /// it), `$'` (after it) and `$$`. The same step and time budgets as `regex/test` apply; the
 /// result is capped at 1 MiB.
-#[op(post "/v1/regex/replace" as regexReplace, tag = TextAndData,
+#[op(post "/v1/regex/replace" as regexReplace, tag = TextAndData, pipe(testString -> result),
      rejects = "a pattern that is not a valid regular expression, unknown or repeated flags, a pattern too expensive for the budgets, or a result over 1 MiB",
      example(swap_dates, {"pattern": "(?<y>\\d{4})-(\\d{2})-(\\d{2})", "testString": "from 2024-03-09 to 2024-12-31", "replacement": "$3/$2/$<y>", "flags": "g"}),
      example(first_only, {"pattern": "o", "testString": "foo boo", "replacement": "[$&]"}),

@@ -195,7 +195,7 @@ pub(crate) fn xml_to_value(xml: &str, strip: bool) -> Result<(String, Value), Ap
 /// instructions are dropped. Only the five predefined entities and character references are
 /// resolved: DTD entities are never expanded (no entity bombs, no external entities), and a
 /// reference to one is a 400. Nesting is limited to 128 levels.
-#[op(post "/v1/xml/to-json" as xmlToJson, tag = TextAndData,
+#[op(post "/v1/xml/to-json" as xmlToJson, tag = TextAndData, pipe(xml -> json),
      rejects = "XML that is not well-formed, uses entities other than the predefined ones, or nests deeper than 128 levels",
      example(typical, {"xml": "<?xml version=\"1.0\"?><catalog lang=\"en\"><book id=\"1\"><title>Rust &amp; You</title><tag>a</tag><tag>b</tag></book><note>see <![CDATA[<raw>]]></note><empty/></catalog>"}),
      example(namespaces_stripped, {"xml": "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body><m:Price xmlns:m=\"urn:x\" m:currency=\"EUR\">9.5</m:Price></soap:Body></soap:Envelope>", "stripNamespaces": true}),

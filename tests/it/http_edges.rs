@@ -39,6 +39,8 @@ fn panicking_op() -> Operation {
         examples: || vec![Example { name: "x", input: json!({}), status: 500 }],
         function: "test_panic",
         media: &[],
+        pipe: None,
+        revalidated: false,
     }
 }
 

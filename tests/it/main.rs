@@ -21,6 +21,7 @@ mod mcp;
 mod openapi;
 mod pki_tools;
 mod process;
+mod recipes;
 mod secret_tools;
 mod settings;
 mod shared_state;

@@ -98,6 +98,13 @@ async fn tools_are_the_operations_and_calls_go_through_the_routes() {
     assert_eq!(r["structuredContent"], json!({"encoded": "d3JlbmNo"}), "{r}");
     assert_ne!(r["isError"], true);
 
+    // A recipe is one tool call: decode, change case, encode.
+    let recipe = json!({"input": "d3JlbmNo", "steps": ["base64Decode", {"op": "textCase", "args": {"to": "upper"}}, "hexEncode"]});
+    let r = call(port, Some(KEY), "runRecipe", recipe).await;
+    assert_eq!(r["structuredContent"]["result"]["encoded"], "5752454e4348", "{r}");
+    let r = call(port, Some(KEY), "runRecipe", json!({"input": "!!", "steps": ["base64Decode"]})).await;
+    assert_eq!((r["isError"].as_bool(), r["structuredContent"]["field"].as_str()), (Some(true), Some("input")), "{r}");
+
     // An image: image content.
     let r = call(port, Some(KEY), "qrGenerate", json!({"text": "hi", "format": "png"})).await;
     assert_eq!(r["content"][0]["type"], "image", "{r}");

@@ -1,7 +1,8 @@
 //! What an operation is, as everything above it sees it: the descriptor `#[op]` derives
 //! ([`op::Operation`]), the context an operation may take ([`op::Ctx`]), how a request becomes
-//! its input ([`decode`]), how that input is checked ([`validate`]) and the state a group of
-//! operations keeps while a server runs ([`services`]). An operation file
+//! its input ([`decode`]), how that input is checked ([`validate`]), the state a group of
+//! operations keeps while a server runs ([`services`]) and what recipes reach the other
+//! operations through ([`recipes`]). An operation file
 //! imports [`prelude`] and nothing else from here.
 //!
 //! It stands on `wrench-infra` (errors, settings, store, network, data sets) and knows nothing
@@ -17,6 +18,7 @@ pub mod decode;
 mod integers;
 pub mod op;
 pub mod prelude;
+pub mod recipes;
 pub mod services;
 pub mod validate;
 

@@ -83,6 +83,7 @@ pub enum Tag {
     SecurityAndValidation,
     Lookups,
     Storage,
+    Recipes,
 }
 
 impl Tag {
@@ -93,6 +94,7 @@ impl Tag {
         Tag::SecurityAndValidation,
         Tag::Lookups,
         Tag::Storage,
+        Tag::Recipes,
     ];
 
     /// The name the document and Swagger UI show.
@@ -104,6 +106,7 @@ impl Tag {
             Tag::SecurityAndValidation => "Security and validation",
             Tag::Lookups => "Lookups",
             Tag::Storage => "Storage",
+            Tag::Recipes => "Recipes",
         }
     }
 
@@ -115,6 +118,9 @@ impl Tag {
             Tag::SecurityAndValidation => "Validators, encryption and one-time passwords.",
             Tag::Lookups => "DNS, IP, network and data-set lookups.",
             Tag::Storage => "Webhook inboxes, pastes and short links.",
+            Tag::Recipes => {
+                "Operations chained in one call, the catalog they are chosen from, and a detector of encodings."
+            }
         }
     }
 }
@@ -241,6 +247,19 @@ pub struct Operation {
     pub function: &'static str,
     /// For a raw output, the media types of its success answer (`*/*` when any).
     pub media: &'static [&'static str],
+    /// The input field a recipe's pipe form feeds and the output field it passes on, when the
+    /// operation has a main input and a main result (`text -> encoded`).
+    pub pipe: Option<Pipe>,
+    /// The success answer carries an `ETag`, and a request whose `If-None-Match` holds it is
+    /// answered 304 without a body ([`Revalidated`]).
+    pub revalidated: bool,
+}
+
+/// The fields of an operation a recipe's pipe form connects, in the wire's spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pipe {
+    pub input: &'static str,
+    pub output: &'static str,
 }
 
 impl Operation {
@@ -404,6 +423,9 @@ pub struct Ctx {
     pub headers: HeaderMap,
     /// The TLS session the request came on, when wrench's HTTPS listener terminated it.
     pub tls: Option<Arc<wrench_infra::connection::TlsConnection>>,
+    /// The other operations, for recipes: set by the server for every request; `None` where
+    /// an operation runs outside a server.
+    pub steps: Option<Arc<dyn crate::recipes::Steps>>,
 }
 
 impl Ctx {
@@ -438,6 +460,7 @@ impl Ctx {
             client_ip: None,
             headers: HeaderMap::new(),
             tls: None,
+            steps: None,
         }
     }
 }
@@ -463,6 +486,8 @@ pub struct OpRequest {
 pub enum Reply {
     /// Serialized `data`.
     Json(Vec<u8>),
+    /// Serialized `data` and its entity tag (`"…"`, quotes included), sent as `ETag`.
+    Tagged(Vec<u8>, String),
     Image(Image),
     Redirect(Redirect),
     Raw(RawReply),
@@ -487,6 +512,9 @@ pub enum RawBody {
 /// What a raw-output operation may return: a [`RawReply`], or its own type that decides
 /// between a raw answer and the usual envelope.
 pub trait IntoReply {
+    /// Whether the answer may be 304 Not Modified (the document lists it).
+    const REVALIDATED: bool = false;
+
     fn into_reply(self, response_limit: usize) -> Result<Reply, ApiError>;
 
     /// The schema of the envelope's `data` when the answer can be the usual envelope (a webhook
@@ -499,6 +527,58 @@ pub trait IntoReply {
 impl IntoReply for RawReply {
     fn into_reply(self, _response_limit: usize) -> Result<Reply, ApiError> {
         Ok(Reply::Raw(self))
+    }
+}
+
+/// A JSON answer that a client may keep and revalidate: it carries an `ETag`, and a request
+/// whose `If-None-Match` already holds that tag is answered 304 with no body (RFC 9110 section
+/// 13.1.2), the value not even built. Declared with `output = raw("application/json")`.
+pub enum Revalidated<T> {
+    Fresh { value: T, etag: String },
+    NotModified { etag: String },
+}
+
+impl<T> Revalidated<T> {
+    /// The answer to a request with `headers` for a value tagged `etag` (quotes included),
+    /// built by `value` only when the client does not hold it already.
+    pub fn answer(headers: &HeaderMap, etag: &str, value: impl FnOnce() -> T) -> Revalidated<T> {
+        // Weak comparison: `W/"x"` matches `"x"`; `*` matches any current value.
+        let held = headers
+            .get_all(http::header::IF_NONE_MATCH)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag));
+        if held {
+            Revalidated::NotModified { etag: etag.to_string() }
+        } else {
+            Revalidated::Fresh { value: value(), etag: etag.to_string() }
+        }
+    }
+}
+
+impl<T: Serialize + schemars::JsonSchema> IntoReply for Revalidated<T> {
+    const REVALIDATED: bool = true;
+
+    fn into_reply(self, response_limit: usize) -> Result<Reply, ApiError> {
+        match self {
+            Revalidated::Fresh { value, etag } => {
+                Ok(Reply::Tagged(wrench_infra::bounds::to_json_within(&value, response_limit)?, etag))
+            }
+            Revalidated::NotModified { etag } => {
+                let tag =
+                    http::HeaderValue::from_str(&etag).map_err(|_| ApiError::internal("an invalid entity tag"))?;
+                Ok(Reply::Raw(RawReply {
+                    status: 304,
+                    headers: vec![(http::header::ETAG, tag)],
+                    body: RawBody::Bytes(Bytes::new()),
+                    delay: std::time::Duration::ZERO,
+                }))
+            }
+        }
+    }
+
+    fn envelope_schema(generator: &mut SchemaGenerator) -> Option<Schema> {
+        Some(generator.subschema_for::<T>())
     }
 }
 

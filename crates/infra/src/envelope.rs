@@ -93,11 +93,22 @@ pub struct ApiError {
     pub column: Option<usize>,
     /// Extra response headers (Allow, Retry-After, ...).
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Members written into the error object after the usual ones: a recipe's failing step
+    /// adds which step it was and which steps completed.
+    pub detail: Option<Box<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl ApiError {
     pub fn new(code: ErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
-        ApiError { code, message: message.into(), field: None, line: None, column: None, headers: Vec::new() }
+        ApiError {
+            code,
+            message: message.into(),
+            field: None,
+            line: None,
+            column: None,
+            headers: Vec::new(),
+            detail: None,
+        }
     }
 
     /// 400 VALIDATION_ERROR for `field`, with the message prefixed by the field name.

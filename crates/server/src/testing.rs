@@ -64,8 +64,16 @@ fn percent_encode(v: &str) -> String {
 /// example's snapshot, and every other route (a GET form beside a POST form) must answer the
 /// same, random values aside.
 pub async fn check_example(op: Operation, name: &str) {
+    check_example_among(op, name, Vec::new()).await
+}
+
+/// [`check_example`] on a server that also serves `others` (a recipe's example runs other
+/// operations).
+pub async fn check_example_among(op: Operation, name: &str, others: Vec<Operation>) {
     let example = (op.examples)().into_iter().find(|e| e.name == name).expect("the example exists");
-    let cli = TestClient::new(app_for(&op));
+    let mut ops = vec![op.clone()];
+    ops.extend(others.into_iter().filter(|o| o.id() != op.id()));
+    let cli = TestClient::new(crate::http::app(Arc::new(test_config()), ops).expect("the operations register"));
     let snapshot = answer(&cli, &op, &op.routes[0], &example).await;
     for route in &op.routes[1..] {
         let other = answer(&cli, &op, route, &example).await;
@@ -92,6 +100,17 @@ pub async fn check_example(op: Operation, name: &str) {
 /// `answer` with `meta` and the declared random values (`.data.uuid` selectors) blanked.
 fn redacted(answer: &Value, redactions: &[&str]) -> Value {
     fn blank(v: &mut Value, parts: &[&str]) {
+        // `steps[]` is every element of the array `steps`.
+        if let Some((first, rest)) = parts.split_first()
+            && let Some(name) = first.strip_suffix("[]")
+        {
+            if let Some(Value::Array(items)) = v.get_mut(name) {
+                for item in items {
+                    blank(item, rest);
+                }
+            }
+            return;
+        }
         match parts {
             [last] => {
                 if let Some(x) = v.get_mut(*last) {

@@ -89,7 +89,7 @@ fn hmac_bytes(algorithm: HmacAlgorithm, key: &[u8], text: &[u8]) -> Vec<u8> {
 /// written in hex by default or Base64 (as many webhook providers send it). With `expected`,
 /// `matches` says whether the signature is that one, compared in constant time. The key is
 /// used only for this computation: it is not stored or logged.
-#[op(post "/v1/hash/hmac" as hashHmac, tag = DeveloperUtilities,
+#[op(post "/v1/hash/hmac" as hashHmac, tag = DeveloperUtilities, pipe(text -> signature),
      rejects = "`text`, `key` or `expected` that is not in its encoding, naming the field and the position",
      example(sha256, {"text": "what do ya want for nothing?", "key": "Jefe", "algorithm": "sha256"}),
      example(sha1_base64, {"text": "payload", "key": "webhook-secret", "algorithm": "sha1", "encoding": "base64"}),

@@ -66,7 +66,7 @@ struct HashOutput {
 /// resistance: fine for checksums, not for signatures or passwords. Also answers at
 /// `/v1/hash/`.
 #[op(post "/v1/hash" as hashText,
-     post "/v1/hash/" as hashTextAlias, tag = DeveloperUtilities,
+     post "/v1/hash/" as hashTextAlias, tag = DeveloperUtilities, pipe(text -> hash),
      example(sha256, {"text": "abc", "algorithm": "sha256"}),
      rejects = "`text`, `key` or `expected` that is not in its encoding, or a `length` or `key` the algorithm does not take, naming the field",
      example(md5_base64_empty, {"text": "", "algorithm": "md5", "encoding": "base64"}),

@@ -57,7 +57,7 @@ struct CleanOutput {
 /// named in `removed` with what it tracks). By default the link is first unwrapped from
 /// redirect wrappers as `url/unwrap` does. Everything else stays exactly as written: the other
 /// parameters, their order and escapes, and the fragment. `keep` spares named parameters.
-#[op(post "/v1/url/clean" as urlClean, tag = DeveloperUtilities,
+#[op(post "/v1/url/clean" as urlClean, tag = DeveloperUtilities, pipe(url -> url),
      rejects = "text that is not an absolute URL, or a wrapper's link without a readable destination",
      example(campaign, {"url": "https://shop.example/item/42?color=blue&utm_source=newsletter&utm_medium=email&fbclid=IwAR0abc&size=m#reviews"}),
      example(wrapped, {"url": "https://www.google.com/url?q=https%3A%2F%2Fexample.org%2Fpost%3Fid%3D9%26gclid%3DCj0K&sa=D", "keep": ["utm_campaign"]}),

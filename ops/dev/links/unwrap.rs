@@ -100,7 +100,7 @@ struct UnwrapOutput {
 /// Reddit). Offline: the wrapper is never visited. Wrappers inside wrappers are peeled too, up
 /// to 10 layers, each listed in `layers`. A link no wrapper claims comes back as it is, with
 /// `wrapper` null. A link that is a wrapper's but holds no readable destination is a 400.
-#[op(post "/v1/url/unwrap" as urlUnwrap, tag = DeveloperUtilities,
+#[op(post "/v1/url/unwrap" as urlUnwrap, tag = DeveloperUtilities, pipe(url -> original),
      rejects = "text that is not an absolute URL, or a wrapper's link without a readable destination",
      example(safelinks, {"url": "https://nam02.safelinks.protection.outlook.com/?url=https%3A%2F%2Fexample.com%2Freport%3Fid%3D7&data=05%7C02%7Cuser%40example.org&reserved=0"}),
      example(proofpoint_v3, {"url": "https://urldefense.com/v3/__https://google.com:443/search?q=a*test&gs=ps__;Kw!-612Flbf0JvQ3kNJkRi5Jg!Ue6tQudNKaShHg93trcdjqDP8se2ySE65jyCIe2K1D_uNjZ1Lnf6YLQERujngZv9UWf66ujQIQ$"}),

@@ -40,7 +40,7 @@ fn to_blocks(field: &str, list: Vec<super::interval::Interval>) -> Result<Vec<St
 /// Joins overlapping and adjacent addresses and blocks, IPv4 and IPv6 apart, into the fewest
 /// CIDR blocks covering exactly the same addresses, as Python's `ipaddress.collapse_addresses`
 /// does.
-#[op(post "/v1/ip/aggregate" as ipAggregate, tag = DeveloperUtilities,
+#[op(post "/v1/ip/aggregate" as ipAggregate, tag = DeveloperUtilities, pipe(cidrs -> cidrs),
      rejects = "an entry that is not an address or block, or has host bits set",
      example(adjacent, {"cidrs": ["10.0.0.0/25", "10.0.0.128/25", "10.0.1.0/24", "10.0.0.7", "2001:db8::/33", "2001:db8:8000::/33"]}),
      example(host_bits, {"cidrs": ["10.0.0.1/24"]}, status = 400))]

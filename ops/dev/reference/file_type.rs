@@ -42,7 +42,7 @@ struct FileDetectOutput {
 /// audio, archives and compressed data, documents, e-books, fonts and executables. Bytes no
 /// format claims are `text/plain` when they are UTF-8 text without NUL bytes, else
 /// `application/octet-stream`. The first 4 KiB of a file are enough.
-#[op(post "/v1/file/detect" as fileDetect, tag = DeveloperUtilities,
+#[op(post "/v1/file/detect" as fileDetect, tag = DeveloperUtilities, pipe(input -> mimeType),
      rejects = "`input` that is not in its encoding",
      example(png, {"input": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABc3UBGAAAAABJRU5ErkJggg=="}),
      example(gzip_hex, {"input": "1f8b0800000000000003", "inputEncoding": "hex"}),

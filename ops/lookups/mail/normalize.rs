@@ -166,7 +166,7 @@ const PROVIDERS: [ProviderRules; 8] = [
 /// iCloud, Fastmail, Proton, Yandex and Zoho, Yahoo's `-keyword` disposable suffix dropped,
 /// and these providers' local parts lower-cased. Other domains keep their local part as
 /// written unless `assumeSubaddressing` is true. Offline; the rules applied are listed.
-#[op(post "/v1/email/normalize" as emailNormalize, tag = Lookups,
+#[op(post "/v1/email/normalize" as emailNormalize, tag = Lookups, pipe(email -> normalized),
      rejects = "text that is not an e-mail address",
      example(gmail, {"email": "John.Smith+newsletter@GoogleMail.com"}),
      example(other_domain, {"email": "Jane+shop@Example.ORG", "assumeSubaddressing": true}),

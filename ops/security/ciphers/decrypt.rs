@@ -136,7 +136,7 @@ fn failed() -> ApiError {
 /// and RC4, which it never writes. A wrong key, IV, tag or padding is one answer, 400
 /// `DECRYPTION_FAILED`, whichever it was: telling them apart would help an attacker. The key
 /// and plaintext are not stored or logged.
-#[op(post "/v1/cipher/decrypt" as cipherDecrypt, tag = SecurityAndValidation,
+#[op(post "/v1/cipher/decrypt" as cipherDecrypt, tag = SecurityAndValidation, pipe(input -> output),
      errors(DECRYPTION_FAILED),
      rejects = "a wrong key, IV, tag or padding (DECRYPTION_FAILED), or a key, IV or field the cipher and mode do not take",
      example(openssl_passphrase, {"input": "U2FsdGVkX18BAgMEBQYHCJ8ZJQWSJ+KWg6JBt/iEOV0=", "mode": "cbc", "passphrase": "hunter2", "kdf": "evp-sha256"}),

@@ -125,7 +125,7 @@ struct CipherEncryptOutput {
 /// writes OpenSSL's `Salted__` format, which `openssl enc -d -a` and crypto-js's
 /// `AES.decrypt` read (`kdf` says how the key was derived). The key and plaintext are not
 /// stored or logged.
-#[op(post "/v1/cipher/encrypt" as cipherEncrypt, tag = SecurityAndValidation,
+#[op(post "/v1/cipher/encrypt" as cipherEncrypt, tag = SecurityAndValidation, pipe(input -> output),
      redact(".data.output", ".data.iv", ".data.tag", ".data.salt"),
      rejects = "a key, IV or padding the cipher and mode do not take, both or neither of `key` and `passphrase`, or data that is not whole blocks without padding, naming the field",
      example(aes_256_gcm, {"input": "meet at noon", "key": "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "keyEncoding": "hex"}),

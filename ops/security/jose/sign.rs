@@ -88,7 +88,7 @@ fn rfc3339(secs: i64) -> Option<String> {
 /// RSA PKCS#1 v1.5, RSA-PSS, ECDSA on P-256, P-384, P-521 or secp256k1, or Ed25519. The key must
 /// be the kind the algorithm takes: a PEM or JWK key is never used as an HMAC secret, and RSA
 /// keys have at least 2048 bits. The key is used for this one signature and not kept.
-#[op(post "/v1/jwt/sign" as jwtSign, tag = SecurityAndValidation, cpu,
+#[op(post "/v1/jwt/sign" as jwtSign, tag = SecurityAndValidation, pipe(payload -> token), cpu,
      rejects = "a key that is not the kind the algorithm takes, a public key, or a header whose alg differs",
      redact(".data.token", ".data.payload.iat", ".data.payload.exp", ".data.payload.nbf", ".data.expiresAt"),
      example(hs256_secret, {"payload": {"sub": "user-42"}, "algorithm": "HS256", "key": "a-secret-of-at-least-32-bytes-long!", "expiresIn": 3600}),

@@ -171,7 +171,7 @@ struct PasswordHashOutput {
 /// and 128 MiB; PBKDF2 2,000,000 iterations; sha-crypt 1,000,000 rounds, and rounds times the
 /// password's length 64,000,000) and the work runs on
 /// the CPU pool. The password is not stored or logged.
-#[op(post "/v1/password/hash" as passwordHash, tag = SecurityAndValidation, cpu,
+#[op(post "/v1/password/hash" as passwordHash, tag = SecurityAndValidation, pipe(password -> hash), cpu,
      redact(".data.hash"),
      rejects = "a parameter the scheme does not take or above its cap, a salt the scheme cannot use, a password over 72 bytes for bcrypt, or sha-crypt rounds times the password's length over 64,000,000, naming the field",
      example(argon2id_default, {"password": "correct horse battery staple"}),

@@ -334,7 +334,7 @@ struct ArchiveExtractOutput {
 /// `outputEncoding` names. Nothing touches a disk. An entry that would decompress past what
 /// the answer can hold stops there with 400 `RESULT_TOO_LARGE`; encrypted zip entries are
 /// refused, as no password is taken.
-#[op(post "/v1/archive/extract" as archiveExtract, tag = TextAndData,
+#[op(post "/v1/archive/extract" as archiveExtract, tag = TextAndData, pipe(input -> output),
      rejects = "`input` that is not an archive of the format, no entry of that name, an encrypted entry, or an entry past the response limit",
      example(zip, {"input": "UEsDBBQAAAAAAAAAfV0gMDo2BgAAAAYAAAAJAAAAaGVsbG8udHh0aGVsbG8KUEsBAhQDFAAAAAAAAAB9XSAwOjYGAAAABgAAAAkAAAAAAAAAAAAAAKSBAAAAAGhlbGxvLnR4dFBLBQYAAAAAAQABADcAAAAtAAAAAAA=", "path": "hello.txt"}),
      example(missing, {"input": "UEsDBBQAAAAAAAAAfV0gMDo2BgAAAAYAAAAJAAAAaGVsbG8udHh0aGVsbG8KUEsBAhQDFAAAAAAAAAB9XSAwOjYGAAAABgAAAAkAAAAAAAAAAAAAAKSBAAAAAGhlbGxvLnR4dFBLBQYAAAAAAQABADcAAAAtAAAAAAA=", "path": "nothing.txt"}, status = 400))]

@@ -54,7 +54,7 @@ struct CompressOutput {
 /// gives the sizes and their ratio; the compressed bytes come back in Base64 unless another
 /// encoding is asked for. Compression runs on the CPU pool, so it does not hold up cheap
 /// requests.
-#[op(post "/v1/compress" as compress, tag = TextAndData,
+#[op(post "/v1/compress" as compress, tag = TextAndData, pipe(input -> output),
      rejects = "`input` that is not in its `inputEncoding`, or a level outside the format's range",
      example(gzip, {"input": "Hello, Hello, Hello, Hello!", "format": "gzip"}),
      example(zstd_hex, {"input": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "format": "zstd", "level": 19, "outputEncoding": "hex"}),

@@ -97,7 +97,7 @@ fn cap_for(encoding: OutputEncoding, limit: usize) -> usize {
 /// streams asking for more than 80 MiB and Zstandard windows over 16 MiB are refused too.
 /// Data that is not valid in the format is a 400 naming `input`. The bytes come back as text
 /// when they are text, else in the encoding `outputEncoding` names.
-#[op(post "/v1/decompress" as decompress, tag = TextAndData,
+#[op(post "/v1/decompress" as decompress, tag = TextAndData, pipe(input -> output),
      rejects = "`input` that is not in its `inputEncoding`, not in the format or of no known signature, or that decompresses past the response limit",
      example(gzip_auto, {"input": "H4sIAAAAAAACA/NIzcnJ11EIzy/KSVHkAgCEnui0DgAAAA=="}),
      example(brotli_named, {"input": "jwaAd3JlbmNoLCBicm90bGkD", "format": "brotli"}),

@@ -108,7 +108,7 @@ fn pad(mut text: String) -> String {
 /// `padding` is false. Crockford's alphabet is applied to bytes here, five bits at a time, as
 /// RFC 4648 does (not to one big number, as its check-symbol form for integers does). Bytes
 /// that are not text are given in hex or Base64 with `inputEncoding`.
-#[op(post "/v1/base32/encode" as base32Encode, tag = TextAndData,
+#[op(post "/v1/base32/encode" as base32Encode, tag = TextAndData, pipe(text -> encoded),
      rejects = "`text` that is not in its `inputEncoding`, or `padding: true` for an alphabet without padding",
      example(typical, {"text": "foobar"}),
      example(base32hex_unpadded, {"text": "foobar", "variant": "base32hex", "padding": false}),
@@ -182,7 +182,7 @@ fn read(text: &str, variant: Base32Variant) -> Result<Vec<u8>, String> {
 /// `1`; z-base-32 reads either case). A character outside the alphabet, a length that is not
 /// whole bytes, or unused bits that are set are 400s naming the position. The bytes come back
 /// as text when they are text, else in the encoding the answer's `outputEncoding` names.
-#[op(post "/v1/base32/decode" as base32Decode, tag = TextAndData,
+#[op(post "/v1/base32/decode" as base32Decode, tag = TextAndData, pipe(encoded -> decoded),
      rejects = "a character outside the alphabet, a length that is not whole bytes, or misplaced padding, naming the position",
      example(typical, {"encoded": "MZXW6YTBOI======"}),
      example(crockford_forgiving, {"encoded": "01ZH-0ZG", "variant": "crockford", "outputEncoding": "hex"}),

@@ -124,7 +124,7 @@ fn too_many(field: &str, n: usize) -> ApiError {
 /// Ripple's. With `check`, Base58Check: the first four bytes of SHA-256 of SHA-256 of the bytes
 /// are appended first, as in Bitcoin addresses (a version byte is part of the bytes you give).
 /// At most 8,192 bytes, since the work grows with the square of the length.
-#[op(post "/v1/base58/encode" as base58Encode, tag = TextAndData,
+#[op(post "/v1/base58/encode" as base58Encode, tag = TextAndData, pipe(text -> encoded),
      rejects = "`text` that is not in its `inputEncoding`, or more than 8,192 bytes",
      example(typical, {"text": "Hello World!"}),
      example(address_with_check, {"text": "00f54a5851e9372b87810a8e60cdd2e7cfd80b6e31", "inputEncoding": "hex", "check": true}),
@@ -166,7 +166,7 @@ struct Base58DecodeInput {
 /// caught). The bytes come back as text when they are text, else in the encoding the answer's
 /// `outputEncoding` names; a Bitcoin address decodes to its version byte and hash, best read
 /// as `hex`.
-#[op(post "/v1/base58/decode" as base58Decode, tag = TextAndData,
+#[op(post "/v1/base58/decode" as base58Decode, tag = TextAndData, pipe(encoded -> decoded),
      rejects = "a character outside the alphabet (naming the position), a checksum that does not match, or more than 8,192 bytes",
      example(typical, {"encoded": "2NEpo7TZRRrLZSi2U"}),
      example(address_as_hex, {"encoded": "1PMycacnJaSqwwJqjawXBErnLsZ7RkXUAs", "check": true, "outputEncoding": "hex"}),

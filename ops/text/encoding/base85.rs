@@ -180,7 +180,7 @@ struct Base85EncodeOutput {
 /// as git's binary patches and Python's `b85encode` use it. A last group of one to three bytes
 /// is written with one character more than it has bytes. Bytes that are not text are given in
 /// hex or Base64 with `inputEncoding`.
-#[op(post "/v1/base85/encode" as base85Encode, tag = TextAndData,
+#[op(post "/v1/base85/encode" as base85Encode, tag = TextAndData, pipe(text -> encoded),
      rejects = "`text` that is not in its `inputEncoding`, or a length that is not a multiple of four for Z85",
      example(typical, {"text": "Hello, World!"}),
      example(adobe, {"text": "Hello, World!", "variant": "adobe"}),
@@ -218,7 +218,7 @@ struct Base85DecodeInput {
 /// a group worth more than four bytes or a lone last character is a 400 naming the position.
 /// The bytes come back as text when they are text, else in the encoding the answer's
 /// `outputEncoding` names.
-#[op(post "/v1/base85/decode" as base85Decode, tag = TextAndData,
+#[op(post "/v1/base85/decode" as base85Decode, tag = TextAndData, pipe(encoded -> decoded),
      rejects = "a character outside the alphabet, a group over four bytes, or a lone last character, naming the position",
      example(typical, {"encoded": "87cURD]i,\"Ebo80"}),
      example(z85_as_hex, {"encoded": "HelloWorld", "variant": "z85", "outputEncoding": "hex"}),

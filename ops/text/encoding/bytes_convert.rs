@@ -152,7 +152,7 @@ fn read(text: &str, base: NumberBase, max: u32) -> Result<Vec<u32>, String> {
 /// point for `charcode`) and answers the bytes in the encoding `outputEncoding` names.
 /// `swapEndianness` reverses the bytes of each 2-, 4- or 8-byte word, as converting between
 /// little- and big-endian needs.
-#[op(post "/v1/bytes/convert" as bytesConvert, tag = TextAndData,
+#[op(post "/v1/bytes/convert" as bytesConvert, tag = TextAndData, pipe(input -> output),
      rejects = "both or neither of `to` and `from`, a number that does not fit, or bytes that are not whole words",
      example(to_binary, {"input": "Hi!", "to": "binary"}),
      example(from_decimal, {"input": "72, 101, 108, 108, 111", "from": "decimal"}),

@@ -105,7 +105,7 @@ fn encode(text: &str, encoding: &'static Encoding, unmappable: CharsetUnmappable
 /// cannot hold is a 400 naming its position, or with `unmappable: html` an HTML numeric
 /// reference, as a browser submits it in a form. The bytes come back in the encoding
 /// `outputEncoding` names (Base64 for anything that is not UTF-8 text).
-#[op(post "/v1/charset/encode" as charsetEncode, tag = TextAndData,
+#[op(post "/v1/charset/encode" as charsetEncode, tag = TextAndData, pipe(text -> output),
      rejects = "a label that is not the Encoding Standard's, or a character the charset cannot hold",
      example(latin1_as_hex, {"text": "café €5", "charset": "latin1", "outputEncoding": "hex"}),
      example(shift_jis, {"text": "日本語", "charset": "shift_jis"}),
@@ -167,7 +167,7 @@ fn decode(bytes: &[u8], encoding: &'static Encoding) -> (String, usize) {
 /// Decodes the bytes as browsers do in the charset named by any label of the WHATWG Encoding
 /// Standard (UTF-16 in either byte order too). A byte sequence that is not valid in the charset
 /// becomes U+FFFD, and `replacements` counts them, so a wrong guess of charset shows.
-#[op(post "/v1/charset/decode" as charsetDecode, tag = TextAndData,
+#[op(post "/v1/charset/decode" as charsetDecode, tag = TextAndData, pipe(input -> text),
      rejects = "`input` that is not in its `inputEncoding`, or a label that is not the Encoding Standard's",
      example(windows_1252, {"input": "636166e920803520", "inputEncoding": "hex", "charset": "windows-1252"}),
      example(koi8_r, {"input": "f0d2c9d7c5d4", "inputEncoding": "hex", "charset": "koi8-r"}),
@@ -213,7 +213,7 @@ struct CharsetDetectOutput {
 /// one Firefox makes for a page without a declared charset (chardetng), with whether it is
 /// confident. Longer samples guess better; a few bytes can fit several charsets. The text read
 /// in the charset found comes back too.
-#[op(post "/v1/charset/detect" as charsetDetect, tag = TextAndData,
+#[op(post "/v1/charset/detect" as charsetDetect, tag = TextAndData, pipe(input -> text),
      rejects = "`input` that is not in its `inputEncoding`",
      example(shift_jis, {"input": "93fa967b8cea82cc8365834c8358836782c582b7814282b182ea82cd93fa967b8cea82c58f9182a982ea82bd95b68fcd82c582b78142", "inputEncoding": "hex"}),
      example(utf8, {"input": "déjà vu"}),

@@ -72,7 +72,7 @@ fn write_hex(bytes: &[u8], delimiter: &str, prefix: &str, uppercase: bool, per_l
 /// `, `), wrapped at `bytesPerLine` bytes when it is not 0 (`xxd -p` wraps at 30). Bytes that
 /// are not text are given in hex or Base64 with `inputEncoding`. An answer that would pass the
 /// response limit is refused before it is built.
-#[op(post "/v1/hex/encode" as hexEncode, tag = TextAndData,
+#[op(post "/v1/hex/encode" as hexEncode, tag = TextAndData, pipe(text -> encoded),
      rejects = "`text` that is not in its `inputEncoding`, naming the position",
      example(typical, {"text": "Hello"}),
      example(colon_upper, {"text": "Hello", "delimiter": ":", "uppercase": true}),
@@ -149,7 +149,7 @@ fn read_hex(text: &str) -> Result<Vec<u8>, String> {
 /// `0x`, `\x` or `%` before a byte. A run of digits between separators must be whole bytes (an
 /// even number of digits). The bytes come back as text when they are text, else in the
 /// encoding the answer's `outputEncoding` names (Base64 unless another is asked for).
-#[op(post "/v1/hex/decode" as hexDecode, tag = TextAndData,
+#[op(post "/v1/hex/decode" as hexDecode, tag = TextAndData, pipe(encoded -> decoded),
      rejects = "a character that is not a hex digit or separator, or an odd run of digits, naming the position; bytes that are not UTF-8 when `outputEncoding` is `utf-8`",
      example(typical, {"encoded": "48656c6c6f"}),
      example(c_array_as_hex, {"encoded": "0x00, 0xFF, 0x7f", "outputEncoding": "hex"}),

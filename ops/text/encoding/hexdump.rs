@@ -143,7 +143,7 @@ fn dump_canonical(bytes: &[u8], squeeze: bool) -> String {
 /// bytes a line in two halves, the text between bars, a line equal to the one before as `*`
 /// (unless `squeeze` is false, `-v`), and the length as the last offset. Both are byte for byte
 /// what the tools print, final line feed included; `hexdump/parse` reads either back.
-#[op(post "/v1/hexdump" as hexdump, tag = TextAndData,
+#[op(post "/v1/hexdump" as hexdump, tag = TextAndData, pipe(text -> dump),
      rejects = "`text` that is not in its `inputEncoding`, or a width other than 16 in the canonical style",
      example(xxd, {"text": "Hello, World!\n"}),
      example(canonical_squeezed, {"text": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAGFiYw==", "inputEncoding": "base64", "style": "canonical"}),
@@ -288,7 +288,7 @@ fn read_dump(dump: &str, cap: usize) -> Result<Vec<u8>, ApiError> {
 /// the next offset, and the bytes come back as text when they are text, else in the encoding
 /// the answer's `outputEncoding` names. A `*` that would stand for more than the response
 /// limit is refused before anything is built.
-#[op(post "/v1/hexdump/parse" as hexdumpParse, tag = TextAndData,
+#[op(post "/v1/hexdump/parse" as hexdumpParse, tag = TextAndData, pipe(dump -> decoded),
      rejects = "a line that is not a dump line, an offset that does not follow, or bytes over the response limit, naming the line",
      example(xxd, {"dump": "00000000: 4865 6c6c 6f2c 2057 6f72 6c64 210a       Hello, World!.\n"}),
      example(canonical_squeezed, {"dump": "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n00000040  61 62 63                                          |abc|\n00000043\n", "outputEncoding": "hex"}),

@@ -223,7 +223,7 @@ struct EntitiesEncodeOutput {
 /// their shortest name where the HTML standard has one (`&eacute;`, `&nbsp;`) and numerically
 /// otherwise; `decimal` and `hex` write every character, letters too, as a numeric reference.
 /// A character outside the Basic Multilingual Plane is one reference, not two.
-#[op(post "/v1/html-entities/encode" as htmlEntitiesEncode, tag = TextAndData,
+#[op(post "/v1/html-entities/encode" as htmlEntitiesEncode, tag = TextAndData, pipe(text -> encoded),
      example(minimal, {"text": "<a href=\"x\">Tom & Jerry's</a>"}),
      example(named, {"text": "café — 3 < 5 ≤ 7", "mode": "named"}),
      example(decimal_everything, {"text": "Hi 😀", "mode": "decimal"}))]
@@ -255,7 +255,7 @@ struct EntitiesDecodeOutput {
 /// hexadecimal references with or without `;`. References to 0, to surrogates or past U+10FFFF
 /// become U+FFFD, and those to 0x80-0x9F are read as Windows-1252 (`&#150;` is `–`), as
 /// browsers do. An `&` that starts no reference stays as it is.
-#[op(post "/v1/html-entities/decode" as htmlEntitiesDecode, tag = TextAndData,
+#[op(post "/v1/html-entities/decode" as htmlEntitiesDecode, tag = TextAndData, pipe(text -> decoded),
      example(typical, {"text": "Tom &amp; Jerry&#39;s caf&eacute; &lt;3"}),
      example(legacy_and_windows_1252, {"text": "&copy 2024 &#150; &notit; &#x1F600;"}),
      example(no_reference, {"text": "fish & chips &unknown;"}))]

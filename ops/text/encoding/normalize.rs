@@ -91,7 +91,7 @@ fn normalize(text: &str, form: NormalForm, strip: bool, punctuation: bool) -> St
 /// removes the combining marks decomposition separates (`Crème brûlée` to `Creme brulee`;
 /// letters such as `ø` or `ł` have no decomposition and stay). `asciiPunctuation` replaces
 /// curly quotes, dashes and the ellipsis with ASCII. `changed` says whether anything moved.
-#[op(post "/v1/text/normalize" as textNormalize, tag = TextAndData,
+#[op(post "/v1/text/normalize" as textNormalize, tag = TextAndData, pipe(text -> text),
      example(nfc, {"text": "Cafe\u{301}"}),
      example(nfkc, {"text": "ﬁle² ＡＢＣ", "form": "NFKC"}),
      example(strip_and_ascii, {"text": "“Crème brûlée” — naïve…", "stripDiacritics": true, "asciiPunctuation": true}))]

@@ -38,7 +38,7 @@ struct PunycodeEncodeOutput {
 /// written as `xn--` and its Punycode; a name UTS #46 refuses (a disallowed character, a
 /// label that breaks the bidirectional rules) is a 400 naming what. With `raw`, the whole
 /// string is written as RFC 3492 Punycode, without any of that.
-#[op(post "/v1/punycode/encode" as punycodeEncode, tag = TextAndData,
+#[op(post "/v1/punycode/encode" as punycodeEncode, tag = TextAndData, pipe(domain -> ascii),
      rejects = "a name that UTS #46 refuses, or a string bare Punycode cannot write",
      example(domain, {"domain": "Bücher.example"}),
      example(emoji, {"domain": "☕.example"}),
@@ -77,7 +77,7 @@ struct PunycodeDecodeOutput {
 /// Decodes each `xn--` label and processes the name as browsers do (UTS #46, non-transitional):
 /// a label whose Punycode is broken, or whose characters UTS #46 refuses, is a 400. With `raw`,
 /// the whole string is read as bare RFC 3492 Punycode.
-#[op(post "/v1/punycode/decode" as punycodeDecode, tag = TextAndData,
+#[op(post "/v1/punycode/decode" as punycodeDecode, tag = TextAndData, pipe(domain -> unicode),
      rejects = "a label whose Punycode is broken or whose characters UTS #46 refuses",
      example(domain, {"domain": "xn--bcher-kva.example"}),
      example(raw_rfc_3492, {"domain": "egbpdaj6bu4bxfgehfvwxn", "raw": true}),

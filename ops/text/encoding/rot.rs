@@ -64,7 +64,7 @@ fn rotate(text: &str, variant: Rotation, shift: u8) -> String {
 /// moves digits 5 places; ROT47 moves every printable ASCII character from `!` to `~` 47
 /// places; `caesar` moves letters `shift` places (3 by default), which a shift of 26 minus it
 /// undoes. Case is kept, and every other character is left as it is.
-#[op(post "/v1/rot" as rot, tag = TextAndData,
+#[op(post "/v1/rot" as rot, tag = TextAndData, pipe(text -> text),
      rejects = "a `shift` for a variant other than `caesar`",
      example(rot13, {"text": "Hello, World!", "variant": "rot13"}),
      example(rot47, {"text": "Hello, World! 123", "variant": "rot47"}),

@@ -258,7 +258,7 @@ struct EscapeOutput {
 /// means something in a pattern escaped (`re.escape`); `csv` one field, quoted only when needed;
 /// `sql` a standard literal with `'` doubled; `xml` text with `& < > " '` as entities (controls
 /// XML cannot hold are refused). `string/unescape` reads each back.
-#[op(post "/v1/string/escape" as stringEscape, tag = TextAndData,
+#[op(post "/v1/string/escape" as stringEscape, tag = TextAndData, pipe(text -> escaped),
      rejects = "`text` that is not in its `inputEncoding`, bytes that are not UTF-8 for a syntax other than `c`, or a control character XML cannot hold",
      example(json, {"text": "line 1\nsaid \"hi\"\t\\o/", "syntax": "json"}),
      example(shell, {"text": "it's $HOME", "syntax": "shell"}),

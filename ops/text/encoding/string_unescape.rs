@@ -435,7 +435,7 @@ struct UnescapeOutput {
 /// text with its five entities and numeric references. The quotes around a literal may be left
 /// off. The result comes back as text when it is text, else in the encoding the answer's
 /// `outputEncoding` names (C literals can hold any bytes).
-#[op(post "/v1/string/unescape" as stringUnescape, tag = TextAndData,
+#[op(post "/v1/string/unescape" as stringUnescape, tag = TextAndData, pipe(text -> unescaped),
      rejects = "an escape the syntax does not have, or a literal that is not closed, naming the position",
      example(json, {"text": "\"line 1\\nsaid \\\"hi\\\"\\u00e9\"", "syntax": "json"}),
      example(c_bytes_as_hex, {"text": "\"hi\\n\\377\\x00\"", "syntax": "c", "outputEncoding": "hex"}),

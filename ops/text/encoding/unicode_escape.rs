@@ -185,7 +185,7 @@ struct UnicodeEscapeOutput {
 /// `\uXXXX` (UTF-16 units, so `\ud83d\ude00` for 😀, as JSON and JavaScript have it),
 /// `\u{...}` (one code point), `U+XXXX` (every character, ASCII too, separated by spaces, as
 /// the standard lists code points), `&#x...;` or `%uXXXX` (JavaScript's old `escape()`).
-#[op(post "/v1/unicode/escape" as unicodeEscape, tag = TextAndData,
+#[op(post "/v1/unicode/escape" as unicodeEscape, tag = TextAndData, pipe(text -> escaped),
      example(json_style, {"text": "café 😀"}),
      example(code_points, {"text": "Añ😀", "style": "codepoint"}),
      example(braced, {"text": "naïve ☕", "style": "braced"}))]
@@ -216,7 +216,7 @@ struct UnicodeUnescapeOutput {
 /// pairs joined), `\u{...}`, `U+XXXX` (four to six digits) and `&#x...;` or `&#...;`. Anything
 /// that is not an escape stays as it is. A surrogate without its other half, or a value that is
 /// not a character, is a 400 naming the position.
-#[op(post "/v1/unicode/unescape" as unicodeUnescape, tag = TextAndData,
+#[op(post "/v1/unicode/unescape" as unicodeUnescape, tag = TextAndData, pipe(text -> unescaped),
      rejects = "a surrogate without its other half, or an escape of a value that is not a character",
      example(mixed, {"text": "caf\\u00e9 \\ud83d\\ude00 U+2615 &#x1F600; %u00E9 \\u{1f44d}"}),
      example(lone_surrogate, {"text": "\\ud83d!"}, status = 400))]

@@ -48,7 +48,7 @@ struct XorOutput {
 /// repeating as often as needed; XORing the result with the same key gives the input back.
 /// Both take text or bytes (`inputEncoding`, `keyEncoding`), and the result comes back as text
 /// when it is text, else in the encoding `outputEncoding` names.
-#[op(post "/v1/xor" as xorBytes, tag = TextAndData,
+#[op(post "/v1/xor" as xorBytes, tag = TextAndData, pipe(input -> output),
      rejects = "`input` or `key` that is not in its encoding, or an empty key",
      example(typical, {"input": "Hello, World!", "key": "k", "outputEncoding": "hex"}),
      example(back_to_text, {"input": "230e070704474b3c0419070f4a", "inputEncoding": "hex", "key": "k"}),

@@ -37,7 +37,7 @@ struct CborEncodeOutput {
 /// integer heads, definite lengths, and every float in the narrowest of half, single or double
 /// precision that holds it exactly (`1.5` is `f9 3e00`); numbers written without a fraction are
 /// integers. Answers the bytes and their diagnostic notation.
-#[op(post "/v1/cbor/encode" as cborEncode, tag = TextAndData,
+#[op(post "/v1/cbor/encode" as cborEncode, tag = TextAndData, pipe(json -> output),
      rejects = "outputEncoding utf-8 for bytes that are not UTF-8",
      example(object, {"json": {"a": 1, "b": [2, 3.5, true, null]}, "outputEncoding": "hex"}),
      example(base64, {"json": [1, [2, 3], "streaming"]}),
@@ -80,7 +80,7 @@ struct CborDecodeOutput {
 /// section 6.1 converts (byte strings as base64url, tags dropped, non-text map keys in
 /// diagnostic notation) and the exact diagnostic notation. Malformed bytes are a 400 naming the
 /// offset.
-#[op(post "/v1/cbor/decode" as cborDecode, tag = TextAndData, cpu,
+#[op(post "/v1/cbor/decode" as cborDecode, tag = TextAndData, pipe(input -> json), cpu,
      rejects = "bytes that are not well-formed CBOR, or items nested deeper than 128",
      example(map, {"input": "a26161016162820203", "inputEncoding": "hex"}),
      example(tagged_and_bytes, {"input": "c074323031332d30332d32315432303a30343a30305a", "inputEncoding": "hex"}),

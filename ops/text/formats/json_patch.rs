@@ -39,7 +39,7 @@ struct JsonPatchOutput {
 /// Pointers (RFC 6901) for paths. All or nothing: an operation that cannot apply (a missing
 /// path, an index out of bounds, a failed `test`) is a 400 naming it (`patch[2]`) and why, and
 /// no result is given. The result is at most 8 MiB of JSON.
-#[op(post "/v1/json/patch" as jsonPatch, tag = TextAndData, cpu,
+#[op(post "/v1/json/patch" as jsonPatch, tag = TextAndData, pipe(document -> result), cpu,
      rejects = "an operation that is malformed or cannot apply, a failed test, or a result past 8 MiB",
      example(add_replace_remove, {"document": {"name": "wrench", "tags": ["api"], "draft": true}, "patch": [{"op": "add", "path": "/tags/-", "value": "rust"}, {"op": "replace", "path": "/name", "value": "wrench2"}, {"op": "remove", "path": "/draft"}]}),
      example(test_then_move, {"document": {"a": {"b": 1}}, "patch": [{"op": "test", "path": "/a/b", "value": 1}, {"op": "move", "from": "/a/b", "path": "/c"}]}),
@@ -87,7 +87,7 @@ struct MergePatchOutput {
 /// The patch's members replace the document's, a `null` member removes one, nested objects
 /// merge recursively, and a patch that is not an object replaces the document. Arrays are
 /// replaced whole, never merged.
-#[op(post "/v1/json/merge-patch" as jsonMergePatch, tag = TextAndData,
+#[op(post "/v1/json/merge-patch" as jsonMergePatch, tag = TextAndData, pipe(document -> result),
      example(merge, {"document": {"title": "Goodbye!", "author": {"givenName": "John", "familyName": "Doe"}, "tags": ["example", "sample"]}, "patch": {"title": "Hello!", "author": {"familyName": null}, "tags": ["example"]}}),
      example(replace_all, {"document": {"a": 1}, "patch": [1, 2]}),
      example(missing_patch, {"document": {}}, status = 400))]

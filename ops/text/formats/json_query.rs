@@ -178,7 +178,7 @@ fn jq(doc: &Value, program: &str) -> Result<(Vec<Value>, Option<Vec<String>>), A
 /// position. Queries are bounded: descendants inside filters and JMESPath multiselects are
 /// limited by the work they imply; a jq program runs in a worker process stopped after 5
 /// seconds or 512 MiB; answers hold at most 100,000 values and 4 MiB.
-#[op(post "/v1/json/query" as jsonQuery, tag = TextAndData, cpu,
+#[op(post "/v1/json/query" as jsonQuery, tag = TextAndData, pipe(json -> results), cpu,
      rejects = "a query that does not parse, fails, or passes the work and answer bounds",
      example(jsonpath_filter, {"json": {"store": {"book": [{"title": "Sayings", "price": 8.95}, {"title": "Sword", "price": 12.99}]}}, "query": "$.store.book[?@.price < 10].title"}),
      example(jsonpath_descendants, {"json": {"a": {"id": 1, "b": {"id": 2}}, "c": [{"id": 3}]}, "query": "$..id"}),

@@ -52,7 +52,7 @@ fn to_mp(v: &Value) -> Mp {
 /// Integers, strings, arrays and maps in their smallest MessagePack forms, numbers with a
 /// fraction or exponent as 64-bit floats, strings as `str` (never `bin`): byte for byte what
 /// PyPI `msgpack`'s `packb` writes for the same value.
-#[op(post "/v1/msgpack/encode" as msgpackEncode, tag = TextAndData,
+#[op(post "/v1/msgpack/encode" as msgpackEncode, tag = TextAndData, pipe(json -> output),
      rejects = "outputEncoding utf-8 for bytes that are not UTF-8",
      example(object, {"json": {"compact": true, "schema": 0}, "outputEncoding": "hex"}),
      example(mixed, {"json": [1, -1, 300, 1.5, "text", null]}),
@@ -164,7 +164,7 @@ fn well_formed(b: &[u8], at: usize, depth: usize) -> Result<usize, (usize, Strin
 /// Reads one MessagePack value or several in a row, nested at most 128 deep, and answers
 /// JSON: `bin` and strings that are not UTF-8 as Base64, extensions as `{extType, data}`,
 /// non-finite floats as null. Malformed or truncated bytes are a 400 naming the offset.
-#[op(post "/v1/msgpack/decode" as msgpackDecode, tag = TextAndData, cpu,
+#[op(post "/v1/msgpack/decode" as msgpackDecode, tag = TextAndData, pipe(input -> json), cpu,
      rejects = "bytes that are not MessagePack, or values nested deeper than 128",
      example(map, {"input": "82a7636f6d70616374c3a6736368656d6100", "inputEncoding": "hex"}),
      example(base64, {"input": "kwECAw=="}),

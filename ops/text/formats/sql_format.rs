@@ -82,7 +82,7 @@ struct SqlFormatOutput {
 /// lower-cased or left as written; identifiers, strings, comments, placeholders and numbers
 /// are kept exactly. The formatter reads tokens rather than a grammar, so it accepts any
 /// dialect's statements and does not check that they are valid SQL.
-#[op(post "/v1/sql/format" as sqlFormat, tag = TextAndData, cpu,
+#[op(post "/v1/sql/format" as sqlFormat, tag = TextAndData, pipe(sql -> formatted), cpu,
      example(select, {"sql": "select u.id, u.name, count(o.id) as orders from users u left join orders o on o.user_id = u.id where u.active = true and o.created_at > now() - interval '30 days' group by u.id, u.name having count(o.id) > 2 order by orders desc limit 10;"}),
      example(postgresql, {"sql": "insert into events (id, payload) values ($1, $2::jsonb) on conflict (id) do nothing", "dialect": "postgresql", "keywordCase": "lower", "indent": 4}),
      example(minify, {"sql": "SELECT a,\n       b -- the second column\nFROM   t\nWHERE  a = 1;", "minify": true}))]

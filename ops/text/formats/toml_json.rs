@@ -64,7 +64,7 @@ fn to_json(v: toml::Value, path: &str) -> Result<Value, ApiError> {
 /// string and number form) and answers it as a JSON object in document order. Dates and times
 /// become their TOML text; an infinite or NaN float is a 400, as JSON cannot hold it. A
 /// document that is not TOML is a 400 with its line and column.
-#[op(post "/v1/toml/to-json" as tomlToJson, tag = TextAndData,
+#[op(post "/v1/toml/to-json" as tomlToJson, tag = TextAndData, pipe(toml -> json),
      rejects = "text that is not TOML, or a float JSON cannot hold",
      example(config, {"toml": "title = \"wrench\"\n\n[server]\nport = 8080\nhosts = [\"a\", \"b\"]\nstarted = 1979-05-27T07:32:00Z\n\n[[users]]\nname = \"ada\"\n"}),
      example(invalid, {"toml": "a = 1\na = 2\n"}, status = 400))]
@@ -125,7 +125,7 @@ fn to_toml(v: &Value, path: &str, dates: bool) -> Result<toml::Value, ApiError> 
 /// arrays of tables, keys in the order given and quoted when they need it. `null`, which TOML
 /// lacks, is a 400 naming where it is; with `parseDatetimes`, strings that are TOML dates or
 /// times become dates.
-#[op(post "/v1/toml/to-toml" as tomlToToml, tag = TextAndData,
+#[op(post "/v1/toml/to-toml" as tomlToToml, tag = TextAndData, pipe(json -> toml),
      rejects = "a null anywhere, or an integer past 64-bit signed",
      example(config, {"json": {"title": "wrench", "server": {"port": 8080, "hosts": ["a", "b"]}, "users": [{"name": "ada"}, {"name": "alan"}]}}),
      example(dates, {"json": {"released": "1979-05-27T07:32:00Z", "day": "1979-05-27"}, "parseDatetimes": true}),

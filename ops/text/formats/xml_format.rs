@@ -298,7 +298,7 @@ impl Out {
 /// indented; text and mixed content stay as written), or with `minify` writes it on one line
 /// as `xmllint --noblanks`. The declaration is kept or added. DTD entities are never expanded
 /// (a reference to one is a 400) and nesting is limited to 128 levels.
-#[op(post "/v1/xml/format" as xmlFormat, tag = TextAndData, cpu,
+#[op(post "/v1/xml/format" as xmlFormat, tag = TextAndData, pipe(xml -> formatted), cpu,
      rejects = "text that is not well-formed XML, or a reference to an entity that is not predefined",
      example(nested, {"xml": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><catalog><book id=\"bk101\"><title>XML &amp; you</title><price>44.95</price></book><book id=\"bk102\"/></catalog>"}),
      example(minify, {"xml": "<a>\n  <b>text</b>\n  <c/>\n</a>\n", "minify": true}),

@@ -172,7 +172,7 @@ impl Writer {
 /// arrays repeated elements, `null` an empty element, booleans `true`/`false`. The object has
 /// one member, the root element, unless `root` names it. Names that are not XML names are a
 /// 400 naming where; `indent` lays nested elements out on lines.
-#[op(post "/v1/xml/to-xml" as xmlToXml, tag = TextAndData,
+#[op(post "/v1/xml/to-xml" as xmlToXml, tag = TextAndData, pipe(json -> xml),
      rejects = "not exactly one root element, a name that is not an XML name, or an array in an array",
      example(attributes, {"json": {"book": {"@id": "bk101", "title": "XML Developer's Guide", "price": 44.95, "tags": {"tag": ["xml", "guide"]}}}, "indent": 2}),
      example(with_root, {"json": {"name": "wrench", "ok": true}, "root": "result"}),

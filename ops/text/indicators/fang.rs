@@ -75,7 +75,7 @@ fn defanged(found: &str, kind: IndicatorKind) -> String {
 /// `hxxps[://]evil[.]example/x`, `203.0.113.7` `203[.]0[.]113[.]7`, `bob@evil.example`
 /// `bob[@]evil[.]example`, `2001:db8::1` `2001[:]db8[:][:]1`. The rest of the text is left
 /// as it was. `text/refang` reads all of these back.
-#[op(post "/v1/text/defang" as textDefang, tag = TextAndData,
+#[op(post "/v1/text/defang" as textDefang, tag = TextAndData, pipe(text -> text),
      rejects = "a type that is not url, email, ipv4, ipv6 or domain",
      example(report, {"text": "Beacon to https://update-check.example.net/api.php from 203.0.113.7; reply to soc@example.org."}),
      example(addresses_only, {"text": "From 203.0.113.7 and 2001:db8::42 to example.com", "types": ["ipv4", "ipv6"]}))]
@@ -153,7 +153,7 @@ pub(crate) fn refang(text: &str) -> (String, usize) {
 /// `ftp`, and the bracketed `[.]`, `(.)`, `{.}`, `[dot]`, `(dot)`, `{dot}` (a space allowed
 /// inside), `\.`, `[:]`, `(:)`, `[://]`, `[/]`, `[@]`, `(@)`, `{@}`, `[at]`, `(at)` and `{at}`
 /// into what they stand for, anywhere in the text. `changed` counts the notations read back.
-#[op(post "/v1/text/refang" as textRefang, tag = TextAndData,
+#[op(post "/v1/text/refang" as textRefang, tag = TextAndData, pipe(text -> text),
      example(report, {"text": "Beacon to hxxps[://]update-check[.]example[.]net/api from 203[.]0[.]113[.]7; reply to soc(at)example(dot)org."}),
      example(nothing_to_read, {"text": "Plain text: example.com, e.g. (a) and [b]."}))]
 async fn text_refang(input: RefangInput) -> Result<FangOutput, ApiError> {

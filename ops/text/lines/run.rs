@@ -62,7 +62,7 @@ pub(super) fn split_lines(text: &str) -> Vec<&str> {
 /// Sorting, `head`, `tail`, `number` and `wrap` give the bytes GNU coreutils give in the C
 /// locale (`sort`, `sort -V`, `sort -n`, `head`, `tail`, `tac`, `nl -ba`, `fold`). An answer is at
 /// most 4 MiB.
-#[op(post "/v1/text/lines" as textLines, tag = TextAndData,
+#[op(post "/v1/text/lines" as textLines, tag = TextAndData, pipe(text -> text),
      rejects = "a filter that is not a regular expression, a field of another step, or an answer past 4 MiB",
      example(sort_unique, {"text": "pear\napple\npear\nfig\n", "steps": [{"step": "sort"}, {"step": "unique"}]}),
      example(natural_desc, {"text": "file10\nfile2\nfile1", "steps": [{"step": "sort", "order": "natural", "descending": true}]}),

@@ -155,7 +155,7 @@ fn convert(text: &str, to: Case) -> String {
 /// capital, sentence, dot, path, no, train (or header), pascalsnake or cobol. `lower`, `upper`,
 /// `swap` and `mocking` change letters in place without splitting. Letters outside ASCII are
 /// cased by Unicode rules (`ß` upper-cases to `SS`).
-#[op(post "/v1/text/case" as textCase, tag = TextAndData,
+#[op(post "/v1/text/case" as textCase, tag = TextAndData, pipe(text -> converted),
      example(snake, {"text": "parseHTTPResponse body", "to": "snake"}),
      example(camel, {"text": "user-account_ID", "to": "camel"}),
      example(constant_unicode, {"text": "größe der Datei", "to": "constant"}),

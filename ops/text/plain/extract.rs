@@ -40,7 +40,7 @@ fn protocol_relative(text: &str) -> Vec<(usize, String)> {
 /// ones (`//cdn.example.com/x.js`), in order of first appearance and without duplicates.
 /// Punctuation that ends the surrounding sentence is not part of a URL; a closing bracket is
 /// kept when the URL itself opened one. Bare domains such as `example.com` are not URLs here.
-#[op(post "/v1/text/extract-urls" as textExtractUrls, tag = TextAndData,
+#[op(post "/v1/text/extract-urls" as textExtractUrls, tag = TextAndData, pipe(text -> urls),
      example(typical, {"text": "See https://example.com/docs?page=2, then http://wiki.example.org/Rust_(language). Assets: //cdn.example.net/app.js and https://example.com/docs?page=2 again."}),
      example(none, {"text": "No links here, just example.com and ftp://old.example.org"}))]
 async fn text_extract_urls(input: ExtractInput) -> Result<ExtractUrlsOutput, ApiError> {
@@ -74,7 +74,7 @@ struct ExtractEmailsOutput {
 /// Returns each address once, in order of first appearance, as it was first written;
 /// duplicates are recognised regardless of letter case. The domain must contain a dot, so
 /// `user@localhost` is not reported.
-#[op(post "/v1/text/extract-emails" as textExtractEmails, tag = TextAndData,
+#[op(post "/v1/text/extract-emails" as textExtractEmails, tag = TextAndData, pipe(text -> emails),
      example(typical, {"text": "Contact sales@example.com or Support <support+eu@example.co.uk>; cc SALES@EXAMPLE.COM."}),
      example(none, {"text": "No addresses: user@localhost, @handle, a@b"}))]
 async fn text_extract_emails(input: ExtractInput) -> Result<ExtractEmailsOutput, ApiError> {

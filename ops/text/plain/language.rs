@@ -54,7 +54,7 @@ fn guess(lang: whatlang::Lang, score: f64) -> LanguageGuess {
 /// the most likely one as an ISO 639-3 code with a confidence, the script, and up to five
 /// candidates with relative scores. Short texts are hard: `reliable` is false when the margin
 /// or the amount of text is too small to trust. Text without letters gives `detected: false`.
-#[op(post "/v1/text/language" as textLanguage, tag = TextAndData,
+#[op(post "/v1/text/language" as textLanguage, tag = TextAndData, pipe(text -> language),
      example(french, {"text": "Le vif renard brun saute par-dessus le chien paresseux. C'est une phrase assez longue pour être fiable."}),
      example(cyrillic, {"text": "Быстрая коричневая лиса прыгает через ленивую собаку."}),
      example(no_letters, {"text": "1234 !!! 5678"}))]

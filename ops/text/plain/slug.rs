@@ -57,7 +57,7 @@ pub(crate) fn slugify(text: &str, sep: char) -> String {
 /// Transliterates to ASCII first ("Crème Brûlée" becomes "creme-brulee", "Straße" becomes
 /// "strasse", "北京" becomes "bei-jing"), lower-cases, and joins the runs of letters and digits
 /// with the separator. Apostrophes are dropped without a break ("don't" becomes "dont").
-#[op(post "/v1/text/slugify" as textSlugify, tag = TextAndData,
+#[op(post "/v1/text/slugify" as textSlugify, tag = TextAndData, pipe(text -> slug),
      example(accents, {"text": "Crème Brûlée: the recipe!"}),
      example(underscore_and_scripts, {"text": "Straße nach 北京 — don't stop", "separator": "_"}),
      example(nothing_left, {"text": "!!! ???"}))]

@@ -95,7 +95,7 @@ fn truncate(text: &str, max: usize, boundary: Boundary, suffix: &str) -> String 
 /// sentence fits, it falls back to a word boundary. A single word longer than the room left is
 /// cut inside the word. If the suffix alone is as long as `max_length`, the text is cut hard
 /// without a suffix.
-#[op(post "/v1/text/truncate" as textTruncate, tag = TextAndData,
+#[op(post "/v1/text/truncate" as textTruncate, tag = TextAndData, pipe(text -> truncated),
      example(word, {"text": "The quick brown fox jumps over the lazy dog", "max_length": 20}),
      example(sentence, {"text": "First sentence. Second one is longer! Third?", "max_length": 40, "boundary": "sentence"}),
      example(custom_suffix_fits_already, {"text": "Short enough", "max_length": 50, "suffix": " [more]"}))]

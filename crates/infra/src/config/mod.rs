@@ -1,9 +1,9 @@
 //! The one typed configuration of the service.
 //!
-//! Every setting is a field of [`Config`], [`OutboundConfig`], [`DatasetsConfig`] or the
-//! provider list ([`providers`]), declared once: its doc comment says what it does, the
-//! struct's `Default` gives its default, and its `deserialize_with` parser validates it with a
-//! message. The file key is the field's name and the variable is `WRENCH_` and that name in
+//! Every setting is a field of [`Config`], [`OutboundConfig`], [`DatasetsConfig`],
+//! [`RecipeConfig`] or the provider list ([`providers`]), declared once: its doc comment says
+//! what it does, the struct's `Default` gives its default, and its `deserialize_with` parser
+//! validates it with a message. The file key is the field's name and the variable is `WRENCH_` and that name in
 //! upper case. Sources, later ones winning: the defaults, an optional TOML file (its path in
 //! `WRENCH_CONFIG` or `--config FILE`), then the `WRENCH_*` variables; both are read by the
 //! same code (`read.rs`). A key no struct declares stops the start naming the closest
@@ -21,10 +21,12 @@ pub mod datasets;
 pub mod outbound;
 pub mod providers;
 pub(crate) mod read;
+pub mod recipes;
 
 pub use datasets::DatasetsConfig;
 pub use outbound::OutboundConfig;
 use read::parser;
+pub use recipes::RecipeConfig;
 
 /// Requests allowed per window; 0 means no limit for that window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +166,9 @@ pub struct Config {
     /// The large data sets given as files.
     #[serde(skip)]
     pub datasets: DatasetsConfig,
+    /// The bounds of recipes.
+    #[serde(skip)]
+    pub recipes: RecipeConfig,
 }
 
 /// Which browser origins may call the API (the CORS protocol of the Fetch standard).
@@ -237,6 +242,7 @@ impl Default for Config {
             tls: None,
             outbound: OutboundConfig::default(),
             datasets: DatasetsConfig::default(),
+            recipes: RecipeConfig::default(),
         }
     }
 }
@@ -268,8 +274,9 @@ impl Config {
         Config::from_sources(text.as_deref().map(|t| (shown.as_str(), t)), &vars)
     }
 
-    /// Every setting's variable name: the fields of [`Config`], [`OutboundConfig`] and
-    /// [`DatasetsConfig`], then the provider settings. The README's tables list the same.
+    /// Every setting's variable name: the fields of [`Config`], [`OutboundConfig`],
+    /// [`DatasetsConfig`] and [`RecipeConfig`], then the provider settings. The README's tables
+    /// list the same.
     pub fn variable_names() -> Vec<String> {
         Config::setting_keys().iter().map(|k| read::env_name(k)).collect()
     }
@@ -287,6 +294,7 @@ impl Config {
             .iter()
             .chain(read::field_names::<OutboundConfig>())
             .chain(read::field_names::<DatasetsConfig>())
+            .chain(read::field_names::<RecipeConfig>())
             .copied()
             .collect()
     }
@@ -325,6 +333,7 @@ impl Config {
         let mut c: Config = read::read(&values)?;
         c.outbound = read::read(&values)?;
         c.datasets = read::read(&values)?;
+        c.recipes = read::read(&values)?;
         for (key, given) in provider_values {
             let named = |e: String| format!("{}: {e}", read::display(&key, &given.origin));
             let text: String = read::text(given.value.clone()).map_err(|e: toml::de::Error| named(e.to_string()))?;

@@ -27,6 +27,8 @@ struct ErrorBody<'a> {
     line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     column: Option<usize>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Serialize)]
@@ -58,6 +60,7 @@ pub fn error_bytes(err: &ApiError, meta: &Meta<'_>) -> Vec<u8> {
             field: err.field.as_deref(),
             line: err.line,
             column: err.column,
+            detail: err.detail.as_deref(),
         },
         meta: meta.clone(),
     };

@@ -16,6 +16,7 @@ mod pipeline;
 pub mod server;
 mod site;
 mod startup;
+mod steps;
 pub use startup::on_memory_freed;
 pub mod tls;
 
@@ -59,6 +60,8 @@ pub(crate) struct State {
     openapi_30: std::sync::OnceLock<bytes::Bytes>,
     pub(crate) operation_count: usize,
     pub(crate) startup: Arc<startup::Startup>,
+    /// The operations as recipe steps, handed to every operation's context.
+    pub(crate) steps: Arc<dyn wrench_contract::recipes::Steps>,
 }
 
 impl State {
@@ -223,14 +226,17 @@ fn build(
     let doc = crate::openapi::with_public_url(crate::openapi::document(&ops), &config.public_url);
     let net = Arc::new(wrench_infra::outbound::Net::new(&config.outbound, &config.public_base())?);
     let datasets = Arc::new(wrench_infra::datasets::Datasets::new(&config.datasets));
+    let openapi: bytes::Bytes = serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?.into();
+    let steps = Arc::new(steps::Dispatcher::new(&ops, config.clone(), store.clone(), openapi.clone()));
     let state = Arc::new(State {
+        steps,
         net,
         datasets: datasets.clone(),
         keys: KeyRing::new(config.api_keys.clone()),
         config,
         services: Arc::default(),
         store,
-        openapi: serde_json::to_vec_pretty(&doc).map_err(|e| e.to_string())?.into(),
+        openapi,
         openapi_30: std::sync::OnceLock::new(),
         operation_count: ops.len(),
         startup: Arc::new(startup::Startup::default()),

@@ -173,6 +173,7 @@ async fn call(
         caller,
         client_ip,
         tls: req.extensions().get::<Arc<wrench_infra::connection::TlsConnection>>().cloned(),
+        steps: Some(state.steps.clone()),
         // Nothing reads the request's headers after this point.
         headers: std::mem::take(req.headers_mut()),
     };
@@ -231,6 +232,13 @@ fn render(result: Result<Reply, ApiError>, meta: &RequestMeta) -> Response {
         Ok(Reply::Json(data)) => Response::builder()
             .status(StatusCode::OK)
             .header(header::CONTENT_TYPE, "application/json")
+            .body(envelope::success_bytes(&data, &m.as_meta())),
+        Ok(Reply::Tagged(data, etag)) => Response::builder()
+            .status(StatusCode::OK)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ETAG, etag)
+            // Kept, but asked about again (a 304 costs nothing) before each use.
+            .header(header::CACHE_CONTROL, "no-cache")
             .body(envelope::success_bytes(&data, &m.as_meta())),
         Ok(Reply::Image(img)) => Response::builder()
             .status(StatusCode::OK)

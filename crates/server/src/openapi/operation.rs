@@ -82,7 +82,21 @@ pub(super) fn operation(op: &Operation, route: &Route, input: Option<&InputSchem
         _ => {}
     }
     let mut responses = Map::new();
-    let (status, success) = success(op, envelope);
+    let (status, mut success) = success(op, envelope);
+    if op.revalidated {
+        success["headers"]["ETag"] =
+            json!({"description": "The answer's entity tag, for `If-None-Match`.", "schema": {"type": "string"}});
+        responses.insert(
+            "304".into(),
+            json!({
+                "description": "Not modified: `If-None-Match` holds the current `ETag`; there is no body.",
+                "headers": {
+                    "X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"},
+                    "ETag": {"description": "The current entity tag.", "schema": {"type": "string"}}
+                }
+            }),
+        );
+    }
     responses.insert(status.into(), success.clone());
     // A redirect answers with the status its target chose (a short link's redirectStatus).
     if op.output == OutputKind::Redirect {

@@ -45,7 +45,7 @@ fn settings() -> SchemaSettings {
 
 /// The schema `schema_fn` gives, standing alone: inlined, with any definitions it still needs
 /// under `$defs`.
-fn standalone(schema_fn: wrench_contract::op::SchemaFn, serialize: bool) -> Option<Map<String, Value>> {
+pub(crate) fn standalone(schema_fn: wrench_contract::op::SchemaFn, serialize: bool) -> Option<Map<String, Value>> {
     let mut generator: SchemaGenerator =
         if serialize { settings().for_serialize() } else { settings().for_deserialize() }.into_generator();
     let mut schema = schema_fn(&mut generator)?;
