@@ -60,7 +60,7 @@ fn catalog(ctx: &Ctx) -> Result<&Catalog, ApiError> {
 /// and a request whose `If-None-Match` holds it is answered 304 without a body.
 #[op(get "/v1/operations" as listOperations, tag = Recipes, output = raw("application/json"), redact(".data.etag"),
      example(search, {"q": "base64/encode"}),
-     example(recipe_steps_about_hex, {"q": "hex", "recipeable": true, "tag": "text and data"}),
+     example(one_recipe_step_by_tag, {"q": "hexdump/parse", "recipeable": true, "tag": "text and data"}),
      example(unknown_tag, {"tag": "Nothing like it"}))]
 async fn list_operations(ctx: &Ctx, input: ListInput) -> Result<Revalidated<ListOutput>, ApiError> {
     let catalog = catalog(ctx)?;

@@ -5,9 +5,13 @@
 //! (`plan.rs`), then run step by step through the server (`run.rs`), each step meeting the
 //! operation's own validation and bounds and counting against the caller's rate limit.
 //!
-//! Also here: the catalog of operations recipes are built from (`catalog.rs`).
+//! Also here: the catalog of operations recipes are built from (`catalog.rs`), the detector,
+//! which finds the recipe that decodes a blob (`detect.rs`), and the translation of CyberChef
+//! recipes (`cyberchef.rs`).
 
 pub(crate) mod catalog;
+pub(crate) mod cyberchef;
+pub(crate) mod detect;
 pub(crate) mod model;
 pub(crate) mod plan;
 pub(crate) mod pointer;

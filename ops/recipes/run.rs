@@ -1,6 +1,6 @@
 //! Running a checked recipe ([`super::plan::Plan`]): each step's input is built from its
 //! literal `args`, its `from` pointers and the pipe, the operation runs through the server
-//! ([`wrench_contract::recipes::Steps`]), and its data joins the run for later steps.
+//! ([`wrench_contract::op::Steps`]), and its data joins the run for later steps.
 //!
 //! Bounds, each from the settings: the number of operation runs (`forEach` items count one
 //! each), the items of one `forEach`, a time budget for the whole recipe, and the bytes of all
@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use wrench_contract::{prelude::*, recipes::Steps};
+use wrench_contract::{op::Steps, prelude::*};
 
 use super::{
     model::OnError,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use wrench_contract::{prelude::*, recipes::Steps};
+use wrench_contract::{op::Steps, prelude::*};
 
 use super::{
     model::{OnError, Recipe, ResultShape, StepDecl},

@@ -394,6 +394,27 @@ pub enum PageKind {
     Style,
 }
 
+pub type BoxStep<'a> = Pin<Box<dyn Future<Output = Result<crate::recipes::StepAnswer, ApiError>> + Send + 'a>>;
+
+/// How a recipe reaches the other operations (`crate::recipes`).
+pub trait Steps: Send + Sync {
+    /// Every operation, described.
+    fn catalog(&self) -> &crate::recipes::Catalog;
+
+    /// Runs `operation` (any of its operationIds) with `input` as a call from the caller of
+    /// `ctx`, its answer refused past `limit` bytes. With `charge`, the run counts against the
+    /// caller's rate limit as one request (a recipe's first step rides on the request that
+    /// carried the recipe, which the pipeline charged already).
+    fn run<'a>(
+        &'a self,
+        ctx: &'a Ctx,
+        operation: &'a str,
+        input: &'a serde_json::Value,
+        charge: bool,
+        limit: usize,
+    ) -> BoxStep<'a>;
+}
+
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
@@ -425,7 +446,7 @@ pub struct Ctx {
     pub tls: Option<Arc<wrench_infra::connection::TlsConnection>>,
     /// The other operations, for recipes: set by the server for every request; `None` where
     /// an operation runs outside a server.
-    pub steps: Option<Arc<dyn crate::recipes::Steps>>,
+    pub steps: Option<Arc<dyn Steps>>,
 }
 
 impl Ctx {

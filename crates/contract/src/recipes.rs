@@ -4,40 +4,22 @@
 //! holds the recipe.
 //!
 //! The operations live in `ops/`, the registry and the pipeline in the server: the server puts
-//! a [`Steps`] into every request's context ([`crate::op::Ctx::steps`]), and a recipe
-//! operation reaches the others only through it. A step is therefore never a second
+//! a [`crate::op::Steps`] into every request's context ([`crate::op::Ctx::steps`]), and a
+//! recipe operation reaches the others only through it; this module holds what it answers. A step is therefore never a second
 //! implementation of anything: it runs the operation's own decoder, validation and code, is
 //! charged against the caller's rate limit like a call, and keeps the operation's own bounds.
 
-use std::{collections::HashMap, future::Future, pin::Pin};
+use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
-
-use crate::op::Ctx;
-use wrench_infra::envelope::ApiError;
 
 /// What one step answered: its `data`, and the size of that data as the operation wrote it.
 #[derive(Debug, Clone)]
 pub struct StepAnswer {
     pub data: Value,
     pub bytes: usize,
-}
-
-pub type BoxStep<'a> = Pin<Box<dyn Future<Output = Result<StepAnswer, ApiError>> + Send + 'a>>;
-
-/// How a recipe reaches the other operations.
-pub trait Steps: Send + Sync {
-    /// Every operation, described.
-    fn catalog(&self) -> &Catalog;
-
-    /// Runs `operation` (any of its operationIds) with `input` as a call from the caller of
-    /// `ctx`, its answer refused past `limit` bytes. With `charge`, the run counts against the
-    /// caller's rate limit as one request (a recipe's first step rides on the request that
-    /// carried the recipe, which the pipeline charged already).
-    fn run<'a>(&'a self, ctx: &'a Ctx, operation: &'a str, input: &'a Value, charge: bool, limit: usize)
-    -> BoxStep<'a>;
 }
 
 /// One operation as the catalog describes it.

@@ -61,7 +61,7 @@ pub(crate) struct State {
     pub(crate) operation_count: usize,
     pub(crate) startup: Arc<startup::Startup>,
     /// The operations as recipe steps, handed to every operation's context.
-    pub(crate) steps: Arc<dyn wrench_contract::recipes::Steps>,
+    pub(crate) steps: Arc<dyn wrench_contract::op::Steps>,
 }
 
 impl State {

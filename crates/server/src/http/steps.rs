@@ -1,4 +1,4 @@
-//! Recipe steps: the server's side of `wrench_contract::recipes`. It describes every operation
+//! Recipe steps: the server's side of `wrench_contract::op::Steps`. It describes every operation
 //! for the catalog (with the document's own schemas, made to stand alone) and runs one
 //! operation as a step of a recipe.
 //!
@@ -22,8 +22,8 @@ use serde_json::{Map, Value};
 use sha2::Digest;
 
 use wrench_contract::{
-    op::{Ctx, HttpMethod, InputKind, OpRequest, Operation, OutputKind, Reply, Route, Tag, Uses},
-    recipes::{BoxStep, Catalog, Entry, EntryExample, EntryRoute, StepAnswer, Steps},
+    op::{BoxStep, Ctx, HttpMethod, InputKind, OpRequest, Operation, OutputKind, Reply, Route, Steps, Tag, Uses},
+    recipes::{Catalog, Entry, EntryExample, EntryRoute, StepAnswer},
 };
 use wrench_infra::{
     config::Config,
