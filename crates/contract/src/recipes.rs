@@ -4,7 +4,7 @@
 //! holds the recipe.
 //!
 //! The operations live in `ops/`, the registry and the pipeline in the server: the server puts
-//! a [`crate::op::Steps`] into every request's context ([`crate::op::Ctx::steps`]), and a
+//! a `Steps` into every request's context (`Ctx::steps`, beside the context in `op.rs`), and a
 //! recipe operation reaches the others only through it; this module holds what it answers. A step is therefore never a second
 //! implementation of anything: it runs the operation's own decoder, validation and code, is
 //! charged against the caller's rate limit like a call, and keeps the operation's own bounds.
