@@ -14,6 +14,7 @@ const API_VERSION: &str = "1.0.0";
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "OperationListInput")]
 struct ListInput {
     /// Only the operations of this tag, by its name as the document writes it (`Text and
     /// data`), compared without regard to case.
@@ -31,6 +32,7 @@ struct ListInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "OperationListOutput")]
 struct ListOutput {
     /// The API version the entries describe.
     version: &'static str,
@@ -89,6 +91,7 @@ fn listed(catalog: &Catalog, input: &ListInput) -> ListOutput {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "OperationGetInput")]
 struct OneInput {
     /// The operationId (of any of the operation's routes).
     #[schemars(length(min = 1, max = 64))]

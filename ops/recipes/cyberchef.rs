@@ -11,6 +11,7 @@ use wrench_contract::prelude::*;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "FromCyberChefInput")]
 struct FromCyberChefInput {
     /// The recipe as CyberChef exports it (its "JSON" or "Clean JSON" form): operations in
     /// order, each `{"op": name, "args": [...]}` with its arguments by position, or a name
@@ -26,6 +27,7 @@ struct ChefStep(ChefStepFull);
 /// One operation of a CyberChef recipe in full.
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "CyberChefStepFull")]
 struct ChefStepFull {
     /// CyberChef's name of the operation (`From Base64`).
     #[schemars(length(min = 1, max = 128))]
@@ -44,6 +46,7 @@ struct ChefStepFull {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "FromCyberChefOutput")]
 struct FromCyberChefOutput {
     /// The wrench steps, ready for `recipes/run` (`{"input": ..., "steps": ...}`): the
     /// translated operations, in order.
@@ -59,6 +62,7 @@ struct FromCyberChefOutput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "CyberChefUnsupported")]
 struct Unsupported {
     /// Its position in the CyberChef recipe.
     index: usize,

@@ -21,6 +21,7 @@ const MAX_TRIALS: usize = 200;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "DetectInput")]
 struct DetectInput {
     /// The data: text, or bytes written as `inputEncoding` says.
     input: String,
@@ -51,6 +52,7 @@ fn ten() -> u8 {
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "DetectOutput")]
 struct DetectOutput {
     /// The candidates, best first; the input itself, undecoded, is one of them.
     candidates: Vec<Candidate>,
@@ -60,6 +62,7 @@ struct DetectOutput {
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "DetectCandidate")]
 struct Candidate {
     /// The decodings, in order (`base64`, `gzip`); empty for the input itself.
     decodings: Vec<&'static str>,

@@ -10,6 +10,7 @@ use wrench_contract::{prelude::*, validate::FieldError};
 /// The steps and the answer's shape: everything of a recipe but its input.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "Recipe")]
 pub(crate) struct Recipe {
     /// The steps, run in order. A step is an operationId alone (`"base64Decode"`), or an
     /// object naming the operation in `op` with its literal `args`, its `from` mappings, and
@@ -34,6 +35,7 @@ pub(crate) struct Recipe {
 /// What a failing step does to the recipe.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema, Validate)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "RecipeOnError")]
 pub(crate) enum OnError {
     #[default]
     Stop,
@@ -51,6 +53,7 @@ pub(crate) enum StepDecl {
 /// A step in full.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "RecipeStepSpec")]
 pub(crate) struct StepSpec {
     /// The name later steps and `result` read this step's data by (`/steps/{id}/...`): a
     /// letter, then letters, digits, `_` or `-`. Without it the step is named by its position
@@ -83,6 +86,7 @@ pub(crate) struct StepSpec {
 /// A pointer into the run.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Validate, PartialEq, Eq)]
 #[serde(transparent)]
+#[schemars(rename = "RecipePointer")]
 pub(crate) struct Source(
     #[schemars(length(max = 1024), pattern("^(/(input|steps)(/.*)?|\\$item(/.*)?|\\$index)$"))] pub(crate) String,
 );
@@ -90,6 +94,7 @@ pub(crate) struct Source(
 /// A step's condition.
 #[derive(Debug, Clone, Deserialize, Serialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "RecipeWhen")]
 pub(crate) struct When {
     /// A pointer into the run (`/steps/check/valid`); a value that is absent reads as `null`.
     pub(crate) path: Source,

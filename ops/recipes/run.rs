@@ -23,6 +23,7 @@ pub(crate) const DATA_FACTOR: usize = 4;
 
 /// What a recipe answers.
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "RecipeRunOutput")]
 pub(crate) struct RunOutput {
     /// What `result` chose, or the last step's data.
     pub(crate) result: Value,
@@ -35,6 +36,7 @@ pub(crate) struct RunOutput {
 /// How one step went.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "RecipeStepReport")]
 pub(crate) struct StepReport {
     pub(crate) index: usize,
     pub(crate) id: String,
@@ -58,6 +60,7 @@ pub(crate) struct StepReport {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "RecipeStepStatus")]
 pub(crate) enum StepStatus {
     Ok,
     Failed,
@@ -66,6 +69,7 @@ pub(crate) enum StepStatus {
 
 /// An error as a step (or one forEach item) answered it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "RecipeStepError")]
 pub(crate) struct StepError {
     pub(crate) code: String,
     pub(crate) status: u16,
@@ -80,6 +84,7 @@ pub(crate) struct StepError {
 
 /// One step of a trace.
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "RecipeTraceEntry")]
 pub(crate) struct TraceEntry {
     pub(crate) id: String,
     /// The input the step ran with (a list of them for a forEach); `null` if it did not run.

@@ -1,8 +1,6 @@
 //! The operations that run recipes: one input through a recipe (`recipes/run`), and up to a
 //! hundred inputs through the same recipe, each answered on its own (`recipes/batch`).
 
-use std::collections::BTreeMap;
-
 use wrench_contract::{op::Steps, prelude::*};
 
 use super::{
@@ -16,6 +14,7 @@ const MAX_BATCH: usize = 100;
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "RecipeRunInput")]
 struct RunInput {
     /// The recipe's input, any JSON value: read by `from` pointers as `/input/...`, and, when
     /// it is not `null`, fed to the first step's primary input unless that step gives it.
@@ -92,6 +91,7 @@ async fn run_recipe(ctx: &Ctx, input: RunInput) -> Result<RunOutput, ApiError> {
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(rename = "RecipeBatchInput")]
 struct BatchInput {
     /// The inputs, each run through the recipe on its own, as `input` is in `recipes/run`.
     #[schemars(length(min = 1, max = 100))]
@@ -111,18 +111,20 @@ struct BatchInput {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "RecipeBatchOutput")]
 struct BatchOutput {
     /// One per input, in order.
-    results: Vec<BatchItem>,
+    results: Vec<RecipeBatchItem>,
     /// How many inputs ran through without an error.
     succeeded: usize,
     /// How many ended with one.
     failed: usize,
 }
 
+/// One input's answer in a batch.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
-enum BatchItem {
+enum RecipeBatchItem {
     Done {
         /// Always true here.
         success: bool,
@@ -131,9 +133,38 @@ enum BatchItem {
     Failed {
         /// Always false here.
         success: bool,
-        /// The error the run ended with, as `recipes/run` answers it, with its `status`.
-        error: BTreeMap<String, Value>,
+        error: RecipeRunError,
     },
+}
+
+/// The error a run ended with, as `recipes/run` answers it, with its status.
+#[derive(Debug, Serialize, JsonSchema)]
+struct RecipeRunError {
+    code: String,
+    status: u16,
+    message: String,
+    /// Where the fault lies in the recipe.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    field: Option<String>,
+    /// The step that failed, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    step: Option<FailedStep>,
+    /// The ids of the steps that ran before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completed: Option<Vec<String>>,
+}
+
+/// Which step failed.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct FailedStep {
+    index: usize,
+    id: String,
+    op: String,
+    /// The operation's own field at fault.
+    field: Option<String>,
+    /// The forEach item that failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    item: Option<usize>,
 }
 
 /// Run one recipe over many inputs.
@@ -170,9 +201,9 @@ async fn run_recipe_batch(ctx: &Ctx, input: BatchInput) -> Result<BatchOutput, A
         let item = match ran {
             Ok(data) => {
                 succeeded += 1;
-                BatchItem::Done { success: true, data }
+                RecipeBatchItem::Done { success: true, data }
             }
-            Err(e) => BatchItem::Failed { success: false, error: error_members(&e) },
+            Err(e) => RecipeBatchItem::Failed { success: false, error: run_error(&e) },
         };
         room.add(wrench_infra::bounds::json_size(&item))?;
         results.push(item);
@@ -182,16 +213,14 @@ async fn run_recipe_batch(ctx: &Ctx, input: BatchInput) -> Result<BatchOutput, A
 }
 
 /// An error as the envelope writes it, with its status.
-fn error_members(e: &ApiError) -> BTreeMap<String, Value> {
-    let mut m = BTreeMap::new();
-    m.insert("code".into(), json!(e.code.as_str()));
-    m.insert("status".into(), json!(e.status().as_u16()));
-    m.insert("message".into(), json!(e.message));
-    if let Some(f) = &e.field {
-        m.insert("field".into(), json!(f));
+fn run_error(e: &ApiError) -> RecipeRunError {
+    let detail = |k: &str| e.detail.as_ref().and_then(|d| d.get(k)).cloned();
+    RecipeRunError {
+        code: e.code.as_str().to_string(),
+        status: e.status().as_u16(),
+        message: e.message.to_string(),
+        field: e.field.clone(),
+        step: detail("step").and_then(|v| serde_json::from_value(v).ok()),
+        completed: detail("completed").and_then(|v| serde_json::from_value(v).ok()),
     }
-    if let Some(d) = &e.detail {
-        m.extend(d.iter().map(|(k, v)| (k.clone(), v.clone())));
-    }
-    m
 }

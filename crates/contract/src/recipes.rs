@@ -25,6 +25,7 @@ pub struct StepAnswer {
 /// One operation as the catalog describes it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "OperationEntry")]
 pub struct Entry {
     /// The operationId of the operation's main route.
     pub operation_id: String,
@@ -68,6 +69,7 @@ pub struct Entry {
 /// One route of a catalog entry.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "OperationRoute")]
 pub struct EntryRoute {
     pub method: String,
     pub path: String,
@@ -76,6 +78,7 @@ pub struct EntryRoute {
 
 /// One declared example of a catalog entry.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
+#[schemars(rename = "OperationExample")]
 pub struct EntryExample {
     pub name: String,
     pub input: Value,
