@@ -93,10 +93,9 @@ struct Candidate {
 struct Decoding {
     name: &'static str,
     op: &'static str,
-    /// The step's arguments beside its primary input.
+    /// The step's arguments beside its primary input (the fields the step reads and writes
+    /// are the operation's declared pipe, from the catalog).
     args: fn() -> Value,
-    /// The output field that holds the result.
-    output: &'static str,
     /// Whether the data may be this: a look at its alphabet or signature.
     fits: fn(&[u8]) -> bool,
     /// Takes any bytes (in Base64 with `inputEncoding`), not only text.
@@ -215,23 +214,21 @@ fn is_binary(b: &[u8]) -> bool {
 }
 
 const DECODINGS: &[Decoding] = &[
-    Decoding { name: "hex", op: "hexDecode", args: none, output: "decoded", fits: is_hex, bytes_in: false },
-    Decoding { name: "base64", op: "base64Decode", args: none, output: "decoded", fits: is_base64, bytes_in: false },
+    Decoding { name: "hex", op: "hexDecode", args: none, fits: is_hex, bytes_in: false },
+    Decoding { name: "base64", op: "base64Decode", args: none, fits: is_base64, bytes_in: false },
     Decoding {
         name: "base64url",
         op: "base64Decode",
         args: || json!({"urlSafe": true}),
-        output: "decoded",
         fits: is_base64url,
         bytes_in: false,
     },
-    Decoding { name: "base32", op: "base32Decode", args: none, output: "decoded", fits: is_base32, bytes_in: false },
-    Decoding { name: "base58", op: "base58Decode", args: none, output: "decoded", fits: is_base58, bytes_in: false },
+    Decoding { name: "base32", op: "base32Decode", args: none, fits: is_base32, bytes_in: false },
+    Decoding { name: "base58", op: "base58Decode", args: none, fits: is_base58, bytes_in: false },
     Decoding {
         name: "ascii85",
         op: "base85Decode",
         args: || json!({"variant": "adobe"}),
-        output: "decoded",
         fits: |b| b.starts_with(b"<~"),
         bytes_in: false,
     },
@@ -239,24 +236,15 @@ const DECODINGS: &[Decoding] = &[
         name: "ascii85",
         op: "base85Decode",
         args: || json!({"variant": "ascii85"}),
-        output: "decoded",
         fits: |b| !b.starts_with(b"<~") && is_ascii85(b),
         bytes_in: false,
     },
-    Decoding { name: "url", op: "urlDecode", args: none, output: "decoded", fits: has_percent, bytes_in: false },
-    Decoding {
-        name: "html-entities",
-        op: "htmlEntitiesDecode",
-        args: none,
-        output: "decoded",
-        fits: has_entity,
-        bytes_in: false,
-    },
+    Decoding { name: "url", op: "urlDecode", args: none, fits: has_percent, bytes_in: false },
+    Decoding { name: "html-entities", op: "htmlEntitiesDecode", args: none, fits: has_entity, bytes_in: false },
     Decoding {
         name: "charcodes",
         op: "bytesConvert",
         args: || json!({"from": "decimal"}),
-        output: "output",
         fits: is_decimal_codes,
         bytes_in: false,
     },
@@ -264,40 +252,17 @@ const DECODINGS: &[Decoding] = &[
         name: "binary",
         op: "bytesConvert",
         args: || json!({"from": "binary"}),
-        output: "output",
         fits: is_binary_codes,
         bytes_in: false,
     },
-    Decoding {
-        name: "rot13",
-        op: "rot",
-        args: || json!({"variant": "rot13"}),
-        output: "text",
-        fits: has_letters,
-        bytes_in: false,
-    },
-    Decoding { name: "jwt", op: "jwtDecode", args: none, output: "payload", fits: is_jwt, bytes_in: false },
-    Decoding {
-        name: "gzip",
-        op: "decompress",
-        args: || json!({"format": "gzip"}),
-        output: "output",
-        fits: is_gzip,
-        bytes_in: true,
-    },
-    Decoding {
-        name: "zlib",
-        op: "decompress",
-        args: || json!({"format": "zlib"}),
-        output: "output",
-        fits: is_zlib,
-        bytes_in: true,
-    },
+    Decoding { name: "rot13", op: "rot", args: || json!({"variant": "rot13"}), fits: has_letters, bytes_in: false },
+    Decoding { name: "jwt", op: "jwtDecode", args: none, fits: is_jwt, bytes_in: false },
+    Decoding { name: "gzip", op: "decompress", args: || json!({"format": "gzip"}), fits: is_gzip, bytes_in: true },
+    Decoding { name: "zlib", op: "decompress", args: || json!({"format": "zlib"}), fits: is_zlib, bytes_in: true },
     Decoding {
         name: "deflate",
         op: "decompress",
         args: || json!({"format": "deflate"}),
-        output: "output",
         fits: |b| is_binary(b) && !is_gzip(b) && !is_zlib(b),
         bytes_in: true,
     },
@@ -341,12 +306,17 @@ async fn detect_encoding(ctx: &Ctx, input: DetectInput) -> Result<DetectOutput, 
                 if tried >= MAX_TRIALS || !(decoding.fits)(&here.bytes) {
                     continue;
                 }
-                let Some(call) = step_input(decoding, &here.bytes) else { continue };
+                let pipe = steps
+                    .catalog()
+                    .get(decoding.op)
+                    .and_then(|e| e.primary_input.as_ref().zip(e.primary_output.as_ref()));
+                let Some((field_in, field_out)) = pipe else { continue };
+                let Some(call) = step_input(decoding, field_in, &here.bytes) else { continue };
                 tried += 1;
                 let Ok(answer) = steps.run(ctx, decoding.op, &call, false, ctx.config.response_limit).await else {
                     continue;
                 };
-                let Some(bytes) = output_bytes(&answer.data, decoding.output) else { continue };
+                let Some(bytes) = output_bytes(&answer.data, field_out) else { continue };
                 if bytes.is_empty() || !seen.insert(bytes.clone()) {
                     continue;
                 }
@@ -365,21 +335,15 @@ async fn detect_encoding(ctx: &Ctx, input: DetectInput) -> Result<DetectOutput, 
     Ok(DetectOutput { candidates, tried })
 }
 
-/// The input of a step of `decoding` on `bytes`: text decoders take the text (and need it to
-/// be text), byte decoders take Base64.
-fn step_input(decoding: &Decoding, bytes: &[u8]) -> Option<Value> {
+/// The input of a step of `decoding` on `bytes`, given in its primary input `field`: text
+/// decoders take the text (and need it to be text), byte decoders take Base64.
+fn step_input(decoding: &Decoding, field: &str, bytes: &[u8]) -> Option<Value> {
     let mut call = (decoding.args)();
     if decoding.bytes_in {
-        call["input"] = json!(base64::engine::general_purpose::STANDARD.encode(bytes));
+        call[field] = json!(base64::engine::general_purpose::STANDARD.encode(bytes));
         call["inputEncoding"] = json!("base64");
     } else {
-        let primary = match decoding.op {
-            "hexDecode" | "base64Decode" | "base32Decode" | "base58Decode" | "base85Decode" => "encoded",
-            "bytesConvert" => "input",
-            "jwtDecode" => "token",
-            _ => "text",
-        };
-        call[primary] = json!(text_of(bytes)?);
+        call[field] = json!(text_of(bytes)?);
     }
     Some(call)
 }

@@ -204,16 +204,8 @@ pub(crate) async fn execute(
         outcomes.push(outcome);
         reports.push(report);
     }
-    let value_at = |r: &Ref| -> Value {
-        match r {
-            Ref::Input(t) => pointer::follow(input, t).cloned().unwrap_or(Value::Null),
-            Ref::Step { index, rest } => match &outcomes[*index] {
-                Outcome::Ran(d) => pointer::follow(d, rest).cloned().unwrap_or(Value::Null),
-                _ => Value::Null,
-            },
-            Ref::Item(_) | Ref::Index => Value::Null,
-        }
-    };
+    // `result` reads no element: the plan refuses `$item` and `$index` there.
+    let value_at = |r: &Ref| resolve(r, input, &outcomes, None, None).unwrap_or(Value::Null);
     let result = match &plan.result {
         None => match outcomes.last() {
             Some(Outcome::Ran(d)) => d.clone(),

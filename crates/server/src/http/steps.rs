@@ -104,7 +104,7 @@ impl Dispatcher {
                 request.body = body.into();
                 request.content_type = Some("application/json".into());
             }
-            InputKind::Query => request.query = query_of(input),
+            InputKind::Query => request.query = super::mcp::tools::query_of(input.as_object().unwrap_or(&Map::new())),
             InputKind::None | InputKind::Raw => {}
         }
         let mut step_ctx = ctx.clone();
@@ -172,16 +172,6 @@ pub(crate) fn recipeable(op: &Operation) -> bool {
         && !op.media.contains(&"text/event-stream")
         && op.tag != Tag::Recipes
         && step_route(op).is_some()
-}
-
-/// A query string from a JSON object: each member as text (strings as they are, anything else
-/// as JSON), as the query forms read them.
-fn query_of(input: &Value) -> String {
-    let mut query = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in input.as_object().into_iter().flatten() {
-        query.append_pair(k, &v.as_str().map_or_else(|| v.to_string(), str::to_string));
-    }
-    query.finish()
 }
 
 /// The catalog of `ops`, in their order, with a tag over all of it.

@@ -119,11 +119,7 @@ impl Tools {
                 (path, Some(content_type), Bytes::from(body))
             }
             InputKind::Query | InputKind::None => {
-                let mut query = form_urlencoded::Serializer::new(String::new());
-                for (k, v) in &args {
-                    query.append_pair(k, &text(v));
-                }
-                let query = query.finish();
+                let query = tools::query_of(&args);
                 (if query.is_empty() { path } else { format!("{path}?{query}") }, None, Bytes::new())
             }
         };

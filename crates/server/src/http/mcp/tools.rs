@@ -127,3 +127,14 @@ pub(crate) fn catalogue(ops: &[Operation]) -> Catalogue {
     }
     Catalogue { tools, targets }
 }
+
+/// A query string from a JSON object: each member as text (strings as they are, anything else
+/// as JSON), as the query forms read them. Tool calls and recipe steps both build theirs with
+/// it.
+pub(crate) fn query_of(input: &Map<String, Value>) -> String {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in input {
+        query.append_pair(k, &v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    }
+    query.finish()
+}
