@@ -5,7 +5,8 @@
 //! Bounds, each from the settings: the number of operation runs (`forEach` items count one
 //! each), the items of one `forEach`, a time budget for the whole recipe, and the bytes of all
 //! the data the steps produce together (at most four times the response limit; each step's
-//! own answer is refused past what is left of it, while it is written).
+//! own answer is refused past what is left of it, while it is written). With `trace`, the
+//! built inputs the trace keeps count in that sum too.
 
 use std::time::Instant;
 
@@ -170,7 +171,7 @@ pub(crate) async fn execute(
             error: None,
         };
         let mut built = Value::Null;
-        let at = At { all: &plan.steps, index, on_error };
+        let at = At { all: &plan.steps, index, on_error, trace };
         let outcome = match run_step(ctx, steps, &at, &outcomes, input, budget, &mut built, &mut report).await {
             Ok(o) => o,
             Err(fault) => {
@@ -224,6 +225,8 @@ struct At<'p, 'c> {
     all: &'p [Planned<'c>],
     index: usize,
     on_error: OnError,
+    /// Keep the step's built inputs for the trace; they are counted in the data budget then.
+    trace: bool,
 }
 
 /// Runs one step (once, or once per forEach item), or says why it was skipped.
@@ -276,7 +279,10 @@ async fn run_step(
     };
     let Some(each) = &step.for_each else {
         let call = build(step, index, input, outcomes, piped, None, hand_off.as_deref())?;
-        *built = Value::Object(call.clone());
+        if at.trace {
+            budget.data_bytes += wrench_infra::bounds::json_size(&call);
+            *built = Value::Object(call.clone());
+        }
         let (data, bytes) = execute_once(ctx, steps, step, &Value::Object(call), budget, report).await?;
         report.bytes = bytes;
         return Ok(Outcome::Ran(data));
@@ -305,7 +311,12 @@ async fn run_step(
     for (k, item) in list.iter().enumerate() {
         let call = build(step, index, input, outcomes, None, Some((item, k)), None)
             .map_err(|f| Fault { item: Some(k), ..f })?;
-        inputs.push(Value::Object(call.clone()));
+        // Only a trace keeps the inputs: a forEach over a large value would otherwise hold a
+        // copy of it per item.
+        if at.trace {
+            budget.data_bytes += wrench_infra::bounds::json_size(&call);
+            inputs.push(Value::Object(call.clone()));
+        }
         match execute_once(ctx, steps, step, &Value::Object(call), budget, report).await {
             Ok((data, bytes)) => {
                 report.bytes += bytes;

@@ -473,6 +473,17 @@ async fn bounds_hold() {
         "{}",
         &v.to_string()[..300.min(v.to_string().len())]
     );
+    // A trace keeps every built input, and they count in the same sum: 70 inputs of 500 KB
+    // pass it where the 70 small answers alone do not.
+    let each_big = |trace: bool| {
+        json!({"input": {"big": "a".repeat(500_000), "l": vec![0; 70]}, "trace": trace,
+        "steps": [{"op": "hashText", "forEach": "/input/l", "from": {"text": "/input/big"}, "args": {"algorithm": "md5"}}],
+        "result": "/steps/0/errors"})
+    };
+    let (s, v) = run(&cli, &each_big(false)).await;
+    assert_eq!((s, &v["data"]["result"]), (200, &json!([])), "{}", &v.to_string()[..300.min(v.to_string().len())]);
+    let (s, v) = run(&cli, &each_big(true)).await;
+    assert_eq!((s, v["error"]["code"].as_str()), (400, Some("RESULT_TOO_LARGE")));
     // One step's answer is bounded as a single call's is (eight bits and a space a byte).
     let small = Config::from_vars(&[("WRENCH_RESPONSE_LIMIT".to_string(), "6422528".to_string())]).unwrap();
     let (s, v) = run(
