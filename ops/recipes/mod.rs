@@ -6,8 +6,8 @@
 //! operation's own validation and bounds and counting against the caller's rate limit.
 //!
 //! Also here: the catalog of operations recipes are built from (`catalog.rs`), the detector,
-//! which finds the recipe that decodes a blob (`detect.rs`), and the translation of CyberChef
-//! recipes (`cyberchef.rs`).
+//! which finds the recipe that decodes a blob (`detect.rs`), the translation of CyberChef
+//! recipes (`cyberchef.rs`), and recipes stored under an id to share and run (`stored/`).
 
 pub(crate) mod catalog;
 pub(crate) mod cyberchef;
@@ -17,3 +17,4 @@ pub(crate) mod plan;
 pub(crate) mod pointer;
 pub(crate) mod run;
 pub(crate) mod running;
+pub(crate) mod stored;

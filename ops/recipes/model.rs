@@ -23,12 +23,16 @@ pub(crate) struct Recipe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) result: Option<ResultShape>,
     /// Answer every step's built input and full data as well (`trace`).
-    #[serde(default)]
+    // Left out when false, and `onError` when `stop`, so that the recipe has one schema both as
+    // a request takes it and as a stored recipe answers it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(extend("default" = false))]
     pub(crate) trace: bool,
     /// `stop` (the default): the first failing step ends the recipe with its own status and
     /// code. `continue`: the answer is 200, failed steps carry their error, and steps that
     /// read from a failed or skipped step are skipped.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "OnError::is_stop")]
+    #[schemars(extend("default" = "stop"))]
     pub(crate) on_error: OnError,
 }
 
@@ -40,6 +44,12 @@ pub(crate) enum OnError {
     #[default]
     Stop,
     Continue,
+}
+
+impl OnError {
+    fn is_stop(&self) -> bool {
+        *self == OnError::Stop
+    }
 }
 
 /// A step as written: an operationId alone, or in full.
@@ -101,7 +111,8 @@ pub(crate) struct When {
     /// The value to compare with, as JSON.
     pub(crate) equals: Value,
     /// Run when the value does not equal `equals`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[schemars(extend("default" = false))]
     pub(crate) not: bool,
 }
 

@@ -30,6 +30,7 @@ mod store_contract;
 mod store_durability;
 mod store_faults;
 mod store_full;
+mod stored_recipes;
 mod system_tools;
 mod text_tools;
 mod tls_fingerprint;

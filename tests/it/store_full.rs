@@ -128,6 +128,12 @@ async fn a_full_redis_refuses_writes_with_507_and_nothing_else() {
     let limited_link = link(json!({"url": "https://example.com/limited", "maxVisits": 1000})).await;
     let inbox = call(&client, reqwest::Method::POST, format!("{base}/v1/webhook/inbox/create"), Some(json!({}))).await;
     let inbox = inbox.body["data"]["id"].as_str().unwrap().to_string();
+    let recipe = json!({"recipe": {"steps": ["base64Decode", {"op": "textCase", "args": {"to": "upper"}}]}});
+    let stored = call(&client, reqwest::Method::POST, format!("{base}/v1/recipes"), Some(recipe.clone())).await;
+    assert_eq!(stored.status, 200, "{}", stored.body);
+    let run_url = stored.body["data"]["runUrl"].as_str().unwrap().to_string();
+    assert!(run_url.starts_with("http://"), "{}", stored.body);
+    let run_path = format!("{base}/v1/recipes/{}/run", stored.body["data"]["id"].as_str().unwrap());
 
     // Redis fills up with the service's own writes.
     let big = "x".repeat(256 * 1024);
@@ -153,7 +159,8 @@ async fn a_full_redis_refuses_writes_with_507_and_nothing_else() {
     assert_eq!(redis_cli(port, &["config", "set", "maxmemory", &(used / 2).to_string()]), "OK");
 
     // While it is full: three writers go on writing and are refused with 507, while everything
-    // stored reads, an open short link redirects, /ready says ready, and no breaker opens.
+    // stored reads, an open short link redirects, a stored recipe runs, /ready says ready, and
+    // no breaker opens.
     let writers: Vec<_> = (0..3)
         .map(|_| {
             let (client, base, big) = (client.clone(), base.clone(), big.clone());
@@ -189,6 +196,10 @@ async fn a_full_redis_refuses_writes_with_507_and_nothing_else() {
         call(&client, reqwest::Method::POST, format!("{base}/v1/webhook/inbox/{inbox}/receive"), Some(json!({"a": 1})))
             .await;
     assert_full(&delivery, "a webhook delivery");
+    let ran = call(&client, reqwest::Method::POST, run_path.clone(), Some(json!({"input": "aGVsbG8="}))).await;
+    assert_eq!((ran.status, &ran.body["data"]["result"]["converted"]), (200, &json!("HELLO")), "{}", ran.body);
+    let refused = call(&client, reqwest::Method::POST, format!("{base}/v1/recipes"), Some(recipe.clone())).await;
+    assert_full(&refused, "a recipe to store");
     let state = store_state(&client, &base).await;
     assert_eq!(state["reachable"], true, "{state}");
     assert_eq!(state["writable"], false, "{state}");
@@ -203,6 +214,8 @@ async fn a_full_redis_refuses_writes_with_507_and_nothing_else() {
     assert_eq!(store_state(&client, &base).await["writable"], true);
     let a = call(&client, reqwest::Method::GET, format!("{base}/v1/short-url/r/{limited_link}"), None).await;
     assert_eq!(a.status, 302);
+    let again = call(&client, reqwest::Method::POST, format!("{base}/v1/recipes"), Some(recipe)).await;
+    assert_eq!(again.status, 200, "{}", again.body);
     all_read_back(&client, &base, &kept).await;
     eprintln!(
         "{} pastes stored before Redis was full; while full: {refusals} writes refused with 507, \

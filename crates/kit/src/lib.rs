@@ -3,7 +3,8 @@
 //! and reading web pages ([`web`]), mail records and policies ([`mail`]), places, geocoding and
 //! time zones ([`geo`]), and smaller rule sets and algorithms (cron, arithmetic, units,
 //! barcodes, image plumbing, checksums, VAT and IBAN rules, JSON differences, the compact JWS
-//! form, addresses as numbers), the byte
+//! form, addresses as numbers), the secret tokens that change or delete a stored thing
+//! ([`tokens`]), the byte
 //! convention of every operation that takes or gives bytes ([`byte_encoding`]), and what webhook
 //! inboxes record of a delivery and how they check its signature ([`webhook`]).
 //!
@@ -33,6 +34,7 @@ pub mod number_units;
 pub mod open_meteo;
 pub mod qr;
 pub mod render;
+pub mod tokens;
 pub mod uap;
 pub mod useragent;
 pub mod vat;

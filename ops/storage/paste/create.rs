@@ -99,7 +99,7 @@ struct PasteOptions {
 async fn store_paste(ctx: &Ctx, content: String, options: PasteOptions) -> Result<PasteCreated, ApiError> {
     let created = time::now();
     let size = content.len();
-    let (token, digest) = crate::storage::shared::tokens::issue()?;
+    let (token, digest) = wrench_kit::tokens::issue()?;
     let record = PasteRecord {
         content,
         language: options.language,

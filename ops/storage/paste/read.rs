@@ -189,7 +189,7 @@ struct PasteDeleted {
      example(other_shape, {"id": "short"}, status = 404))]
 async fn delete_paste(input: PasteIdInput, ctx: &Ctx) -> Result<PasteDeleted, ApiError> {
     let (r, _) = peek(ctx, &input.id).await?;
-    crate::storage::shared::tokens::require(ctx, "X-Delete-Token", r.delete_token_sha256.as_deref(), "paste")?;
+    wrench_kit::tokens::require(ctx, "X-Delete-Token", r.delete_token_sha256.as_deref(), "paste")?;
     ctx.store.delete(&[&key(&input.id)]).await?;
     Ok(PasteDeleted { id: input.id, deleted: true })
 }

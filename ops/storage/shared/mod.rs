@@ -1,5 +1,4 @@
-//! What the storage features share: manage and delete tokens, the fields of update requests, and following a stored log as a stream.
+//! What the storage features share: the fields of update requests, and following a stored log as a stream.
 
 pub(crate) mod fields;
 pub(crate) mod log_stream;
-pub(crate) mod tokens;

@@ -279,7 +279,7 @@ async fn create(ctx: &Ctx, input: ShortUrlCreateInput) -> Result<ShortUrlCreated
     let valid_since = instant("validSince", input.valid_since.as_deref())?;
     let valid_until = instant("validUntil", input.valid_until.as_deref())?;
     check_period(&valid_since, &valid_until)?;
-    let (token, digest) = crate::storage::shared::tokens::issue()?;
+    let (token, digest) = wrench_kit::tokens::issue()?;
     let record = LinkRecord {
         url,
         created_at: time::rfc3339(time::now()),

@@ -15,7 +15,7 @@ use wrench_contract::{op::Image, prelude::*};
 /// The link, when `X-Manage-Token` is its token.
 async fn managed(ctx: &Ctx, slug: &str) -> Result<LinkRecord, ApiError> {
     let (record, _) = find(ctx, slug).await?;
-    crate::storage::shared::tokens::require(ctx, "X-Manage-Token", record.manage_token_sha256.as_deref(), "link")?;
+    wrench_kit::tokens::require(ctx, "X-Manage-Token", record.manage_token_sha256.as_deref(), "link")?;
     Ok(record)
 }
 

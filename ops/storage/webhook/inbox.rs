@@ -139,7 +139,7 @@ fn response_of(r: InboxResponseInput) -> Result<InboxAnswer, ApiError> {
 /// The inbox, when `X-Manage-Token` is its token.
 async fn managed(ctx: &Ctx, id: &str) -> Result<InboxRecord, ApiError> {
     let record = load(ctx, id).await?;
-    crate::storage::shared::tokens::require(ctx, "X-Manage-Token", record.manage_token_sha256.as_deref(), "inbox")?;
+    wrench_kit::tokens::require(ctx, "X-Manage-Token", record.manage_token_sha256.as_deref(), "inbox")?;
     Ok(record)
 }
 
@@ -303,7 +303,7 @@ async fn create_webhook_inbox(input: InboxCreateInput, ctx: &Ctx) -> Result<Inbo
     let verify = input.verify.map(check_of).transpose()?;
     let response = input.response.map(response_of).transpose()?;
     let forward_to = input.forward_to.as_deref().map(forward_url).transpose()?;
-    let (token, token_digest) = crate::storage::shared::tokens::issue()?;
+    let (token, token_digest) = wrench_kit::tokens::issue()?;
     let created = time::now();
     let expires = created + ttl;
     let record = InboxRecord {

@@ -12,7 +12,7 @@ use wrench_infra::random;
 const TOKEN_LEN: usize = 32;
 
 /// A fresh token and the hex digest to store in its place.
-pub(in crate::storage) fn issue() -> Result<(String, String), ApiError> {
+pub fn issue() -> Result<(String, String), ApiError> {
     let token = random::token(TOKEN_LEN, random::ALPHANUMERIC)?;
     let digest = hex::encode(sha2::Sha256::digest(token.as_bytes()));
     Ok((token, digest))
@@ -20,7 +20,7 @@ pub(in crate::storage) fn issue() -> Result<(String, String), ApiError> {
 
 /// Whether `given` (a header's value; empty when the header is missing) is the token whose
 /// digest is `digest_hex`.
-pub(in crate::storage) fn matches(given: &[u8], digest_hex: &str) -> bool {
+pub fn matches(given: &[u8], digest_hex: &str) -> bool {
     let Ok(digest) = hex::decode(digest_hex) else { return false };
     // A missing header is the empty token, whose digest is no token's.
     let given = sha2::Sha256::digest(given);
@@ -30,7 +30,7 @@ pub(in crate::storage) fn matches(given: &[u8], digest_hex: &str) -> bool {
 /// Passes when the request's `header` (`X-Manage-Token`, `X-Delete-Token`) holds the token
 /// whose digest the `thing` stored; 403 `TOKEN_REJECTED` otherwise, and for a thing stored
 /// before things of its kind had tokens (`digest` is `None`), which no token changes.
-pub(in crate::storage) fn require(ctx: &Ctx, header: &str, digest: Option<&str>, thing: &str) -> Result<(), ApiError> {
+pub fn require(ctx: &Ctx, header: &str, digest: Option<&str>, thing: &str) -> Result<(), ApiError> {
     let Some(digest) = digest else {
         return Err(ApiError::new(
             ErrorCode::TokenRejected,
