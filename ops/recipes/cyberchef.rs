@@ -364,6 +364,7 @@ fn translation(name: &str) -> Option<Row> {
         "From Hex" => boxed(fixed("hexDecode", none)),
         "To Hex" => boxed(to_hex as Translate),
         "From HTML Entity" => boxed(fixed("htmlEntitiesDecode", none)),
+        "From Quoted Printable" => boxed(fixed("quotedPrintableDecode", none)),
         "ROT13" => boxed(rot13 as Translate),
         "ROT47" => boxed(rot47 as Translate),
         "Gunzip" => boxed(fixed("decompress", || json!({"format": "gzip"}))),

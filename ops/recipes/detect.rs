@@ -1,7 +1,7 @@
 //! The detector (`detect`): what a blob of text or bytes may be encoded as, found by trying
 //! decodings up to three deep (hex, Base64 and its URL-safe form, Base32, Base58, Ascii85,
-//! percent-encoding, HTML entities, gzip, zlib, raw DEFLATE, decimal and binary char codes,
-//! ROT13, JWT), ranked by how much the result reads like text, with each candidate's recipe
+//! percent-encoding, HTML entities, quoted-printable, gzip, zlib, raw DEFLATE, decimal and
+//! binary char codes, ROT13, JWT), ranked by how much the result reads like text, with each candidate's recipe
 //! ready for `recipes/run`.
 //!
 //! Every trial is the operation itself, run as a recipe step through the server, so a
@@ -160,6 +160,15 @@ fn is_ascii85(b: &[u8]) -> bool {
         || (only(b, |c| (b'!'..=b'u').contains(&c) || c == b'z', 5) && !only(b, |c| c.is_ascii_alphanumeric(), 1))
 }
 
+/// Printable ASCII in lines, with an `=XX` in upper-case hex (as encoders write it) or a soft
+/// line break.
+fn is_quoted_printable(b: &[u8]) -> bool {
+    let upper_hex = |c: u8| c.is_ascii_digit() || (b'A'..=b'F').contains(&c);
+    b.iter().all(|&c| (b' '..=b'~').contains(&c) || matches!(c, b'\t' | b'\r' | b'\n'))
+        && (b.windows(3).any(|w| w[0] == b'=' && upper_hex(w[1]) && upper_hex(w[2]))
+            || b.windows(2).any(|w| w == b"=\n"))
+}
+
 fn has_percent(b: &[u8]) -> bool {
     b.windows(3).any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
 }
@@ -241,6 +250,13 @@ const DECODINGS: &[Decoding] = &[
     },
     Decoding { name: "url", op: "urlDecode", args: none, fits: has_percent, bytes_in: false },
     Decoding { name: "html-entities", op: "htmlEntitiesDecode", args: none, fits: has_entity, bytes_in: false },
+    Decoding {
+        name: "quoted-printable",
+        op: "quotedPrintableDecode",
+        args: none,
+        fits: is_quoted_printable,
+        bytes_in: false,
+    },
     Decoding {
         name: "charcodes",
         op: "bytesConvert",
@@ -528,6 +544,8 @@ mod tests {
         assert!(is_base32(b"NBSWY3DP") && !is_base32(b"nbswy3dp"));
         assert!(is_base58(b"StV1DL6CwTryKyV") && !is_base58(b"0OIl00"));
         assert!(has_percent(b"a%20b") && !has_percent(b"100%"));
+        assert!(is_quoted_printable(b"caf=C3=A9") && is_quoted_printable(b"a=\nb") && !is_quoted_printable(b"aGk="));
+        assert!(!is_quoted_printable(b"caf=c3=a9") && !is_quoted_printable("caf=C3=A9 é".as_bytes()));
         assert!(has_entity(b"a &amp; b") && has_entity(b"&#x41;") && !has_entity(b"a & b; c"));
         assert!(is_decimal_codes(b"72 101 108") && !is_decimal_codes(b"72 256") && !is_decimal_codes(b"72"));
         assert!(is_binary_codes(b"01001000 01101001") && !is_binary_codes(b"0100100"));

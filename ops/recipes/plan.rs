@@ -150,7 +150,9 @@ fn plan_step<'c>(
     };
     let empty = Map::new();
     let schema = entry.input_schema.as_ref().unwrap_or(&empty);
-    let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    // Read in place: the schemas carry their descriptions, and a copy per step was most of
+    // the check's time (BENCHMARKS.md, "A recipe against the same calls one by one").
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
     let declared = |field: &str| properties.contains_key(field);
     let fields_list = || {
         if properties.is_empty() {
@@ -253,7 +255,7 @@ fn plan_step<'c>(
         }
     }
     // Every required field is given one way or another.
-    let required = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+    let required = schema.get("required").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     for field in required.iter().filter_map(Value::as_str) {
         let given =
             args.contains_key(field) || from.contains_key(field) || pipe.as_ref().is_some_and(|(p, _)| p == field);

@@ -8,8 +8,8 @@ const FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
 
 /// Operations the service declares, and the routes they answer on (a GET and a POST form of one
 /// operation are two routes). Update when an issue adds operations; a drop is a bug.
-const EXPECTED_OPERATIONS: usize = 259;
-const EXPECTED_ROUTES: usize = 287;
+const EXPECTED_OPERATIONS: usize = 261;
+const EXPECTED_ROUTES: usize = 289;
 
 /// The 3.0.3 rendering, checked in beside it for the generators that read only 3.0.
 const FILE_30: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi-3.0.json");

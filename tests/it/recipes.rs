@@ -700,6 +700,7 @@ async fn every_detected_candidate_is_what_its_recipe_gives() {
         vec![("hexEncode", json!({})), ("base64Encode", json!({}))],
         vec![("htmlEntitiesEncode", json!({"mode": "decimal"}))],
         vec![("base58Encode", json!({}))],
+        vec![("compress", json!({"format": "gzip"})), ("quotedPrintableEncode", json!({"binary": true}))],
         vec![("rot", json!({"variant": "rot13"})), ("base64Encode", json!({})), ("hexEncode", json!({}))],
     ];
     for chain in chains {
@@ -814,6 +815,8 @@ async fn translated_cyberchef_recipes_give_the_bytes_cyberchef_bakes() {
         ("message", json!([{"op": "HMAC", "args": [{"option": "Hex", "string": "6b6579"}, "MD5"]}])),
         ("Hello!", json!([{"op": "To Base32", "args": ["A-Z2-7="]}])),
         ("JBSWY3DPEE======", json!([{"op": "From Base32", "args": ["A-Z2-7=", true]}])),
+        ("Gr=C3=BC=C3=9Fe aus K=C3=B6ln =3D=\r\n greetings", json!([{"op": "From Quoted Printable", "args": []}])),
+        ("=E2=9C=93 done=\r\n", json!([{"op": "From Quoted Printable", "args": []}])),
         (
             "Hello World",
             json!([{"op": "To Base58", "args": ["123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"]}]),

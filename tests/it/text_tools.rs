@@ -1,5 +1,6 @@
 //! `text/lines` and `text/compare-lists` against GNU coreutils in the C locale, and `xml/format`
-//! against `xmllint`, `bytes/strings` against GNU `strings`: the same
+//! against `xmllint`, `bytes/strings` against GNU `strings`, `quoted-printable/*` against
+//! Python's `binascii` (what `quopri` runs): the same
 //! generated lines through `text/lines` and through `sort` (plain, `-r`, `-f`, `-V`, `-n`),
 //! `tac`, `head`, `tail`, `uniq`, `nl`, `fold`, `grep` and `comm`, byte for byte.
 
@@ -287,4 +288,98 @@ async fn bytes_strings_answers_what_gnu_strings_does() {
         }
     }
     eprintln!("bytes/strings: {compared} runs answered as GNU strings finds them");
+}
+
+/// Python's `binascii.b2a_qp` and `a2b_qp` (what `quopri` runs), on random bytes in every
+/// mode: wrench's encoding is Python's byte for byte (but for a carriage return that ends no
+/// line, which wrench encodes and Python leaves bare), Python decodes wrench's encoding to the
+/// bytes, and wrench decodes Python's.
+#[tokio::test]
+async fn quoted_printable_answers_what_python_does() {
+    if !have("python3") {
+        return;
+    }
+    let cli = client();
+    let mut next = lcg(48);
+    let pieces: [&[u8]; 13] =
+        [b"a", b"Z9", b" ", b"\t", b"\n", b"\r\n", b"=", b".", b"_", b"\x00", b"\xc3\xa9", b"\xff", b"~!"];
+    let mut cases = Vec::new();
+    for case in 0..300 {
+        let mut data: Vec<u8> = Vec::new();
+        for _ in 0..next(90) {
+            match next(8) {
+                0 => data.extend(std::iter::repeat_n(b'x', next(90) as usize)),
+                _ => data.extend_from_slice(pieces[next(pieces.len() as u64) as usize]),
+            }
+        }
+        // A third of the cases get a carriage return of their own somewhere.
+        if case % 3 == 0 {
+            data.insert(next(data.len() as u64 + 1) as usize, b'\r');
+        }
+        let (binary, quote_tabs, header) = (case % 5 == 1, case % 7 == 2, case % 6 == 3);
+        let body = json!({"text": hex::encode(&data), "inputEncoding": "hex", "binary": binary, "quoteTabs": quote_tabs, "header": header});
+        let (status, v) = common::post_json(&cli, "/v1/quoted-printable/encode", &body).await;
+        assert_eq!(status, 200, "{}", v["error"]);
+        let ours = v["data"]["encoded"].as_str().unwrap().to_string();
+        assert!(ours.is_ascii() && ours.split('\n').all(|l| l.trim_end_matches('\r').len() <= 78), "{ours:?}");
+        cases.push(json!({"hex": hex::encode(&data), "binary": binary, "quotetabs": quote_tabs, "header": header, "ours": ours}));
+    }
+    let script = r#"
+import binascii, json, sys
+out = []
+for c in json.load(sys.stdin):
+    data = bytes.fromhex(c["hex"])
+    theirs = binascii.b2a_qp(data, quotetabs=c["quotetabs"], istext=not c["binary"], header=c["header"])
+    back = binascii.a2b_qp(c["ours"].encode(), header=c["header"])
+    out.append({"theirs": theirs.decode("ascii"), "back": back.hex()})
+print(json.dumps(out))
+"#;
+    let (ok, out) = output(&["python3", "-c", script], Some(json!(cases).to_string().as_bytes()));
+    assert!(ok, "python3 failed");
+    let answers: Vec<Value> = serde_json::from_slice(&out).unwrap();
+    let (mut same, mut lone_cr) = (0, 0);
+    for (case, answer) in cases.iter().zip(&answers) {
+        let data = hex::decode(case["hex"].as_str().unwrap()).unwrap();
+        // Text keeps its line breaks in the style of its first one, as mail does.
+        let kept = if case["binary"].as_bool().unwrap() { data.clone() } else { one_line_break_style(&data) };
+        assert_eq!(answer["back"], hex::encode(&kept), "Python decodes wrench's {case}");
+        let theirs = answer["theirs"].as_str().unwrap();
+        let bare_cr = !case["binary"].as_bool().unwrap()
+            && data.iter().enumerate().any(|(i, &b)| b == b'\r' && data.get(i + 1) != Some(&b'\n'));
+        if bare_cr {
+            lone_cr += 1;
+        } else {
+            assert_eq!(case["ours"].as_str().unwrap(), theirs, "{case}");
+            same += 1;
+        }
+        let body = json!({"encoded": theirs, "header": case["header"], "outputEncoding": "hex"});
+        let (status, v) = common::post_json(&cli, "/v1/quoted-printable/decode", &body).await;
+        // Python leaves a lone carriage return bare; wrench reads it as the byte it is.
+        let expected = hex::encode(&kept);
+        assert_eq!(
+            (status, v["data"]["decoded"].as_str()),
+            (200, Some(expected.as_str())),
+            "wrench decodes Python's {case}: {v}"
+        );
+    }
+    assert!(same > 150 && lone_cr > 20, "{same} equal, {lone_cr} with a lone carriage return");
+    eprintln!("quoted-printable: {same} encodings equal to Python's, {lone_cr} more with a lone CR decoded by it");
+}
+
+/// `data` with every line break (CRLF or LF) written as its first one is.
+fn one_line_break_style(data: &[u8]) -> Vec<u8> {
+    let crlf = data.iter().position(|&b| b == b'\n').is_some_and(|p| p > 0 && data[p - 1] == b'\r');
+    let mut out = Vec::with_capacity(data.len());
+    let mut i = 0;
+    while i < data.len() {
+        let crlf_here = data[i] == b'\r' && data.get(i + 1) == Some(&b'\n');
+        if crlf_here || data[i] == b'\n' {
+            out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+            i += if crlf_here { 2 } else { 1 };
+        } else {
+            out.push(data[i]);
+            i += 1;
+        }
+    }
+    out
 }

@@ -1,5 +1,5 @@
 //! Encodings and byte transforms: bytes written as hex, dumps, Base32, Base58 and Base85, HTML
-//! character references, string literals and Unicode escapes, and read back; charsets, Unicode
+//! character references, string literals, Unicode escapes and quoted-printable, and read back; charsets, Unicode
 //! normalization, IDNs, rotations and XOR. Each is on the byte convention
 //! (`wrench_kit::byte_encoding`): bytes in through `inputEncoding`, bytes out through
 //! `outputEncoding`, nothing lost that is not UTF-8.
@@ -16,6 +16,7 @@ pub(crate) mod hexdump;
 pub(crate) mod html_entities;
 pub(crate) mod normalize;
 pub(crate) mod punycode;
+pub(crate) mod quoted_printable;
 pub(crate) mod reading;
 pub(crate) mod rot;
 pub(crate) mod string_escape;
