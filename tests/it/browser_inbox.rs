@@ -4,8 +4,9 @@
 //! nothing.
 //!
 //! The page's title says how many deliveries it lists; the hostile body would write there too
-//! if any of it ran, and the list's markup is read to check how the body was written.
-//! Needs `chromium` and `curl` (see `common/browser.rs`).
+//! if any of it ran, and the list's markup is read to check how the body was written. axe-core
+//! then finds no serious or critical violation on the page.
+//! Needs `chromium` and `curl` (see `common/browser.rs`), and axe-core (`WRENCH_TEST_AXE`).
 
 use crate::common;
 
@@ -89,5 +90,9 @@ async fn the_inbox_page_shows_deliveries_live_and_runs_none_of_them() {
     assert_eq!(shown, "3");
     let csp = curl(&["-sI", &page]).to_ascii_lowercase();
     assert!(csp.contains("content-security-policy: default-src 'none'; script-src 'self'"), "{csp}");
+    // Accessible, deliveries shown: axe-core finds nothing serious or critical.
+    if let Some(axe) = browser::axe_script() {
+        assert_eq!(browser::axe_violations(debug_port, &page, &axe).await, "[]");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

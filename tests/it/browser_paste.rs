@@ -6,6 +6,7 @@
 //!   both open from their links with the key after `#`; a wrong key opens nothing.
 //! - Neither key ever reaches the server: its log (at `info`, one line a request) and its
 //!   store's files are searched for them.
+//! - axe-core finds no serious or critical violation on the paste shown and on the form.
 //!
 //! Needs `chromium` and `curl` (see `common/browser.rs`) and Python's `cryptography` for the
 //! second encrypted paste (said when skipped; required where `WRENCH_TEST_REQUIRE_BROWSER` is
@@ -123,6 +124,11 @@ async fn the_paste_page_shows_burns_and_decrypts_and_the_server_never_sees_a_key
     assert_eq!(title(debug_port, &page).unwrap(), "Paste · wrench", "nothing of the paste ran");
     let csp = curl(&["-sI", &page]).to_ascii_lowercase();
     assert!(csp.contains("content-security-policy: default-src 'none'; script-src 'self'"), "{csp}");
+    // Accessible, reading and writing: axe-core finds nothing serious or critical.
+    let axe = browser::axe_script();
+    if let Some(axe) = &axe {
+        assert_eq!(browser::axe_violations(debug_port, &page, axe).await, "[]", "the paste shown");
+    }
 
     // Burn after reading: the page asks first, and opening spends the only view.
     let burn = create(&base, &serde_json::json!({"content": "read me once", "maxViews": 1}));
@@ -146,6 +152,9 @@ async fn the_paste_page_shows_burns_and_decrypts_and_the_server_never_sees_a_key
     let secret = "the page's secret: ünïcode ✓ <b>not bold</b>\nsecond line";
     let form = format!("{base}/p/");
     go(debug_port, &burn_page, &form, "New paste · wrench").await;
+    if let Some(axe) = &axe {
+        assert_eq!(browser::axe_violations(debug_port, &form, axe).await, "[]", "the form");
+    }
     let fill = format!(
         "document.getElementById('text').value = {}; document.getElementById('max-views').value = '2'; \
          document.getElementById('create').click(), 'ok'",

@@ -7,6 +7,7 @@ mod common;
 
 mod bounds;
 mod browser_cors;
+mod browser_home;
 mod browser_inbox;
 mod browser_paste;
 mod certificates;

@@ -351,6 +351,7 @@ pub const SERVER_PATHS: &[&str] = &[
     "inbox-assets",
     "p",
     "paste-assets",
+    "ui",
 ];
 
 /// Whether `segment` is the first segment of a path the server answers itself (compared

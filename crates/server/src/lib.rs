@@ -12,6 +12,7 @@ pub mod http;
 pub mod keys;
 pub mod logging;
 pub mod openapi;
+mod ui;
 
 #[cfg(test)]
 mod op_fixtures;

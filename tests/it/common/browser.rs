@@ -75,15 +75,21 @@ pub async fn evaluate(debug_port: u16, url: &str, expression: &str) -> String {
     }
     assert!(head.starts_with(b"HTTP/1.1 101"), "{}", String::from_utf8_lossy(&head));
     // One masked text frame (RFC 6455, 5.2); the mask is all zeros, which is allowed.
+    // A promise is awaited, and its value answered (a value that is not one is answered as is).
     let message = serde_json::json!({"id": 1, "method": "Runtime.evaluate",
-        "params": {"expression": expression, "returnByValue": true}})
+        "params": {"expression": expression, "returnByValue": true, "awaitPromise": true}})
     .to_string();
     let mut frame = vec![0x81u8];
     match message.len() {
         n if n < 126 => frame.push(0x80 | n as u8),
-        n => {
+        n if n <= usize::from(u16::MAX) => {
             frame.push(0x80 | 126);
             frame.extend_from_slice(&(n as u16).to_be_bytes());
+        }
+        // A script sent whole, such as axe-core's (half a megabyte).
+        n => {
+            frame.push(0x80 | 127);
+            frame.extend_from_slice(&(n as u64).to_be_bytes());
         }
     }
     frame.extend_from_slice(&[0, 0, 0, 0]);
@@ -115,4 +121,32 @@ pub fn chromium(dir: &Path, profile: &str) -> Command {
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     c
+}
+
+/// axe-core's script, from the npm package installed at `WRENCH_TEST_AXE`; `None` (said as a
+/// skip) when it is not set, and a failure when `WRENCH_TEST_REQUIRE_AXE=1` (CI sets both).
+pub fn axe_script() -> Option<String> {
+    let required = std::env::var("WRENCH_TEST_REQUIRE_AXE").is_ok_and(|v| v == "1");
+    let Some(dir) = std::env::var_os("WRENCH_TEST_AXE") else {
+        assert!(!required, "WRENCH_TEST_REQUIRE_AXE is set and WRENCH_TEST_AXE is not");
+        super::skipped("axe-core is not installed (WRENCH_TEST_AXE): the page's accessibility not checked");
+        return None;
+    };
+    let path = Path::new(&dir).join("node_modules/axe-core/axe.min.js");
+    Some(std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// The serious and critical violations axe-core finds in the page at `url` (its rule id,
+/// impact and how many elements), as JSON: `[]` when there are none.
+pub async fn axe_violations(debug_port: u16, url: &str, script: &str) -> String {
+    let loaded = evaluate(debug_port, url, &format!("{script}\n;typeof axe")).await;
+    assert_eq!(loaded, "object", "axe-core did not load");
+    evaluate(
+        debug_port,
+        url,
+        "axe.run(document, {resultTypes: ['violations']}).then(r => JSON.stringify(r.violations \
+         .filter(v => v.impact === 'serious' || v.impact === 'critical') \
+         .map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))))",
+    )
+    .await
 }

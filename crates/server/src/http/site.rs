@@ -1,4 +1,5 @@
-//! The routes that are not operations: the document, Swagger UI, the index, liveness
+//! The routes that are not operations: the document, Swagger UI, the index (the home page for
+//! a browser, `crate::ui`), liveness
 //! (`/health`: the process answers; always 200, with the store's and data sets' state) and
 //! readiness (`/ready`: 200 once the store answers and every configured data set is loaded,
 //! else 503 `NOT_READY` saying what is missing, for load balancers and orchestrators), and the
@@ -70,9 +71,12 @@ pub(super) fn mount(route: Route, state: Arc<State>, files: &[PageFile]) -> Rout
         utoipa_swagger_ui::Config::from("/openapi.json")
             .try_it_out_enabled(true)
             .persist_authorization(true)
-            .display_operation_id(true),
+            .display_operation_id(true)
+            // The home page links each operation to its place here (`#/{tag}/{operationId}`).
+            .deep_linking(true),
     );
-    let files = files.iter().flat_map(|f| f.paths.iter().map(move |path| (*path, Page::File(*f))));
+    let files =
+        files.iter().chain(crate::ui::FILES).flat_map(|f| f.paths.iter().map(move |path| (*path, Page::File(*f))));
     PAGES.iter().copied().chain(files).fold(route, |route, (path, page)| {
         route.at(path, SiteEndpoint { page, state: state.clone(), swagger: swagger.clone() })
     })
@@ -161,14 +165,25 @@ impl Endpoint for SiteEndpoint {
                 PageKind::Script => page_file("text/javascript; charset=utf-8", file.body),
                 PageKind::Style => page_file("text/css; charset=utf-8", file.body),
             },
-            Page::Index => json(serde_json::json!({
-                "name": "wrench",
-                "version": env!("CARGO_PKG_VERSION"),
-                "apiVersion": crate::openapi::API_VERSION,
-                "operations": self.state.operation_count,
-                "docs": "/docs/",
-                "openapi": "/openapi.json",
-            })),
+            // A browser gets the home page; API clients, the index as JSON. Either answer
+            // says it depends on `Accept`, so that a cache keeps them apart.
+            Page::Index => {
+                let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
+                let mut response = if crate::ui::wants_html(accept) {
+                    page_for_people(crate::ui::home())
+                } else {
+                    json(serde_json::json!({
+                        "name": "wrench",
+                        "version": env!("CARGO_PKG_VERSION"),
+                        "apiVersion": crate::openapi::API_VERSION,
+                        "operations": self.state.operation_count,
+                        "docs": "/docs/",
+                        "openapi": "/openapi.json",
+                    }))
+                };
+                response.headers_mut().insert(header::VARY, header::HeaderValue::from_static("Accept"));
+                response
+            }
             Page::Health => {
                 // Liveness is always "ok"; the store's state is reported beside it, bounded in
                 // time: whether it answers, and whether a write would find room now (a full
