@@ -4,6 +4,7 @@
 //! - Every operation of the catalog is listed once, grouped by the document's tags in order.
 //! - Typing finds operations by words, by a tag and by an example's content; a tag button
 //!   narrows the list; a query that is markup is shown as text and runs nothing.
+//! - Each operation links to its tool page and to its entry in the API reference.
 //! - The page records no error of its own and no blocked resource.
 //! - axe-core (npm, at `WRENCH_TEST_AXE`) finds no serious or critical violation.
 //!
@@ -150,15 +151,16 @@ async fn the_home_page_lists_and_finds_every_operation() {
     std::thread::sleep(Duration::from_millis(300));
     assert!(title(debug_port, &page).unwrap().starts_with("wrench · "), "nothing of the query ran");
 
-    // Each card links to the operation in the API reference.
+    // Each card links to its tool page, and to the operation in the API reference.
     let link = evaluate(
         debug_port,
         &page,
         "(() => { const q = document.getElementById('q'); q.value = 'hashText'; q.dispatchEvent(new Event('input')); \
-         return document.querySelector('li.op[data-operation-id=\"hashText\"] h3 a').getAttribute('href'); })()",
+         const card = document.querySelector('li.op[data-operation-id=\"hashText\"]'); \
+         return card.querySelector('h3 a').getAttribute('href') + ' ' + card.querySelector('details a').getAttribute('href'); })()",
     )
     .await;
-    assert_eq!(link, "/docs/#/Developer_utilities/hashText");
+    assert_eq!(link, "/tools/hashText /docs/#/Developer_utilities/hashText");
     assert_eq!(evaluate(debug_port, &page, "JSON.stringify(window.pageErrors)").await, "[]", "no error on the page");
 
     // Accessible: axe-core finds nothing serious or critical, with every group shown and one

@@ -60,7 +60,11 @@ pub fn wait_title(debug_port: u16, url: &str, prefix: &str, limit: Duration) -> 
 pub async fn evaluate(debug_port: u16, url: &str, expression: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let list: Value = serde_json::from_str(&curl(&[&format!("http://127.0.0.1:{debug_port}/json/list")])).unwrap();
-    let target = list.as_array().unwrap().iter().find(|t| t["url"] == url).expect("the page is open");
+    let targets = list.as_array().unwrap();
+    let target = targets.iter().find(|t| t["url"] == url).unwrap_or_else(|| {
+        let open: Vec<&Value> = targets.iter().map(|t| &t["url"]).collect();
+        panic!("no page is open at {url}; open: {open:?}")
+    });
     let ws = target["webSocketDebuggerUrl"].as_str().unwrap();
     let path = &ws[ws.find("/devtools").unwrap()..];
     let mut s = tokio::net::TcpStream::connect(("127.0.0.1", debug_port)).await.unwrap();

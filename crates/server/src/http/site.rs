@@ -41,8 +41,9 @@ enum Page {
 /// What the pages may load and run: their own script and style, calls to this origin, and
 /// nothing inline, so a delivery's or a paste's content can never run even if it reached the
 /// markup.
+// `blob:` images are the ones a page's own script made of an answer (a tool page's PNG or SVG).
 const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; \
-     img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+     img-src 'self' blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// A page for people: its HTML under the policy that lets it run only its own files.
 fn page_for_people(html: &'static str) -> Response {

@@ -42,7 +42,7 @@ function card(op) {
   item.dataset.operationId = op.operationId;
   const title = el("h3");
   const link = el("a", op.operationId);
-  link.href = docsLink(op);
+  link.href = "/tools/" + encodeURIComponent(op.operationId);
   title.append(link);
   item.append(title, el("p", op.method + " " + op.path, "route"), el("p", op.summary));
   const more = el("details");
@@ -53,6 +53,9 @@ function card(op) {
     more.append(el("pre", JSON.stringify(example.input, null, 2)));
   }
   if ((op.errorCodes || []).length) more.append(el("p", "Errors: " + op.errorCodes.join(", "), "about"));
+  const reference = el("a", "In the API reference");
+  reference.href = docsLink(op);
+  more.append(reference);
   item.append(more);
   return item;
 }

@@ -1,19 +1,25 @@
 //! The face for people: pages generated from the same declarations as the document, served
 //! under a policy that lets them run only their own files (no inline script, nothing from
-//! another origin). This first page is the home at `/`, which a browser gets instead of the
-//! index's JSON (`wants_html`): every operation of the catalog (`GET /v1/operations`), grouped
-//! by the document's tags in its order, found by words, tags and examples as one types.
+//! another origin).
+//! - The home at `/`, which a browser gets instead of the index's JSON (`wants_html`): every
+//!   operation of the catalog (`GET /v1/operations`), grouped by the document's tags in their
+//!   order, found by words, tags and examples as one types (`home.html`, `app.js`).
+//! - A tool page for every operation at `/tools/{operationId}`: a form made from the
+//!   operation's input schema in the catalog, prefilled from its first example, and its answer
+//!   shown as it reads best (`tool.html`, `tool.js`).
 //!
-//! The files sit beside this module and are compiled in: `home.html`, `app.js` and `app.css`
-//! (served at `/ui/`). The script writes every text it shows as text, never as markup.
+//! The files sit beside this module and are compiled in; scripts and style are served under
+//! `/ui/`. The scripts write every text they show as text, never as markup.
 
 use std::sync::OnceLock;
 
 use wrench_contract::op::{PageFile, PageKind, Tag};
 
-/// The home page's script and style.
+/// The tool page, the pages' scripts and their style.
 pub(crate) const FILES: &[PageFile] = &[
+    PageFile { paths: &["/tools/:id"], kind: PageKind::Html, body: include_str!("tool.html") },
     PageFile { paths: &["/ui/app.js"], kind: PageKind::Script, body: include_str!("app.js") },
+    PageFile { paths: &["/ui/tool.js"], kind: PageKind::Script, body: include_str!("tool.js") },
     PageFile { paths: &["/ui/app.css"], kind: PageKind::Style, body: include_str!("app.css") },
 ];
 
