@@ -5,6 +5,7 @@
 //! - Typing finds operations by words, by a tag and by an example's content; a tag button
 //!   narrows the list; a query that is markup is shown as text and runs nothing.
 //! - Each operation links to its tool page and to its entry in the API reference.
+//! - A key kept in the page's footer goes with its calls as `X-API-Key`, never in the URL.
 //! - The page records no error of its own and no blocked resource.
 //! - axe-core (npm, at `WRENCH_TEST_AXE`) finds no serious or critical violation.
 //!
@@ -162,6 +163,22 @@ async fn the_home_page_lists_and_finds_every_operation() {
     .await;
     assert_eq!(link, "/tools/hashText /docs/#/Developer_utilities/hashText");
     assert_eq!(evaluate(debug_port, &page, "JSON.stringify(window.pageErrors)").await, "[]", "no error on the page");
+
+    // A key kept in the footer is sent with the page's calls (an unknown one is refused with
+    // 401, which the page says), never put in the URL, and forgotten on request.
+    evaluate(
+        debug_port,
+        &page,
+        "document.getElementById('key').value = 'wr_not_a_key_of_this_server'; \
+         document.querySelector('#key-form button[type=submit]').click(); location.reload(), 'ok'",
+    )
+    .await;
+    wait_title(debug_port, &page, "Error · wrench", Duration::from_secs(20));
+    let said = evaluate(debug_port, &page, "document.getElementById('count').textContent").await;
+    assert!(said.contains("could not be listed") && said.to_lowercase().contains("key"), "{said}");
+    assert_eq!(evaluate(debug_port, &page, "location.href").await, page, "the key is not in the URL");
+    evaluate(debug_port, &page, "document.getElementById('key-forget').click(); location.reload(), 'ok'").await;
+    wait_title(debug_port, &page, "wrench · ", Duration::from_secs(20));
 
     // Accessible: axe-core finds nothing serious or critical, with every group shown and one
     // card's details open.

@@ -1,28 +1,7 @@
 // The home page: every operation of the catalog (GET /v1/operations), grouped by the
 // document's tags, filtered as one types. Everything shown is written as text (textContent),
-// never as markup. Errors of the page itself are kept in `window.pageErrors` and shown.
+// never as markup.
 "use strict";
-
-window.pageErrors = [];
-window.addEventListener("error", (e) => window.pageErrors.push(String(e.message)));
-window.addEventListener("securitypolicyviolation", (e) => window.pageErrors.push("blocked " + e.blockedURI));
-
-const KEY_STORAGE = "wrench.apiKey";
-const $ = (id) => document.getElementById(id);
-
-/** An element with text, built without markup. */
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
-
-/** The request headers every call from these pages carries: the kept key, if any. */
-function keyHeaders() {
-  const key = localStorage.getItem(KEY_STORAGE);
-  return key ? { "X-API-Key": key } : {};
-}
 
 /** The words an operation is found by, in lower case. */
 function searchable(op) {

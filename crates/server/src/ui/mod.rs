@@ -9,7 +9,7 @@
 //!   shown as it reads best (`tool.html`, `tool.js`).
 //!
 //! The files sit beside this module and are compiled in; scripts and style are served under
-//! `/ui/`. The scripts write every text they show as text, never as markup.
+//! `/ui/`, with what the scripts share in `common.js`, loaded first. The scripts write every text they show as text, never as markup.
 
 use std::sync::OnceLock;
 
@@ -18,6 +18,7 @@ use wrench_contract::op::{PageFile, PageKind, Tag};
 /// The tool page, the pages' scripts and their style.
 pub(crate) const FILES: &[PageFile] = &[
     PageFile { paths: &["/tools/:id"], kind: PageKind::Html, body: include_str!("tool.html") },
+    PageFile { paths: &["/ui/common.js"], kind: PageKind::Script, body: include_str!("common.js") },
     PageFile { paths: &["/ui/app.js"], kind: PageKind::Script, body: include_str!("app.js") },
     PageFile { paths: &["/ui/tool.js"], kind: PageKind::Script, body: include_str!("tool.js") },
     PageFile { paths: &["/ui/app.css"], kind: PageKind::Style, body: include_str!("app.css") },

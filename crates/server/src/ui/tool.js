@@ -5,30 +5,12 @@
 // markup. Inputs can be carried in the URL's fragment (`#input=`), which browsers never send.
 "use strict";
 
-window.pageErrors = [];
-window.addEventListener("error", (e) => window.pageErrors.push(String(e.message)));
-window.addEventListener("securitypolicyviolation", (e) => window.pageErrors.push("blocked " + e.blockedURI));
-
-const KEY_STORAGE = "wrench.apiKey";
-const $ = (id) => document.getElementById(id);
 /** Most nodes a JSON tree shows; the rest is summarised. */
 const TREE_NODES = 3000;
 /** Most bytes a hex view shows. */
 const HEX_BYTES = 4096;
 /** Where a raw body is kept among the inputs (in a link's fragment too). */
 const RAW = "$body";
-
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = text;
-  if (className) node.className = className;
-  return node;
-}
-
-function keyHeaders() {
-  const key = localStorage.getItem(KEY_STORAGE);
-  return key ? { "X-API-Key": key } : {};
-}
 
 const page = { entry: null, root: {}, fields: [], raw: false, lastUrls: [] };
 
