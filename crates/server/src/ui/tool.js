@@ -439,10 +439,12 @@ async function load() {
   const response = await fetch("/v1/operations/" + encodeURIComponent(id), { headers: keyHeaders() });
   const body = await response.json();
   if (!body.success) {
-    $("name").textContent = "No such operation";
+    const missing = response.status === 404;
+    $("name").textContent = missing ? "No such operation" : "This operation could not be loaded";
     $("summary").textContent = body.error.message;
     $("form").hidden = true;
-    document.title = "Not found · wrench";
+    $("about").hidden = true;
+    document.title = (missing ? "Not found" : "Error") + " · wrench";
     return;
   }
   const e = (page.entry = body.data);
