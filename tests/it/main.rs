@@ -10,6 +10,7 @@ mod browser_cors;
 mod browser_home;
 mod browser_inbox;
 mod browser_paste;
+mod browser_recipes;
 mod browser_tools;
 mod certificates;
 mod compression;

@@ -351,6 +351,7 @@ pub const SERVER_PATHS: &[&str] = &[
     "inbox-assets",
     "p",
     "paste-assets",
+    "recipes",
     "tools",
     "ui",
 ];

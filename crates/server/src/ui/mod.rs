@@ -7,6 +7,9 @@
 //! - A tool page for every operation at `/tools/{operationId}`: a form made from the
 //!   operation's input schema in the catalog, prefilled from its first example, and its answer
 //!   shown as it reads best (`tool.html`, `tool.js`).
+//! - The recipe page at `/recipes` (and `/recipes/{id}` for a stored one): steps added from the
+//!   recipeable operations or written as JSON, run, each step's outcome listed, and the recipe
+//!   stored to share (`recipes.html`, `recipes.js`).
 //!
 //! The files sit beside this module and are compiled in; scripts and style are served under
 //! `/ui/`, with what the scripts share in `common.js`, loaded first. The scripts write every text they show as text, never as markup.
@@ -18,6 +21,8 @@ use wrench_contract::op::{PageFile, PageKind, Tag};
 /// The tool page, the pages' scripts and their style.
 pub(crate) const FILES: &[PageFile] = &[
     PageFile { paths: &["/tools/:id"], kind: PageKind::Html, body: include_str!("tool.html") },
+    PageFile { paths: &["/recipes", "/recipes/:id"], kind: PageKind::Html, body: include_str!("recipes.html") },
+    PageFile { paths: &["/ui/recipes.js"], kind: PageKind::Script, body: include_str!("recipes.js") },
     PageFile { paths: &["/ui/common.js"], kind: PageKind::Script, body: include_str!("common.js") },
     PageFile { paths: &["/ui/app.js"], kind: PageKind::Script, body: include_str!("app.js") },
     PageFile { paths: &["/ui/tool.js"], kind: PageKind::Script, body: include_str!("tool.js") },
