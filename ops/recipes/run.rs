@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use wrench_contract::{op::Steps, prelude::*};
 
 use super::{
-    model::OnError,
+    model::{OnError, Recipe},
     plan::{PipeSource, Plan, Planned, PlannedResult},
     pointer::{self, Ref},
 };
@@ -143,6 +143,18 @@ impl From<ApiError> for Fault {
     }
 }
 
+/// The server's operations, which a recipe's steps run through.
+pub(crate) fn steps_of(ctx: &Ctx) -> Result<&dyn Steps, ApiError> {
+    ctx.steps.as_deref().ok_or_else(|| ApiError::internal("recipes run only inside a server"))
+}
+
+/// Checks `recipe` with `input` and runs it, within a fresh budget: one recipe call.
+pub(crate) async fn run_one(ctx: &Ctx, recipe: &Recipe, input: &Value) -> Result<RunOutput, ApiError> {
+    let plan = super::plan::plan(recipe, Some(input), steps_of(ctx)?.catalog(), ctx.config.recipes.max_steps)?;
+    let mut budget = Budget::new(ctx);
+    execute(ctx, &plan, input, recipe.trace, recipe.on_error, &mut budget).await
+}
+
 /// Runs `plan` on `input`.
 pub(crate) async fn execute(
     ctx: &Ctx,
@@ -152,8 +164,7 @@ pub(crate) async fn execute(
     on_error: OnError,
     budget: &mut Budget,
 ) -> Result<RunOutput, ApiError> {
-    let steps: &dyn Steps =
-        ctx.steps.as_deref().ok_or_else(|| ApiError::internal("recipes run only inside a server"))?;
+    let steps = steps_of(ctx)?;
     let mut outcomes: Vec<Outcome> = Vec::with_capacity(plan.steps.len());
     let mut reports = Vec::with_capacity(plan.steps.len());
     let mut traced = Vec::new();

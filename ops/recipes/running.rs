@@ -1,7 +1,7 @@
 //! The operations that run recipes: one input through a recipe (`recipes/run`), and up to a
 //! hundred inputs through the same recipe, each answered on its own (`recipes/batch`).
 
-use wrench_contract::{op::Steps, prelude::*};
+use wrench_contract::prelude::*;
 
 use super::{
     model::{OnError, Recipe, ResultShape, StepDecl},
@@ -35,10 +35,6 @@ struct RunInput {
     /// `stop` (the default) or `continue` when a step fails.
     #[serde(default)]
     on_error: OnError,
-}
-
-fn steps_of(ctx: &Ctx) -> Result<&dyn Steps, ApiError> {
-    ctx.steps.as_deref().ok_or_else(|| ApiError::internal("recipes run only inside a server"))
 }
 
 /// Run a recipe: operations chained in one call.
@@ -82,11 +78,8 @@ fn steps_of(ctx: &Ctx) -> Result<&dyn Steps, ApiError> {
      example(unknown_field, {"input": "aGk=", "steps": ["base64Decode", {"op": "textCase", "from": {"text": "/steps/0/decodd"}, "args": {"to": "upper"}}]}, status = 400),
      example(failing_step, {"input": "not base64!", "steps": ["base64Decode", "textSlugify"]}, status = 400))]
 async fn run_recipe(ctx: &Ctx, input: RunInput) -> Result<RunOutput, ApiError> {
-    let steps = steps_of(ctx)?;
     let recipe = Recipe { steps: input.steps, result: input.result, trace: input.trace, on_error: input.on_error };
-    let plan = plan::plan(&recipe, Some(&input.input), steps.catalog(), ctx.config.recipes.max_steps)?;
-    let mut budget = Budget::new(ctx);
-    run::execute(ctx, &plan, &input.input, recipe.trace, recipe.on_error, &mut budget).await
+    run::run_one(ctx, &recipe, &input.input).await
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -182,7 +175,7 @@ struct FailedStep {
      example(typical, {"inputs": ["aGVsbG8=", "d29ybGQ=", "not base64!"], "steps": ["base64Decode", "textSlugify"]}),
      example(bad_recipe, {"inputs": ["x"], "steps": ["noSuchOperation"]}, status = 400))]
 async fn run_recipe_batch(ctx: &Ctx, input: BatchInput) -> Result<BatchOutput, ApiError> {
-    let steps = steps_of(ctx)?;
+    let steps = run::steps_of(ctx)?;
     let recipe = Recipe { steps: input.steps, result: input.result, trace: input.trace, on_error: input.on_error };
     debug_assert!(input.inputs.len() <= MAX_BATCH);
     plan::plan(&recipe, None, steps.catalog(), ctx.config.recipes.max_steps)?;

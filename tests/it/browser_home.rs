@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use std::{process::Command, time::Duration};
+use std::time::Duration;
 
 use common::{
     Killed,
@@ -40,17 +40,7 @@ async fn the_home_page_lists_and_finds_every_operation() {
     }
     let dir = std::env::temp_dir().join(format!("wrench-home-page-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _server = Killed(
-        Command::new(env!("CARGO_BIN_EXE_wrench"))
-            .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
-            .env("WRENCH_DATA_DIR", dir.join("data"))
-            .env("WRENCH_LOG", "warn")
-            .spawn()
-            .unwrap(),
-    );
-    common::when_listening(port, Duration::from_secs(20)).await;
+    let (_server, base) = browser::serve(&dir, Vec::new()).await;
 
     // Negotiation: the page for a browser, JSON for everyone else, and both vary by Accept.
     let as_browser =

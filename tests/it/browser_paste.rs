@@ -18,7 +18,7 @@ use std::{path::Path, process::Command, time::Duration};
 
 use common::{
     Killed,
-    browser::{self, chromium, curl, evaluate, free_port, title, wait_title},
+    browser::{self, chromium, curl, evaluate, free_port, go, title, wait_title},
 };
 use serde_json::Value;
 
@@ -76,12 +76,6 @@ print(b64(key))
     let text = String::from_utf8(out.stdout).ok()?;
     let mut lines = text.lines();
     Some((lines.next()?.to_string(), lines.next()?.to_string()))
-}
-
-/// Goes to `url` in the page now at `from`, and waits for the title to start with `title`.
-async fn go(debug_port: u16, from: &str, url: &str, title_prefix: &str) {
-    evaluate(debug_port, from, &format!("location.assign({}), 'ok'", serde_json::to_string(url).unwrap())).await;
-    wait_title(debug_port, url, title_prefix, Duration::from_secs(20));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

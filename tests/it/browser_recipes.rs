@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use std::{process::Command, time::Duration};
+use std::time::Duration;
 
 use common::{
     Killed,
@@ -40,19 +40,7 @@ async fn the_recipe_page_runs_shows_and_shares_recipes() {
     }
     let dir = std::env::temp_dir().join(format!("wrench-recipe-page-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _server = Killed(
-        Command::new(env!("CARGO_BIN_EXE_wrench"))
-            .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
-            .env("WRENCH_DATA_DIR", dir.join("data"))
-            .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
-            .env("WRENCH_RATE_ANON_PER_DAY", "0")
-            .env("WRENCH_LOG", "warn")
-            .spawn()
-            .unwrap(),
-    );
-    common::when_listening(port, Duration::from_secs(20)).await;
+    let (_server, base) = browser::serve(&dir, Vec::new()).await;
     let page = format!("{base}/recipes");
     let debug_port = free_port();
     let _browser = Killed(
@@ -139,10 +127,8 @@ async fn the_recipe_page_runs_shows_and_shares_recipes() {
     let token = evaluate(debug_port, &stored, "document.querySelector('#saved code').textContent").await;
     assert_eq!(token.len(), 32, "the manage token is shown once: {token}");
     let fresh = format!("{base}/recipes");
-    evaluate(debug_port, &stored, &format!("location.assign({}), 'ok'", serde_json::to_string(&fresh).unwrap())).await;
-    wait_title(debug_port, &fresh, "Recipe · wrench", Duration::from_secs(10));
-    evaluate(debug_port, &fresh, &format!("location.assign({}), 'ok'", serde_json::to_string(&stored).unwrap())).await;
-    wait_title(debug_port, &stored, "Recipe · wrench", Duration::from_secs(10));
+    browser::go(debug_port, &stored, &fresh, "Recipe · wrench").await;
+    browser::go(debug_port, &fresh, &stored, "Recipe · wrench").await;
     let opened =
         evaluate(debug_port, &stored, "JSON.stringify(JSON.parse(document.getElementById('recipe').value))").await;
     assert_eq!(opened, r#"{"steps":["hexEncode","hexDecode"]}"#);

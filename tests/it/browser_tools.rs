@@ -15,19 +15,13 @@
 
 use crate::common;
 
-use std::{process::Command, time::Duration};
+use std::time::Duration;
 
 use common::{
     Killed,
-    browser::{self, chromium, curl, evaluate, free_port, title, wait_title},
+    browser::{self, chromium, curl, evaluate, free_port, go, title, wait_title},
 };
 use serde_json::Value;
-
-/// Goes from the page at `from` to `url`, and waits for its title to start with `prefix`.
-async fn go(debug_port: u16, from: &str, url: &str, prefix: &str) {
-    evaluate(debug_port, from, &format!("location.assign({}), 'ok'", serde_json::to_string(url).unwrap())).await;
-    wait_title(debug_port, url, prefix, Duration::from_secs(20));
-}
 
 /// Runs the form of the tool page at `url`; the status its title then shows (`200`,
 /// `redirect`, `failed`).
@@ -47,22 +41,9 @@ async fn every_operation_has_a_tool_page_that_runs_its_example() {
     }
     let dir = std::env::temp_dir().join(format!("wrench-tool-pages-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _server = Killed(
-        Command::new(env!("CARGO_BIN_EXE_wrench"))
-            // The outbound layer pointed at the local fakes (DNS, web sites, providers), which
-            // the examples name, as in the examples' own tests.
-            .envs(wrench_fakes::shared().settings())
-            .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
-            .env("WRENCH_DATA_DIR", dir.join("data"))
-            .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
-            .env("WRENCH_RATE_ANON_PER_DAY", "0")
-            .env("WRENCH_LOG", "warn")
-            .spawn()
-            .unwrap(),
-    );
-    common::when_listening(port, Duration::from_secs(20)).await;
+    // The outbound layer pointed at the local fakes (DNS, web sites, providers), which the
+    // examples name, as in the examples' own tests.
+    let (_server, base) = browser::serve(&dir, wrench_fakes::shared().settings()).await;
     let catalog: Value = serde_json::from_str(&curl(&[&format!("{base}/v1/operations")])).unwrap();
     let ops = catalog["data"]["operations"].as_array().unwrap().clone();
 

@@ -7,8 +7,7 @@ use wrench_contract::prelude::*;
 use super::model::{find, inside_recipe, key, urls};
 use crate::recipes::{
     model::Recipe,
-    plan,
-    run::{self, Budget, RunOutput},
+    run::{self, RunOutput},
 };
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
@@ -93,12 +92,7 @@ struct RunStoredInput {
      example(other_shape, {"id": "short", "input": {"text": "hi"}}, status = 404))]
 async fn run_stored_recipe(ctx: &Ctx, input: RunStoredInput) -> Result<RunOutput, ApiError> {
     let record = find(ctx, &input.id).await?;
-    let steps = ctx.steps.as_deref().ok_or_else(|| ApiError::internal("recipes run only inside a server"))?;
-    let recipe = &record.recipe;
-    let plan =
-        plan::plan(recipe, Some(&input.input), steps.catalog(), ctx.config.recipes.max_steps).map_err(inside_recipe)?;
-    let mut budget = Budget::new(ctx);
-    run::execute(ctx, &plan, &input.input, recipe.trace, recipe.on_error, &mut budget).await.map_err(inside_recipe)
+    run::run_one(ctx, &record.recipe, &input.input).await.map_err(inside_recipe)
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -8,7 +8,7 @@ use wrench_contract::prelude::*;
 use wrench_infra::{random, time};
 
 use super::model::{ID_LEN, MAX_RECIPE_BYTES, RecipeRecord, inside_recipe, key, urls};
-use crate::recipes::{model::Recipe, plan};
+use crate::recipes::{model::Recipe, plan, run};
 
 #[derive(Debug, Deserialize, JsonSchema, Validate)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -75,8 +75,8 @@ struct Saved {
                        "recipe": {"steps": ["base64Decode", {"op": "decompress", "args": {"format": "gzip"}}, "jsonFormat"]}}),
      example(unknown_operation, {"recipe": {"steps": ["base64Decode", "noSuchOperation"]}}, status = 400))]
 async fn save_recipe(ctx: &Ctx, input: SaveInput) -> Result<Saved, ApiError> {
-    let catalog = ctx.steps.as_deref().ok_or_else(|| ApiError::internal("recipes are stored only inside a server"))?;
-    plan::plan(&input.recipe, None, catalog.catalog(), ctx.config.recipes.max_steps).map_err(inside_recipe)?;
+    let catalog = run::steps_of(ctx)?.catalog();
+    plan::plan(&input.recipe, None, catalog, ctx.config.recipes.max_steps).map_err(inside_recipe)?;
     let size = wrench_infra::bounds::json_size(&input.recipe);
     if size > MAX_RECIPE_BYTES {
         return Err(ApiError::invalid(

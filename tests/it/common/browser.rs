@@ -154,3 +154,29 @@ pub async fn axe_violations(debug_port: u16, url: &str, script: &str) -> String 
     )
     .await
 }
+
+/// Goes from the page at `from` to `url`, and waits for its title to start with `prefix`.
+pub async fn go(debug_port: u16, from: &str, url: &str, prefix: &str) {
+    evaluate(debug_port, from, &format!("location.assign({}), 'ok'", serde_json::to_string(url).unwrap())).await;
+    wait_title(debug_port, url, prefix, Duration::from_secs(20));
+}
+
+/// A wrench server for a page's test, on a free loopback port with its data under `dir`, `warn`
+/// logs, no anonymous rate limit (a page test makes many calls), and `env` on top: the server
+/// (stopped when dropped) and its base URL, once it listens.
+pub async fn serve(dir: &Path, env: Vec<(String, String)>) -> (super::Killed, String) {
+    let port = free_port();
+    let server = super::Killed(
+        Command::new(env!("CARGO_BIN_EXE_wrench"))
+            .envs(env)
+            .env("WRENCH_LISTEN", format!("127.0.0.1:{port}"))
+            .env("WRENCH_DATA_DIR", dir.join("data"))
+            .env("WRENCH_RATE_ANON_PER_MINUTE", "0")
+            .env("WRENCH_RATE_ANON_PER_DAY", "0")
+            .env("WRENCH_LOG", "warn")
+            .spawn()
+            .unwrap(),
+    );
+    super::when_listening(port, Duration::from_secs(20)).await;
+    (server, format!("http://127.0.0.1:{port}"))
+}

@@ -11,11 +11,6 @@ function searchable(op) {
     .join(" ").toLowerCase();
 }
 
-/** Swagger UI's deep link to an operation (its tag and operationId, spaces as `_`). */
-function docsLink(op) {
-  return "/docs/#/" + encodeURIComponent(op.tag.replace(/ /g, "_")) + "/" + encodeURIComponent(op.operationId);
-}
-
 function card(op) {
   const item = el("li", null, "op");
   item.dataset.operationId = op.operationId;

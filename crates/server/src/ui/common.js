@@ -1,5 +1,6 @@
 // What the pages' scripts share, loaded before each of them: their own errors kept in
-// `window.pageErrors` (the tests read it), elements built as text, and the kept API key.
+// `window.pageErrors` (the tests read it), elements built as text, the kept API key, and the
+// link to an operation in the API reference.
 "use strict";
 
 window.pageErrors = [];
@@ -22,4 +23,9 @@ function el(tag, text, className) {
 function keyHeaders() {
   const key = localStorage.getItem(KEY_STORAGE);
   return key ? { "X-API-Key": key } : {};
+}
+
+/** Swagger UI's deep link to an operation (its tag and operationId, spaces as `_`). */
+function docsLink(op) {
+  return "/docs/#/" + encodeURIComponent(op.tag.replace(/ /g, "_")) + "/" + encodeURIComponent(op.operationId);
 }

@@ -12,7 +12,8 @@
 //!   stored to share (`recipes.html`, `recipes.js`).
 //!
 //! The files sit beside this module and are compiled in; scripts and style are served under
-//! `/ui/`, with what the scripts share in `common.js`, loaded first. The scripts write every text they show as text, never as markup.
+//! `/ui/`, with what the scripts share in `common.js`, loaded first. The scripts write every
+//! text they show as text, never as markup.
 
 use std::sync::OnceLock;
 

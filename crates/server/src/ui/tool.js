@@ -452,7 +452,7 @@ async function load() {
   $("route").textContent = e.method + " " + e.path;
   $("summary").textContent = e.summary;
   $("description").textContent = e.description || "No more to say.";
-  $("docs-link").href = "/docs/#/" + encodeURIComponent(e.tag.replace(/ /g, "_")) + "/" + encodeURIComponent(e.operationId);
+  $("docs-link").href = docsLink(e);
   buildForm();
   const examples = e.examples || [];
   const chooser = $("example");
