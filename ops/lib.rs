@@ -38,7 +38,7 @@ pub fn registry() -> op::Registry {
         startup: vec![startup],
         tables: TABLES.iter().map(|t| t.task).collect(),
         mounts: vec![storage::short_url::links::MOUNT],
-        pages: [storage::webhook::page::FILES, storage::paste::page::FILES].concat(),
+        pages: [storage::webhook::page::FILES, storage::paste::page::FILES, storage::short_url::page::FILES].concat(),
     }
 }
 

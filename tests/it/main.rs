@@ -5,12 +5,14 @@
 
 mod common;
 
+mod answer_encoding;
 mod bounds;
 mod browser_cors;
 mod browser_home;
 mod browser_inbox;
 mod browser_paste;
 mod browser_recipes;
+mod browser_short_links;
 mod browser_tools;
 mod certificates;
 mod compression;

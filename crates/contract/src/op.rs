@@ -352,6 +352,7 @@ pub const SERVER_PATHS: &[&str] = &[
     "p",
     "paste-assets",
     "recipes",
+    "s",
     "tools",
     "ui",
 ];

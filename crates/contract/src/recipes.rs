@@ -45,9 +45,19 @@ pub struct Entry {
     /// under `$defs`); the same as the document's once its references are followed. `null` for
     /// an operation that takes no input or reads a raw body.
     pub input_schema: Option<Map<String, Value>>,
+    /// The name of the main route's JSON body schema among the document's components, which
+    /// SDK generators name the body's type after (`Base64EncodeInput`); `null` when the main
+    /// route takes no JSON body.
+    pub input_schema_name: Option<String>,
+    /// How the main route takes its input: a JSON body (`json`), the query string (`query`),
+    /// the raw request body as it comes (`raw`), or nothing beyond its path (`none`).
+    pub input_kind: EntryInput,
     /// The schema of the operation's `data` on success, standing alone; `null` when the answer
     /// is not JSON (an image, a redirect, a raw body).
     pub output_schema: Option<Map<String, Value>>,
+    /// What a success answers with: the envelope (`json`), image bytes (`image`), a redirect
+    /// (`redirect`), or a body the operation writes itself (`raw`).
+    pub output_kind: EntryOutput,
     /// Every error code the operation can answer with.
     pub error_codes: Vec<String>,
     /// Whether a recipe step may run it: a JSON answer, no stored state, not a stream, and not
@@ -64,6 +74,28 @@ pub struct Entry {
     pub primary_output: Option<String>,
     /// The declared examples: their inputs and the status each answers with.
     pub examples: Vec<EntryExample>,
+}
+
+/// How a catalog entry's main route takes its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(rename = "OperationInputKind")]
+pub enum EntryInput {
+    Json,
+    Query,
+    Raw,
+    None,
+}
+
+/// What a catalog entry's success answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(rename = "OperationOutputKind")]
+pub enum EntryOutput {
+    Json,
+    Image,
+    Redirect,
+    Raw,
 }
 
 /// One route of a catalog entry.

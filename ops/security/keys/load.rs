@@ -40,7 +40,9 @@ impl JsonSchema for KeyInput {
             "description": "A key: PEM text, an OpenSSH public key line, Base64 DER, a JWK as JSON text or (for HMAC) a secret; or a JWK object.",
             "anyOf": [
                 {"type": "string", "minLength": 1, "maxLength": MAX_TEXT},
-                {"type": "object", "maxProperties": MAX_MEMBERS}
+                // Any members (a JWK's are checked when it is read); said outright, since SDK
+                // generators read an object without it as one that may have none.
+                {"type": "object", "additionalProperties": true, "maxProperties": MAX_MEMBERS}
             ]
         })
     }

@@ -3,6 +3,7 @@
 pub(crate) mod links;
 pub(crate) mod manage;
 pub(crate) mod model;
+pub(crate) mod page;
 pub(crate) mod stats;
 pub(crate) mod stream;
 pub(crate) mod visit_queue;

@@ -7,6 +7,7 @@
 //! log line of the request (method, path without query, status, duration; never bodies, query
 //! strings or keys).
 
+mod answer_encoding;
 mod cors;
 mod drain;
 mod envelope;

@@ -23,6 +23,8 @@ use wrench_infra::envelope::{ApiError, ErrorCode};
 
 pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta: &RequestMeta) -> Response {
     let mut limit_headers = Vec::new();
+    // Read before the call, which hands the request's headers to the operation.
+    let gzip = super::answer_encoding::accepts_gzip(req.headers());
     let mut result = call(state, mounted, &mut req, meta, &mut limit_headers).await;
     meta.set_op(mounted.route.id);
     // JSON results were refused while being serialized; images are checked here.
@@ -43,7 +45,11 @@ pub(super) async fn run(state: &State, mounted: &Mounted, mut req: Request, meta
     {
         r.location = with_query(&r.location, query);
     }
+    let envelope = matches!(result, Ok(Reply::Json(_) | Reply::Tagged(..)));
     let mut resp = render(result, meta);
+    if envelope {
+        resp = super::answer_encoding::encode(resp, gzip).await;
+    }
     for (k, v) in limit_headers {
         resp.headers_mut().insert(k, v);
     }

@@ -23,7 +23,7 @@ use sha2::Digest;
 
 use wrench_contract::{
     op::{BoxStep, Ctx, HttpMethod, InputKind, OpRequest, Operation, OutputKind, Reply, Route, Steps, Tag, Uses},
-    recipes::{Catalog, Entry, EntryExample, EntryRoute, StepAnswer},
+    recipes::{Catalog, Entry, EntryExample, EntryInput, EntryOutput, EntryRoute, StepAnswer},
 };
 use wrench_infra::{
     config::Config,
@@ -201,6 +201,24 @@ fn entry(op: &Operation, document: &Value) -> Entry {
         }
         OutputKind::Image | OutputKind::Redirect => None,
     };
+    // SDK generators name a JSON body's type after its schema's component.
+    let input_schema_name = (main.input == InputKind::Body)
+        .then(|| in_document(&main)["requestBody"]["content"]["application/json"]["schema"]["$ref"].as_str())
+        .flatten()
+        .and_then(|r| r.strip_prefix(COMPONENTS))
+        .map(str::to_string);
+    let input_kind = match main.input {
+        InputKind::Body => EntryInput::Json,
+        InputKind::Query => EntryInput::Query,
+        InputKind::Raw => EntryInput::Raw,
+        InputKind::None => EntryInput::None,
+    };
+    let output_kind = match op.output {
+        OutputKind::Json => EntryOutput::Json,
+        OutputKind::Image => EntryOutput::Image,
+        OutputKind::Redirect => EntryOutput::Redirect,
+        OutputKind::Raw => EntryOutput::Raw,
+    };
     Entry {
         operation_id: main.id.to_string(),
         method: main.method.as_str().to_string(),
@@ -218,7 +236,10 @@ fn entry(op: &Operation, document: &Value) -> Entry {
         description: op.description.to_string(),
         tag: op.tag.name().to_string(),
         input_schema,
+        input_schema_name,
+        input_kind,
         output_schema,
+        output_kind,
         error_codes: op.error_codes(&route).iter().map(|c| c.as_str().to_string()).collect(),
         recipeable: recipeable(op),
         network: op.uses.iter().any(|u| matches!(u, Uses::Network | Uses::Provider)),

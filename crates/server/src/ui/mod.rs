@@ -27,6 +27,7 @@ pub(crate) const FILES: &[PageFile] = &[
     PageFile { paths: &["/ui/common.js"], kind: PageKind::Script, body: include_str!("common.js") },
     PageFile { paths: &["/ui/app.js"], kind: PageKind::Script, body: include_str!("app.js") },
     PageFile { paths: &["/ui/tool.js"], kind: PageKind::Script, body: include_str!("tool.js") },
+    PageFile { paths: &["/ui/snippets.js"], kind: PageKind::Script, body: include_str!("snippets.js") },
     PageFile { paths: &["/ui/app.css"], kind: PageKind::Style, body: include_str!("app.css") },
 ];
 

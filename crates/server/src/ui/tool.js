@@ -10,7 +10,7 @@ const TREE_NODES = 3000;
 /** Most bytes a hex view shows. */
 const HEX_BYTES = 4096;
 /** Where a raw body is kept among the inputs (in a link's fragment too). */
-const RAW = "$body";
+const RAW = wrenchSnippets.RAW;
 
 const page = { entry: null, root: {}, fields: [], raw: false, lastUrls: [] };
 
@@ -133,10 +133,12 @@ function buildForm() {
   const fields = $("fields");
   const schema = page.entry.inputSchema;
   if (!schema) {
-    page.raw = true;
     for (const m of page.entry.path.matchAll(/\{([^}]+)\}/g)) {
       fields.append(buildField(m[1], { type: "string", maxLength: 256, description: "In the path." }, true, []));
     }
+    // An operation that takes nothing but its path has no more fields.
+    if (page.entry.inputKind !== "raw") return;
+    page.raw = true;
     const box = el("div", null, "field");
     const label = el("label", "Request body");
     label.htmlFor = "f-body";
@@ -205,35 +207,23 @@ function collect() {
   return ok ? input : null;
 }
 
-/** The request for `input`: its URL (path parameters filled, a GET's fields as a query) and init. */
+/** The request for `input`: its URL (path parameters filled, a query) and init (a JSON or raw body). */
 function request(input) {
   const e = page.entry;
-  const rest = Object.assign({}, input);
-  let url = e.path.replace(/\{([^}]+)\}/g, (_, n) => {
-    const v = rest[n];
-    delete rest[n];
-    return encodeURIComponent(v === undefined ? "" : String(v));
-  });
+  const p = wrenchSnippets.parts(e, input);
+  let url = e.path.replace(/\{([^}]+)\}/g, (_, n) => encodeURIComponent(p.path[n]));
   // A redirect is shown as one, not followed to wherever it leads.
   const init = { method: e.method, headers: keyHeaders(), redirect: "manual" };
-  if (page.raw) {
-    init.body = input[RAW] || "";
-    delete rest[RAW];
-    let json = false;
-    try {
-      JSON.parse(init.body);
-      json = true;
-    } catch (_) {
-      json = false;
-    }
-    init.headers["Content-Type"] = json ? "application/json" : "text/plain; charset=utf-8";
-  } else if (["GET", "HEAD", "DELETE"].includes(e.method)) {
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(rest)) query.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
-    if ([...query.keys()].length) url += "?" + query.toString();
-  } else {
-    init.body = JSON.stringify(rest);
+  if (p.raw !== null) {
+    init.body = p.raw;
+    init.headers["Content-Type"] = p.rawType;
+  } else if (p.body) {
+    init.body = JSON.stringify(p.body);
     init.headers["Content-Type"] = "application/json";
+  } else if (p.query) {
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(p.query)) query.append(k, typeof v === "object" ? JSON.stringify(v) : String(v));
+    url += "?" + query.toString();
   }
   return { url, init };
 }
@@ -404,6 +394,11 @@ function shellQuote(text) {
   return "'" + text.replace(/'/g, "'\\''") + "'";
 }
 
+/** Where snippets send their calls, and whether they carry a key (read from the environment). */
+function snippetOptions() {
+  return { origin: location.origin, keyed: "X-API-Key" in keyHeaders() };
+}
+
 function curlOf(input) {
   const { url, init } = request(input);
   const parts = ["curl", "-s", "-X", init.method, shellQuote(location.origin + url)];
@@ -476,17 +471,28 @@ async function load() {
       $("copied").textContent = "The link is in the address bar.";
     }
   });
-  $("curl").addEventListener("click", async () => {
-    const input = collect();
-    if (!input) return;
-    const command = curlOf(input);
-    $("copied").textContent = command;
-    try {
-      await navigator.clipboard.writeText(command);
-    } catch (_) {
-      // Shown above, to copy by hand.
-    }
-  });
+  // The inputs as code: shown below the buttons, and copied when the browser allows.
+  const code = {
+    curl: ["curl command", curlOf],
+    python: ["Python call (wrench_client, generated from the document)", (input) => wrenchSnippets.python(e, input, snippetOptions())],
+    typescript: ["TypeScript call (openapi-fetch, typed from the document)", (input) => wrenchSnippets.typescript(e, input, snippetOptions())],
+  };
+  for (const [button, [what, write]] of Object.entries(code)) {
+    $(button).addEventListener("click", async () => {
+      const input = collect();
+      if (!input) return;
+      const text = write(input);
+      $("code-title").textContent = "The " + what;
+      $("code-text").textContent = text;
+      $("code").hidden = false;
+      try {
+        await navigator.clipboard.writeText(text);
+        $("copied").textContent = "Copied the " + what.split(" (")[0] + "; it is shown below.";
+      } catch (_) {
+        $("copied").textContent = "The " + what.split(" (")[0] + " is shown below, to copy.";
+      }
+    });
+  }
   document.title = e.operationId + " · wrench";
 }
 

@@ -3,10 +3,10 @@
 // opened here with the key after "#" in the URL, which the browser never sends. At /p/ it is
 // a form that makes a paste, encrypting it here first when asked. The encrypted format is
 // AES-256-GCM with a 32-byte key; the content is unpadded Base64url of the 12-byte IV, the
-// ciphertext and the 16-byte tag. Everything from a paste is written with textContent.
+// ciphertext and the 16-byte tag. Everything from a paste is written with textContent. Calls
+// carry the API key kept in this browser, if any (`keyHeaders`, from /ui/common.js).
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const id = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
 
 function setStatus(text, title) {
@@ -75,7 +75,7 @@ function render(text, viewsLeft, encrypted) {
 }
 
 async function open(encrypted) {
-  const res = await fetch(`/v1/paste/${encodeURIComponent(id)}`, { cache: "no-store" });
+  const res = await fetch(`/v1/paste/${encodeURIComponent(id)}`, { cache: "no-store", headers: keyHeaders() });
   if (res.status === 404) return gone();
   if (!res.ok) return setStatus(`The server answered ${res.status}.`, "Paste failed · wrench");
   const paste = (await res.json()).data;
@@ -95,7 +95,7 @@ async function open(encrypted) {
 async function view() {
   $("paste-id").textContent = id;
   $("viewer").hidden = false;
-  const head = await fetch(`/v1/paste/${encodeURIComponent(id)}/raw`, { method: "HEAD", cache: "no-store" });
+  const head = await fetch(`/v1/paste/${encodeURIComponent(id)}/raw`, { method: "HEAD", cache: "no-store", headers: keyHeaders() });
   if (head.status === 404) return gone();
   if (!head.ok) return setStatus(`The server answered ${head.status}.`, "Paste failed · wrench");
   const h = (name) => head.headers.get(name);
@@ -149,7 +149,7 @@ async function make(event) {
   $("create").disabled = true;
   const res = await fetch("/v1/paste/create", {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: Object.assign({ "Content-Type": "application/json" }, keyHeaders()),
     body: JSON.stringify(body),
   });
   const answer = await res.json().catch(() => ({}));

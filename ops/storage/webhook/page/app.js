@@ -1,6 +1,7 @@
 // The inbox page: lists an inbox's deliveries, newest first, and adds new ones from its event
 // stream as they arrive. Every value from a delivery is written with textContent, never parsed
-// as HTML, and the page's Content-Security-Policy allows scripts from this file only.
+// as HTML, and the page's Content-Security-Policy allows only the server's own scripts (this
+// file, and /ui/common.js, whose kept API key its calls carry).
 "use strict";
 
 const id = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop() || "");
@@ -95,7 +96,7 @@ async function copy(text) {
 }
 
 async function json(url) {
-  const r = await fetch(url, { headers: { Accept: "application/json" } });
+  const r = await fetch(url, { headers: Object.assign({ Accept: "application/json" }, keyHeaders()) });
   const body = await r.json();
   if (!r.ok) throw new Error(body && body.error ? body.error.message : `HTTP ${r.status}`);
   return body.data;
