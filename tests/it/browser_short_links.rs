@@ -1,6 +1,6 @@
-//! The short-link page in a real browser: headless Chromium opens `/s/`, makes a short link
+//! The short-link page in a real browser: headless Chromium opens `/tools/short-links`, makes a short link
 //! with the form (its QR code shown as an image that decodes), follows it once with `curl`, and
-//! reads the link's statistics at `/s/{slug}`: the visit counted and listed. A target holding
+//! reads the link's statistics at `/tools/short-links/{slug}`: the visit counted and listed. A target holding
 //! markup is shown as text and runs nothing; a refused slug is shown at its field; an unknown
 //! slug says so; axe-core finds no serious or critical violation on the form, the made link or
 //! the statistics. A key kept in the browser goes with the calls of this page and of the paste
@@ -28,7 +28,7 @@ async fn the_short_link_page_makes_a_link_and_shows_its_visits() {
     let dir = std::env::temp_dir().join(format!("wrench-short-link-page-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (_server, base) = browser::serve(&dir, vec![]).await;
-    let form = format!("{base}/s/");
+    let form = format!("{base}/tools/short-links");
     let debug_port = free_port();
     let _browser = Killed(
         chromium(&dir, "links").arg(format!("--remote-debugging-port={debug_port}")).arg(&form).spawn().unwrap(),
@@ -83,7 +83,7 @@ async fn the_short_link_page_makes_a_link_and_shows_its_visits() {
     // One visit, then its statistics.
     let head = curl(&["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Referer: https://ref.example/x", &short]);
     assert_eq!(head, "302");
-    let stats = format!("{base}/s/page-test");
+    let stats = format!("{base}/tools/short-links/page-test");
     // The embedded store records a visit just after its redirect.
     tokio::time::sleep(Duration::from_millis(300)).await;
     go(debug_port, &form, &stats, "Short link page-test · wrench").await;
@@ -103,7 +103,7 @@ async fn the_short_link_page_makes_a_link_and_shows_its_visits() {
     }
 
     // An unknown slug says so.
-    let missing = format!("{base}/s/no-such-link");
+    let missing = format!("{base}/tools/short-links/no-such-link");
     go(debug_port, &stats, &missing, "Not found · wrench").await;
 
     // A key kept in this browser (as the home page's footer keeps it) goes with the calls of

@@ -352,7 +352,6 @@ pub const SERVER_PATHS: &[&str] = &[
     "p",
     "paste-assets",
     "recipes",
-    "s",
     "tools",
     "ui",
 ];

@@ -1,4 +1,4 @@
-// The short-link page (`/s/` and `/s/{slug}`): makes a short link through POST
+// The short-link page (`/tools/short-links` and `/tools/short-links/{slug}`): makes a short link through POST
 // /v1/short-url/create, or shows one link's statistics from GET /v1/short-url/{slug}/stats.
 // Every text shown is set as text; a target is a link only when it is http or https.
 "use strict";
@@ -58,7 +58,7 @@ async function make(event) {
     $("short").href = link.shortUrl;
     $("target").textContent = link.url;
     $("token").textContent = link.manageToken || "(none)";
-    $("stats-link").href = "/s/" + encodeURIComponent(link.slug);
+    $("stats-link").href = "/tools/short-links/" + encodeURIComponent(link.slug);
     $("made").hidden = false;
     $("copy-short").onclick = () => copy(link.shortUrl, $("copy-short"));
     showQr(link.slug);
@@ -174,7 +174,7 @@ async function stats(slug) {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
-  const slug = decodeURIComponent(location.pathname.replace(/^\/s\/?/, "").replace(/\/$/, ""));
+  const slug = decodeURIComponent(location.pathname.replace(/^\/tools\/short-links\/?/, "").replace(/\/$/, ""));
   if (!slug) {
     $("maker").hidden = false;
     $("maker").addEventListener("submit", (e) => make(e).catch((err) => window.pageErrors.push(String(err))));
