@@ -1,5 +1,5 @@
 //! Large JSON answers travel gzipped to a client that takes gzip: the catalog a browser's home
-//! page reads is about 1 MB as JSON and a fifth of that gzipped, and any operation's answer may
+//! page reads is about 1 MB as JSON and a quarter of that gzipped, and any operation's answer may
 //! be up to the answer limit (`WRENCH_RESPONSE_LIMIT`).
 //!
 //! Only the envelope of a success is encoded, once it is at least [`MIN_BYTES`]: smaller ones
@@ -56,14 +56,14 @@ pub(crate) async fn encode(mut resp: Response, gzip: bool) -> Response {
         resp.set_body(body);
         return resp;
     }
-    // Level 4: the catalog's 1 MB becomes about a fifth (level 1 leaves almost a third, level
-    // 9 saves little more at twice the work); on the blocking pool, since a large answer takes
-    // milliseconds.
+    // Level 2: the catalog's 1 MB becomes about a quarter, at about 10 ms of a core per MB
+    // (level 1 leaves almost a third; level 4 saves a tenth more for half as much work again;
+    // bench/answer_encoding.py); on the blocking pool, since that is long for a task.
     let kept = body.clone();
     let zipped = tokio::task::spawn_blocking(move || {
         use std::io::Write;
         let mut encoder =
-            flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 8), flate2::Compression::new(4));
+            flate2::write::GzEncoder::new(Vec::with_capacity(body.len() / 8), flate2::Compression::new(2));
         encoder.write_all(&body).and_then(|()| encoder.finish())
     })
     .await;
