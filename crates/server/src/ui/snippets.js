@@ -1,10 +1,10 @@
-// A tool page's inputs as code to paste: a curl command, and a call through each SDK the README
-// describes, generated from the checked-in document: Python (openapi-python-client, with
-// `sdk/python/config.yml`) and TypeScript (openapi-fetch over openapi-typescript's types).
-// Names follow those generators' rules (module and argument names in snake case, a body's model
-// by its schema's name), so a snippet is checked the only way that counts: CI generates both
-// SDKs and runs every operation's snippet against a server (`sdk/snippets/check.mjs`).
-// No DOM here: the same file runs in that check.
+// A tool page's inputs as a call through each SDK the README describes, generated from the
+// checked-in document: Python (openapi-python-client, with `sdk/python/config.yml`) and
+// TypeScript (openapi-fetch over openapi-typescript's types); the curl command is the page's
+// own (`tool.js`). Names follow those generators' rules (module and argument names in snake
+// case, a body's model by its schema's name), so a snippet is checked the only way that counts:
+// CI generates both SDKs and runs every operation's snippets against a server (`sdk/snippets/`,
+// from `.ci/sdk-smoke`). No DOM here: the same file runs in that check.
 "use strict";
 
 (function (root) {
