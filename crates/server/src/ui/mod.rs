@@ -12,10 +12,14 @@
 //!   stored to share (`recipes.html`, `recipes.js`).
 //!
 //! The files sit beside this module and are compiled in; scripts and style are served under
-//! `/ui/`, with what the scripts share in `common.js`, loaded first. The scripts write every
-//! text they show as text, never as markup.
+//! `/ui/`, with what the scripts share in `common.js`, loaded first. Every page, the registry's
+//! too, gets its header and navigation from one file, `header.html` ([`with_header`]). The
+//! scripts write every text they show as text, never as markup.
 
-use std::sync::OnceLock;
+use std::{
+    collections::HashMap,
+    sync::{Mutex, OnceLock},
+};
 
 use wrench_contract::op::{PageFile, PageKind, Tag};
 
@@ -31,8 +35,8 @@ pub(crate) const FILES: &[PageFile] = &[
     PageFile { paths: &["/ui/app.css"], kind: PageKind::Style, body: include_str!("app.css") },
 ];
 
-/// The home page: `home.html` with the document's tags, in order, as a JSON data block (data,
-/// not a script: the policy runs none inline).
+/// The home page: `home.html` with its header and the document's tags, in order, as a JSON data
+/// block (data, not a script: the policy runs none inline).
 pub(crate) fn home() -> &'static str {
     static PAGE: OnceLock<String> = OnceLock::new();
     PAGE.get_or_init(|| {
@@ -40,9 +44,32 @@ pub(crate) fn home() -> &'static str {
             Tag::ALL.iter().map(|t| serde_json::json!({"name": t.name(), "description": t.description()})).collect();
         // `<` written as an escape, so no text of a tag can close the block.
         let json = serde_json::to_string(&tags).unwrap_or_default().replace('<', "\\u003c");
-        include_str!("home.html")
+        headed(include_str!("home.html"))
             .replace("<!-- tags -->", &format!("<script type=\"application/json\" id=\"tags\">{json}</script>"))
     })
+}
+
+/// A page for people (any page file's HTML, the registry's too) with the header every page
+/// shares in place of its `<!-- header DOCS -->` line, made once per page and kept: the pages
+/// are a fixed set compiled in. `DOCS` is where its "API reference" link leads.
+pub(crate) fn with_header(html: &'static str) -> &'static str {
+    static PAGES: OnceLock<Mutex<HashMap<usize, &'static str>>> = OnceLock::new();
+    let mut pages = PAGES.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
+    pages.entry(html.as_ptr() as usize).or_insert_with(|| Box::leak(headed(html).into_boxed_str()))
+}
+
+/// `html` with its header line replaced by the shared header (`header.html`).
+fn headed(html: &str) -> String {
+    const MARK: &str = "<!-- header ";
+    let Some(start) = html.find(MARK) else { return html.to_string() };
+    let Some(len) = html[start..].find("-->") else { return html.to_string() };
+    let docs = html[start + MARK.len()..start + len].trim();
+    format!(
+        "{}{}{}",
+        &html[..start],
+        include_str!("header.html").trim_end().replace("{docs}", docs),
+        &html[start + len + 3..]
+    )
 }
 
 /// Whether a request's `Accept` header asks for a page rather than JSON: it names `text/html`
@@ -51,13 +78,7 @@ pub(crate) fn home() -> &'static str {
 pub(crate) fn wants_html(accept: Option<&str>) -> bool {
     let Some(accept) = accept else { return false };
     let (mut html, mut json, mut any) = (None::<f32>, None::<f32>, None::<f32>);
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
-        let q = parts
-            .filter_map(|p| p.trim().strip_prefix("q=").and_then(|v| v.trim().parse::<f32>().ok()))
-            .next()
-            .unwrap_or(1.0);
+    for (media, q) in crate::http::weights::weighted(accept) {
         let slot = match media.as_str() {
             "text/html" => &mut html,
             "application/json" => &mut json,
@@ -96,5 +117,20 @@ mod tests {
         let tags: Vec<serde_json::Value> = serde_json::from_str(&page[start..end]).unwrap();
         let names: Vec<&str> = tags.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names, Tag::ALL.iter().map(|t| t.name()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_page_gets_the_shared_header_with_its_own_reference_link() {
+        let pages: Vec<&str> =
+            FILES.iter().filter(|f| f.kind == PageKind::Html).map(|f| with_header(f.body)).chain([home()]).collect();
+        assert_eq!(pages.len(), 3);
+        for page in &pages {
+            assert_eq!(page.matches("<nav aria-label=\"Elsewhere\">").count(), 1, "{page}");
+            assert!(!page.contains("<!-- header") && !page.contains("{docs}"), "{page}");
+        }
+        assert!(with_header(FILES[1].body).contains("<a id=\"docs-link\" href=\"/docs/#/Recipes\">"));
+        // Made once per page: the same text again.
+        assert!(std::ptr::eq(with_header(FILES[0].body), with_header(FILES[0].body)));
+        assert_eq!(headed("<p>no header</p>"), "<p>no header</p>");
     }
 }
