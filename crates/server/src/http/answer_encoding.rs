@@ -15,7 +15,7 @@ use poem::{
 };
 
 /// The smallest JSON answer sent gzipped.
-pub(crate) const MIN_BYTES: usize = 32 * 1024;
+const MIN_BYTES: usize = 32 * 1024;
 
 /// Whether `Accept-Encoding` takes gzip: `gzip`, `x-gzip` or `*` with a weight above 0, and
 /// gzip not refused by name (`gzip;q=0`).
@@ -23,13 +23,7 @@ pub(crate) fn accepts_gzip(headers: &HeaderMap) -> bool {
     let mut named = None;
     let mut any = None;
     for value in headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()) {
-        for item in value.split(',') {
-            let mut parts = item.split(';');
-            let coding = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
-            let q = parts
-                .filter_map(|p| p.trim().strip_prefix("q=").and_then(|q| q.trim().parse::<f32>().ok()))
-                .next()
-                .unwrap_or(1.0);
+        for (coding, q) in super::weights::weighted(value) {
             match coding.as_str() {
                 "gzip" | "x-gzip" => named = Some(named.unwrap_or(0.0f32).max(q)),
                 "*" => any = Some(q),

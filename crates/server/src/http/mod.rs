@@ -20,6 +20,7 @@ mod startup;
 mod steps;
 pub use startup::on_memory_freed;
 pub mod tls;
+pub(crate) mod weights;
 
 use std::{
     collections::BTreeMap,
