@@ -42,7 +42,7 @@ catalog.data.operations.forEach((entry, i) => {
 });
 
 // The head of every TypeScript snippet, once; the calls' own logging is silenced.
-const head = snippets.typescript(catalog.data.operations[0], {}, opts).split("\nconst { data")[0];
+const head = snippets.typescriptHead(opts);
 const ts = `${head}
 const calls: [string, number, string[], () => Promise<[number, unknown]>][] = [];
 ${functions.join("\n")}

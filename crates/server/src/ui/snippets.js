@@ -39,28 +39,26 @@
         .join(""),
     );
 
-  /** `value` as a Python literal, indented by `pad`. JSON's strings are Python's too. */
-  function pyLiteral(value, pad) {
-    if (value === null || value === undefined) return "None";
-    if (value === true) return "True";
-    if (value === false) return "False";
-    if (typeof value !== "object") return JSON.stringify(value);
-    const inner = pad + "    ";
-    const items = Array.isArray(value)
-      ? value.map((v) => inner + pyLiteral(v, inner))
-      : Object.entries(value).map(([k, v]) => inner + JSON.stringify(k) + ": " + pyLiteral(v, inner));
-    const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
-    return items.length ? open + "\n" + items.join(",\n") + ",\n" + pad + close : open + close;
-  }
+  // How each language writes JSON's values: its indent, its object keys and its scalars
+  // (JSON's strings and numbers are both languages' too).
+  const PYTHON = {
+    indent: "    ",
+    key: (k) => JSON.stringify(k),
+    scalar: (v) => (v === null ? "None" : v === true ? "True" : v === false ? "False" : JSON.stringify(v)),
+  };
+  const TYPESCRIPT = {
+    indent: "  ",
+    key: (k) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k)),
+    scalar: (v) => JSON.stringify(v),
+  };
 
-  /** `value` as a TypeScript literal, indented by `pad`, with plain keys unquoted. */
-  function tsLiteral(value, pad) {
-    if (value === null || value === undefined || typeof value !== "object") return JSON.stringify(value ?? null);
-    const inner = pad + "  ";
-    const key = (k) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? k : JSON.stringify(k));
+  /** `value` as a literal of `lang` (PYTHON or TYPESCRIPT), indented by `pad`. */
+  function literal(value, pad, lang) {
+    if (value === null || value === undefined || typeof value !== "object") return lang.scalar(value ?? null);
+    const inner = pad + lang.indent;
     const items = Array.isArray(value)
-      ? value.map((v) => inner + tsLiteral(v, inner))
-      : Object.entries(value).map(([k, v]) => inner + key(k) + ": " + tsLiteral(v, inner));
+      ? value.map((v) => inner + literal(v, inner, lang))
+      : Object.entries(value).map(([k, v]) => inner + lang.key(k) + ": " + literal(v, inner, lang));
     const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
     return items.length ? open + "\n" + items.join(",\n") + ",\n" + pad + close : open + close;
   }
@@ -135,15 +133,15 @@
       const ref = refName(entry, name);
       if (ref && Array.isArray(defOf(entry, ref).enum)) {
         models.add(pascal(ref));
-        args.push(snake(name) + "=" + pascal(ref) + "(" + pyLiteral(value, "    ") + ")");
+        args.push(snake(name) + "=" + pascal(ref) + "(" + literal(value, "    ", PYTHON) + ")");
       } else {
-        args.push(snake(name) + "=" + pyLiteral(value, "    "));
+        args.push(snake(name) + "=" + literal(value, "    ", PYTHON));
       }
     }
     if (p.body) {
       const model = bodyModel(entry, p.body);
       models.add(model);
-      args.push("body=" + model + ".from_dict(" + pyLiteral(p.body, "    ") + ")");
+      args.push("body=" + model + ".from_dict(" + literal(p.body, "    ", PYTHON) + ")");
     }
     if (p.raw !== null) {
       imports.unshift("import io");
@@ -189,10 +187,10 @@
     const p = parts(entry, input);
     const init = [];
     const params = [];
-    if (Object.keys(p.path).length) params.push("path: " + tsLiteral(p.path, "    "));
-    if (p.query) params.push("query: " + tsLiteral(p.query, "    "));
+    if (Object.keys(p.path).length) params.push("path: " + literal(p.path, "    ", TYPESCRIPT));
+    if (p.query) params.push("query: " + literal(p.query, "    ", TYPESCRIPT));
     if (params.length) init.push("params: {\n    " + params.join(",\n    ") + ",\n  }");
-    if (p.body) init.push("body: " + tsLiteral(p.body, "  "));
+    if (p.body) init.push("body: " + literal(p.body, "  ", TYPESCRIPT));
     if (p.raw !== null) {
       // openapi-fetch writes bodies as JSON unless told to send them as they are.
       init.push("body: " + JSON.stringify(p.raw), "bodySerializer: (b) => b");
@@ -211,8 +209,8 @@
     ].join("\n");
   }
 
-  /** A whole program: openapi-fetch's client, typed by openapi-typescript's `schema.d.ts`, and the call. */
-  function typescript(entry, input, opts) {
+  /** The lines before any TypeScript call: openapi-fetch's client, typed by openapi-typescript's `schema.d.ts`. */
+  function typescriptHead(opts) {
     return [
       'import createClient from "openapi-fetch";',
       "// schema.d.ts: npx openapi-typescript " + opts.origin + "/openapi.json -o schema.d.ts --default-non-nullable false",
@@ -222,12 +220,15 @@
       "  baseUrl: " + JSON.stringify(opts.origin) + ",",
       opts.keyed ? '  headers: { "X-API-Key": process.env.WRENCH_API_KEY ?? "" },' : null,
       "});",
-      typescriptCall(entry, input),
-      "",
     ]
       .filter((line) => line !== null)
       .join("\n");
   }
 
-  root.wrenchSnippets = { parts, python, typescript, typescriptCall, RAW };
+  /** A whole program: the client, and the call. */
+  function typescript(entry, input, opts) {
+    return typescriptHead(opts) + "\n" + typescriptCall(entry, input) + "\n";
+  }
+
+  root.wrenchSnippets = { parts, python, typescript, typescriptHead, typescriptCall, RAW };
 })(globalThis);
