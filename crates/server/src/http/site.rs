@@ -170,7 +170,7 @@ impl Endpoint for SiteEndpoint {
             // says it depends on `Accept`, so that a cache keeps them apart.
             Page::Index => {
                 let accept = req.headers().get(header::ACCEPT).and_then(|v| v.to_str().ok());
-                let mut response = if crate::ui::wants_html(accept) {
+                let mut response = if super::weights::wants_html(accept) {
                     page_for_people(crate::ui::home())
                 } else {
                     json(serde_json::json!({

@@ -1,9 +1,10 @@
 //! The face for people: pages generated from the same declarations as the document, served
 //! under a policy that lets them run only their own files (no inline script, nothing from
 //! another origin).
-//! - The home at `/`, which a browser gets instead of the index's JSON (`wants_html`): every
-//!   operation of the catalog (`GET /v1/operations`), grouped by the document's tags in their
-//!   order, found by words, tags and examples as one types (`home.html`, `app.js`).
+//! - The home at `/`, which a browser gets instead of the index's JSON (the choice is the http
+//!   module's, by the `Accept` header): every operation of the catalog (`GET /v1/operations`),
+//!   grouped by the document's tags in their order, found by words, tags and examples as one
+//!   types (`home.html`, `app.js`).
 //! - A tool page for every operation at `/tools/{operationId}`: a form made from the
 //!   operation's input schema in the catalog, prefilled from its first example, and its answer
 //!   shown as it reads best (`tool.html`, `tool.js`).
@@ -72,42 +73,9 @@ fn headed(html: &str) -> String {
     )
 }
 
-/// Whether a request's `Accept` header asks for a page rather than JSON: it names `text/html`
-/// with a weight at least that of `application/json` (or of `*/*` when JSON is not named).
-/// Browsers send `text/html` first; API clients send `application/json`, `*/*` or nothing.
-pub(crate) fn wants_html(accept: Option<&str>) -> bool {
-    let Some(accept) = accept else { return false };
-    let (mut html, mut json, mut any) = (None::<f32>, None::<f32>, None::<f32>);
-    for (media, q) in crate::http::weights::weighted(accept) {
-        let slot = match media.as_str() {
-            "text/html" => &mut html,
-            "application/json" => &mut json,
-            "*/*" => &mut any,
-            _ => continue,
-        };
-        *slot = Some(slot.map_or(q, |s| s.max(q)));
-    }
-    match html {
-        Some(h) if h > 0.0 => h >= json.or(any).unwrap_or(0.0),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn browsers_get_the_page_and_api_clients_json() {
-        let chromium = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
-        let firefox = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
-        assert!(wants_html(Some(chromium)) && wants_html(Some(firefox)));
-        for api in [None, Some("*/*"), Some("application/json"), Some("application/json, text/html;q=0.5")] {
-            assert!(!wants_html(api), "{api:?}");
-        }
-        assert!(!wants_html(Some("text/html;q=0")));
-        assert!(wants_html(Some("TEXT/HTML")));
-    }
 
     #[test]
     fn the_home_carries_every_tag_in_the_documents_order() {
