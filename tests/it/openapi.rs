@@ -688,6 +688,9 @@ async fn the_registrys_page_files_are_served_where_they_ask() {
                     "{path}: {header}"
                 );
                 assert_eq!(header.matches("<nav aria-label=\"Elsewhere\">").count(), 1, "{path}");
+                // Every page names the icon wrench serves, so no browser asks for a missing one.
+                let head = &body[..body.find("</head>").unwrap_or_else(|| panic!("{path}: no head"))];
+                assert_eq!(head.matches("<link rel=\"icon\" href=\"/ui/icon.svg\"").count(), 1, "{path}");
             } else {
                 assert_eq!(body, file.body, "{path}");
             }
@@ -700,6 +703,10 @@ async fn the_registrys_page_files_are_served_where_they_ask() {
                 }
                 wrench_contract::op::PageKind::Script => assert!(kind.starts_with("text/javascript"), "{path}: {kind}"),
                 wrench_contract::op::PageKind::Style => assert!(kind.starts_with("text/css"), "{path}: {kind}"),
+                wrench_contract::op::PageKind::Svg => {
+                    assert_eq!(kind, "image/svg+xml", "{path}");
+                    assert_eq!(csp.as_deref(), Some("default-src 'none'"), "{path}");
+                }
             }
         }
     }

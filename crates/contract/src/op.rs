@@ -395,6 +395,8 @@ pub enum PageKind {
     Html,
     Script,
     Style,
+    /// An SVG image (the pages' icon): served under a policy that loads and runs nothing.
+    Svg,
 }
 
 pub type BoxStep<'a> = Pin<Box<dyn Future<Output = Result<crate::recipes::StepAnswer, ApiError>> + Send + 'a>>;

@@ -165,6 +165,15 @@ impl Endpoint for SiteEndpoint {
                 PageKind::Html => page_for_people(crate::ui::with_header(file.body)),
                 PageKind::Script => page_file("text/javascript; charset=utf-8", file.body),
                 PageKind::Style => page_file("text/css; charset=utf-8", file.body),
+                PageKind::Svg => {
+                    // Opened on its own, an SVG is a document; this one may load and run nothing.
+                    let mut response = page_file("image/svg+xml", file.body);
+                    response.headers_mut().insert(
+                        header::CONTENT_SECURITY_POLICY,
+                        header::HeaderValue::from_static("default-src 'none'"),
+                    );
+                    response
+                }
             },
             // A browser gets the home page; API clients, the index as JSON. Either answer
             // says it depends on `Accept`, so that a cache keeps them apart.

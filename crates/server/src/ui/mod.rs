@@ -24,7 +24,7 @@ use std::{
 
 use wrench_contract::op::{PageFile, PageKind, Tag};
 
-/// The tool page, the pages' scripts and their style.
+/// The tool page, the recipe page, the pages' scripts, their style and their icon.
 pub(crate) const FILES: &[PageFile] = &[
     PageFile { paths: &["/tools/:id"], kind: PageKind::Html, body: include_str!("tool.html") },
     PageFile { paths: &["/recipes", "/recipes/:id"], kind: PageKind::Html, body: include_str!("recipes.html") },
@@ -34,6 +34,7 @@ pub(crate) const FILES: &[PageFile] = &[
     PageFile { paths: &["/ui/tool.js"], kind: PageKind::Script, body: include_str!("tool.js") },
     PageFile { paths: &["/ui/snippets.js"], kind: PageKind::Script, body: include_str!("snippets.js") },
     PageFile { paths: &["/ui/app.css"], kind: PageKind::Style, body: include_str!("app.css") },
+    PageFile { paths: &["/ui/icon.svg"], kind: PageKind::Svg, body: include_str!("icon.svg") },
 ];
 
 /// The home page: `home.html` with its header and the document's tags, in order, as a JSON data
@@ -95,6 +96,7 @@ mod tests {
         for page in &pages {
             assert_eq!(page.matches("<nav aria-label=\"Elsewhere\">").count(), 1, "{page}");
             assert!(!page.contains("<!-- header") && !page.contains("{docs}"), "{page}");
+            assert_eq!(page.matches("<link rel=\"icon\" href=\"/ui/icon.svg\"").count(), 1, "{page}");
         }
         assert!(with_header(FILES[1].body).contains("<a id=\"docs-link\" href=\"/docs/#/Recipes\">"));
         // Made once per page: the same text again.
