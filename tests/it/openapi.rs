@@ -677,11 +677,16 @@ async fn the_registrys_page_files_are_served_where_they_ask() {
             let headers = resp.0.headers().clone();
             let body = resp.0.into_body().into_string().await.unwrap();
             if file.kind == wrench_contract::op::PageKind::Html {
-                // The file as it is, with the shared header in place of its header line.
-                let start = file.body.find("<!-- header ").unwrap_or_else(|| panic!("{path}: no header line"));
-                let end = start + file.body[start..].find("-->").unwrap() + 3;
-                let (before, after) = (&file.body[..start], &file.body[end..]);
-                assert!(body.starts_with(before) && body.ends_with(after), "{path}");
+                // The file as it is, with the shared head lines in place of its head line and
+                // the shared header in place of its header line.
+                let shared_head = include_str!("../../crates/server/src/ui/head.html").trim_end();
+                let (before_head, rest) =
+                    file.body.split_once("<!-- head -->").unwrap_or_else(|| panic!("{path}: no head line"));
+                let start = rest.find("<!-- header ").unwrap_or_else(|| panic!("{path}: no header line"));
+                let end = start + rest[start..].find("-->").unwrap() + 3;
+                let (before, after) = (&rest[..start], &rest[end..]);
+                let before = format!("{before_head}{shared_head}{before}");
+                assert!(body.starts_with(&before) && body.ends_with(after), "{path}");
                 let header = &body[before.len()..body.len() - after.len()];
                 assert!(
                     header.starts_with("<header class=\"top\">") && header.ends_with("</header>"),

@@ -162,7 +162,7 @@ impl Endpoint for SiteEndpoint {
                 }
             }
             Page::File(file) => match file.kind {
-                PageKind::Html => page_for_people(crate::ui::with_header(file.body)),
+                PageKind::Html => page_for_people(crate::ui::with_shared_parts(file.body)),
                 PageKind::Script => page_file("text/javascript; charset=utf-8", file.body),
                 PageKind::Style => page_file("text/css; charset=utf-8", file.body),
                 PageKind::Svg => {

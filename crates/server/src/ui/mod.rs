@@ -14,8 +14,9 @@
 //!
 //! The files sit beside this module and are compiled in; scripts and style are served under
 //! `/ui/`, with what the scripts share in `common.js`, loaded first. Every page, the registry's
-//! too, gets its header and navigation from one file, `header.html` ([`with_header`]). The
-//! scripts write every text they show as text, never as markup.
+//! too, gets its head lines from one file, `head.html`, and its header and navigation from
+//! another, `header.html` ([`with_shared_parts`]). The scripts write every text they show as
+//! text, never as markup.
 
 use std::{
     collections::HashMap,
@@ -51,20 +52,23 @@ pub(crate) fn home() -> &'static str {
     })
 }
 
-/// A page for people (any page file's HTML, the registry's too) with the header every page
-/// shares in place of its `<!-- header DOCS -->` line, made once per page and kept: the pages
-/// are a fixed set compiled in. `DOCS` is where its "API reference" link leads.
-pub(crate) fn with_header(html: &'static str) -> &'static str {
+/// A page for people (any page file's HTML, the registry's too) with what every page shares
+/// in place of its marker lines: the head lines (`head.html`: encoding, viewport, referrer
+/// policy, icon, style sheet and `common.js`) for `<!-- head -->`, and the header (`header.html`)
+/// for `<!-- header DOCS -->`, where `DOCS` is where its "API reference" link leads. Made once
+/// per page and kept: the pages are a fixed set compiled in.
+pub(crate) fn with_shared_parts(html: &'static str) -> &'static str {
     static PAGES: OnceLock<Mutex<HashMap<usize, &'static str>>> = OnceLock::new();
     let mut pages = PAGES.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
     pages.entry(html.as_ptr() as usize).or_insert_with(|| Box::leak(headed(html).into_boxed_str()))
 }
 
-/// `html` with its header line replaced by the shared header (`header.html`).
+/// `html` with its head line and header line replaced by the shared parts.
 fn headed(html: &str) -> String {
     const MARK: &str = "<!-- header ";
-    let Some(start) = html.find(MARK) else { return html.to_string() };
-    let Some(len) = html[start..].find("-->") else { return html.to_string() };
+    let html = html.replacen("<!-- head -->", include_str!("head.html").trim_end(), 1);
+    let Some(start) = html.find(MARK) else { return html };
+    let Some(len) = html[start..].find("-->") else { return html };
     let docs = html[start + MARK.len()..start + len].trim();
     format!(
         "{}{}{}",
@@ -89,18 +93,24 @@ mod tests {
     }
 
     #[test]
-    fn every_page_gets_the_shared_header_with_its_own_reference_link() {
-        let pages: Vec<&str> =
-            FILES.iter().filter(|f| f.kind == PageKind::Html).map(|f| with_header(f.body)).chain([home()]).collect();
+    fn every_page_gets_the_shared_head_and_header_with_its_own_reference_link() {
+        let pages: Vec<&str> = FILES
+            .iter()
+            .filter(|f| f.kind == PageKind::Html)
+            .map(|f| with_shared_parts(f.body))
+            .chain([home()])
+            .collect();
         assert_eq!(pages.len(), 3);
         for page in &pages {
             assert_eq!(page.matches("<nav aria-label=\"Elsewhere\">").count(), 1, "{page}");
-            assert!(!page.contains("<!-- header") && !page.contains("{docs}"), "{page}");
+            assert!(!page.contains("<!-- head") && !page.contains("{docs}"), "{page}");
             assert_eq!(page.matches("<link rel=\"icon\" href=\"/ui/icon.svg\"").count(), 1, "{page}");
+            assert_eq!(page.matches("<meta charset=\"utf-8\">").count(), 1, "{page}");
+            assert_eq!(page.matches("<script src=\"/ui/common.js\" defer>").count(), 1, "{page}");
         }
-        assert!(with_header(FILES[1].body).contains("<a id=\"docs-link\" href=\"/docs/#/Recipes\">"));
+        assert!(with_shared_parts(FILES[1].body).contains("<a id=\"docs-link\" href=\"/docs/#/Recipes\">"));
         // Made once per page: the same text again.
-        assert!(std::ptr::eq(with_header(FILES[0].body), with_header(FILES[0].body)));
+        assert!(std::ptr::eq(with_shared_parts(FILES[0].body), with_shared_parts(FILES[0].body)));
         assert_eq!(headed("<p>no header</p>"), "<p>no header</p>");
     }
 }
